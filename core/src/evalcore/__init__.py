@@ -1,0 +1,69 @@
+"""evalcore: evaluation metrics for ML, LLM, RAG and agent systems.
+
+Importing this package loads nothing else: plugins are discovered the first time a
+function such as :func:`list_metrics` or :func:`get_metric` needs them, and each public
+name is imported from its module on first access.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from ._version import __version__
+
+_EXPORTS = {
+    # registry and function-style API
+    "list_metrics": "._api", "metric_keys": "._api", "list_plugins": "._api",
+    "describe": "._api", "get_metric": "._api", "register_metric": "._functions",
+    "Registry": "._registry", "MetricInfo": "._registry", "PluginInfo": "._registry",
+    "PluginStatus": "._registry",
+    # evaluation
+    "evaluate": "._evaluate", "aevaluate": "._evaluate", "EvaluationResult": "._evaluate",
+    "read_records": "._records", "Record": "._records",
+    "aggregate": "._stats", "aggregate_metric_values": "._stats", "aggregate_all": "._stats",
+    # the metric contract
+    "Metric": "._metric", "SampleMetric": "._metric", "BatchMetric": "._metric",
+    "CorpusMetric": "._metric", "Origin": "._metric", "FeedbackScore": "._metric",
+    "Score": "._result", "Status": "._result",
+    "MetricSpec": "._spec", "ParamSpec": "._spec", "TargetCategory": "._spec",
+    "Tier": "._spec", "Direction": "._spec", "Granularity": "._spec",
+    "hookimpl": "._hooks", "PLUGIN_API_VERSION": "._hooks",
+    # errors
+    "EvalcoreError": "._errors", "InputError": "._errors", "ParameterError": "._errors",
+    "UnknownMetricError": "._errors", "AmbiguousMetricError": "._errors",
+    "MetricConflictError": "._errors", "MetricIdError": "._errors", "PluginError": "._errors",
+    "SpecError": "._errors", "SkipSample": "._errors",
+}
+
+__all__ = ["__version__", *_EXPORTS]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'evalcore' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
+
+
+if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
+    from ._api import describe, get_metric, list_metrics, list_plugins, metric_keys
+    from ._errors import (
+        AmbiguousMetricError, EvalcoreError, InputError, MetricConflictError, MetricIdError,
+        ParameterError, PluginError, SkipSample, SpecError, UnknownMetricError,
+    )
+    from ._evaluate import EvaluationResult, aevaluate, evaluate
+    from ._functions import register_metric
+    from ._hooks import PLUGIN_API_VERSION, hookimpl
+    from ._metric import BatchMetric, CorpusMetric, FeedbackScore, Metric, Origin, SampleMetric
+    from ._records import Record, read_records
+    from ._registry import MetricInfo, PluginInfo, PluginStatus, Registry
+    from ._result import Score, Status
+    from ._spec import Direction, Granularity, MetricSpec, ParamSpec, TargetCategory, Tier
+    from ._stats import aggregate, aggregate_all, aggregate_metric_values

@@ -1,0 +1,251 @@
+"""Metric implementations: the base classes plugins subclass.
+
+* :class:`SampleMetric` scores one example/prediction pair (``score``, or ``ascore`` when
+  the work is I/O-bound, e.g. an LLM call).
+* :class:`BatchMetric` scores many pairs at once (vectorised retrieval metrics).
+* :class:`CorpusMetric` scores a whole dataset from per-sample partial states that merge,
+  so a value computed over shards equals the value over the whole.
+
+An instance is bound to validated parameters; the framework builds it from a
+:class:`~evalcore.MetricSpec` (see :meth:`Metric.from_spec`).
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar, Generic, TypeVar
+
+import attrs
+
+from ._errors import SkipSample
+from ._fields import as_record
+from ._identity import canonical_id
+from ._result import Score, Status, coerce_score
+from ._spec import Granularity, MetricSpec
+
+Record = Mapping[str, Any]
+State = TypeVar("State")
+
+
+@attrs.frozen
+class Origin:
+    """The distribution (and its version) that provides a metric."""
+
+    distribution: str
+    version: str
+
+    @classmethod
+    def local(cls) -> Origin:
+        return cls("local", "")
+
+
+@attrs.frozen
+class FeedbackScore:
+    """A score with textual feedback, for optimizers that read feedback (DSPy's GEPA)."""
+
+    score: float
+    feedback: str | None
+    details: Mapping[str, Any] = attrs.field(factory=dict)
+
+
+class Metric:
+    """Base class of every metric implementation.
+
+    Attributes set at construction: ``spec`` (the :class:`MetricSpec`), ``params`` (every
+    parameter, defaults filled in), ``id`` (the canonical id) and ``origin``. Subclasses
+    put one-time preparation in :meth:`setup` rather than overriding ``__init__``.
+    """
+
+    granularity: ClassVar[Granularity] = Granularity.SAMPLE
+
+    def __init__(
+        self, spec: MetricSpec, params: Mapping[str, Any] | None = None,
+        origin: Origin | None = None,
+    ) -> None:
+        self.spec = spec
+        self.params: dict[str, Any] = spec.bind_params(dict(params or {}))
+        self.id = canonical_id(spec, self.params)
+        self.origin = origin or Origin.local()
+        self.setup()
+
+    @classmethod
+    def from_spec(cls, spec: MetricSpec, origin: Origin | None = None, **params: Any) -> Metric:
+        """Build the implementation named by ``spec`` with ``params``."""
+        return cls(spec, params, origin)
+
+    def setup(self) -> None:
+        """One-time preparation after parameters are bound (override when needed)."""
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.id}>"
+
+    # -- scoring one pair, whatever the kind -----------------------------------------
+
+    def score_one(self, example: Record, prediction: Record) -> Score:
+        """Score one pair; exceptions become ``error`` results, :class:`SkipSample` ``skipped``."""
+        return self.score_many([example], [prediction])[0]
+
+    def score_many(self, examples: Sequence[Record], predictions: Sequence[Record]) -> list[Score]:
+        """Score pairs; one failing pair never hides the results of the others."""
+        raise NotImplementedError
+
+    # -- DSPy calling convention -----------------------------------------------------
+
+    def __call__(
+        self, gold: Any, pred: Any, trace: Any = None, pred_name: str | None = None,
+        pred_trace: Any = None,
+    ) -> float | bool:
+        """Call the metric DSPy-style: a float, or pass/fail when ``trace`` is given.
+
+        Errors propagate as exceptions (DSPy's ``Evaluate`` applies its
+        ``failure_score``); a sample the metric cannot score raises :class:`SkipSample`.
+        """
+        score = self._dspy_score(gold, pred)
+        return self.spec.passes(score.value) if trace is not None else score.value
+
+    def feedback(self, gold: Any, pred: Any) -> FeedbackScore:
+        """Score one pair and return the value with the metric's feedback text."""
+        score = self._dspy_score(gold, pred)
+        return FeedbackScore(score.value, score.feedback, score.details)
+
+    def _dspy_score(self, gold: Any, pred: Any) -> Score:
+        score = self.score_one(as_record(gold, role="example"), as_record(pred, role="prediction"))
+        if score.status is Status.SKIPPED:
+            raise SkipSample(f"{self.id}: {score.reason}")
+        if score.status is Status.ERROR:
+            raise RuntimeError(f"{self.id}: {score.error_type}: {score.error_message}")
+        return score
+
+
+def guarded(fn: Any, *args: Any) -> Score:
+    """Call a scoring function and turn its outcome or exception into a :class:`Score`."""
+    try:
+        return coerce_score(fn(*args))
+    except SkipSample as skip:
+        return Score.skipped(skip.reason)
+    except Exception as exc:  # noqa: BLE001 - one sample's failure is a result, not a crash
+        return Score.error(exc)
+
+
+async def aguarded(fn: Any, *args: Any) -> Score:
+    """Async :func:`guarded`."""
+    try:
+        return coerce_score(await fn(*args))
+    except SkipSample as skip:
+        return Score.skipped(skip.reason)
+    except Exception as exc:  # noqa: BLE001
+        return Score.error(exc)
+
+
+class SampleMetric(Metric):
+    """A metric that scores one example/prediction pair at a time.
+
+    Implement :meth:`score` (sync) or :meth:`ascore` (async). Return a number, a bool,
+    ``(value, feedback)``, or a :class:`~evalcore.Score`; raise
+    :class:`~evalcore.SkipSample` to skip a sample.
+    """
+
+    def score(self, example: Record, prediction: Record) -> Any:
+        raise NotImplementedError(f"{type(self).__name__} implements neither score nor ascore")
+
+    async def ascore(self, example: Record, prediction: Record) -> Any:
+        return self.score(example, prediction)
+
+    @property
+    def is_async(self) -> bool:
+        """Whether the subclass implements :meth:`ascore` itself (evaluated on the event loop)."""
+        return type(self).ascore is not SampleMetric.ascore
+
+    def score_many(self, examples: Sequence[Record], predictions: Sequence[Record]) -> list[Score]:
+        if self.is_async:
+            import asyncio
+
+            async def run_all() -> list[Score]:
+                return list(await asyncio.gather(
+                    *(aguarded(self.ascore, e, p) for e, p in zip(examples, predictions))
+                ))
+
+            return asyncio.run(run_all())
+        return [guarded(self.score, e, p) for e, p in zip(examples, predictions)]
+
+
+class BatchMetric(Metric):
+    """A metric that scores many pairs in one call (vectorised).
+
+    Implement :meth:`score_batch`, returning one result per pair in the same forms a
+    :class:`SampleMetric` may return (a :class:`~evalcore.Score` for skips and errors).
+    """
+
+    def score_batch(self, examples: Sequence[Record], predictions: Sequence[Record]) -> Sequence[Any]:
+        raise NotImplementedError
+
+    def score_many(self, examples: Sequence[Record], predictions: Sequence[Record]) -> list[Score]:
+        try:
+            raw = self.score_batch(examples, predictions)
+        except Exception as exc:  # noqa: BLE001 - isolate the bad pair by scoring one at a time
+            if len(examples) == 1:
+                return [Score.error(exc)]
+            return [self.score_one(e, p) for e, p in zip(examples, predictions)]
+        if len(raw) != len(examples):
+            raise RuntimeError(f"{self.id} returned {len(raw)} results for {len(examples)} samples")
+        return [guarded(_identity, r) for r in raw]
+
+
+def _identity(value: Any) -> Any:
+    return value
+
+
+class CorpusMetric(Metric, Generic[State]):
+    """A metric over a whole dataset, computed from mergeable per-sample states.
+
+    Implement :meth:`sample_state` (the partial statistics of one pair; raise
+    :class:`~evalcore.SkipSample` to leave it out), :meth:`merge` (combine states; ``merge([])``
+    is the empty state) and :meth:`compute` (the value of a merged state). Merging is
+    associative, so shards can be scored separately and combined.
+    """
+
+    granularity: ClassVar[Granularity] = Granularity.CORPUS
+
+    def sample_state(self, example: Record, prediction: Record) -> State:
+        raise NotImplementedError
+
+    def merge(self, states: Sequence[State]) -> State:
+        raise NotImplementedError
+
+    def compute(self, state: State) -> Any:
+        raise NotImplementedError
+
+    def sample_value(self, state: State) -> float | None:
+        """A per-sample value shown next to each record (``None`` by default)."""
+        return None
+
+    def states(self, examples: Sequence[Record], predictions: Sequence[Record]) -> list[tuple[Score, Any]]:
+        """Per-sample ``(score, state)``; the state is ``None`` for skipped and failed samples."""
+        results: list[tuple[Score, Any]] = []
+        for example, prediction in zip(examples, predictions):
+            try:
+                state = self.sample_state(example, prediction)
+                results.append((Score(self.sample_value(state)), state))
+            except SkipSample as skip:
+                results.append((Score.skipped(skip.reason), None))
+            except Exception as exc:  # noqa: BLE001
+                results.append((Score.error(exc), None))
+        return results
+
+    def corpus_score(self, states: Sequence[State]) -> Score:
+        """The corpus value of ``states`` (an ``error`` result if computing it fails)."""
+        return guarded(lambda: self.compute(self.merge(list(states))))
+
+    def score_many(self, examples: Sequence[Record], predictions: Sequence[Record]) -> list[Score]:
+        """Per-sample status for each pair (the corpus value comes from :meth:`corpus_score`)."""
+        return [score for score, _ in self.states(examples, predictions)]
+
+
+def implementation_kind(obj: Any) -> str:
+    """``"sample"``, ``"batch"`` or ``"corpus"`` for a metric class or instance."""
+    cls = obj if inspect.isclass(obj) else type(obj)
+    for kind, base in (("corpus", CorpusMetric), ("batch", BatchMetric), ("sample", SampleMetric)):
+        if issubclass(cls, base):
+            return kind
+    raise TypeError(f"{cls.__name__} is not an evalcore metric class")

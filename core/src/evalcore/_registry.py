@@ -1,0 +1,385 @@
+"""The metric registry: plugin discovery through entry points, and metric id resolution.
+
+Each entry point in the ``evalcore.plugins`` group names a plugin: the entry-point name is
+its namespace, its value a light registration module implementing the
+``evalcore_metrics`` hook. Loading a plugin never imports metric implementations; a
+plugin that fails to load is recorded with its status and error and never hides the
+others (unless strict mode asks for an error).
+"""
+
+from __future__ import annotations
+
+import difflib
+import importlib
+import os
+import threading
+from collections.abc import Callable, Iterable, Sequence
+from enum import Enum
+from importlib import metadata
+from typing import Any
+
+import attrs
+from pydantic import ValidationError
+
+from ._errors import (
+    AmbiguousMetricError,
+    EvalcoreError,
+    MetricConflictError,
+    ParameterError,
+    PluginError,
+    SpecError,
+    UnknownMetricError,
+)
+from ._hooks import ENTRY_POINT_GROUP, PLUGIN_API_VERSION, new_plugin_manager
+from ._identity import canonical_id, parse_metric_id
+from ._metric import Metric, Origin
+from ._spec import MetricSpec
+
+STRICT_ENV = "EVALCORE_STRICT_PLUGINS"
+MetricFactory = Callable[[MetricSpec, dict[str, Any], Origin], Metric]
+
+
+class PluginStatus(str, Enum):
+    """How loading a plugin went."""
+
+    LOADED = "loaded"
+    IMPORT_ERROR = "import_error"
+    INVALID = "invalid"
+    INCOMPATIBLE = "incompatible"
+    CONFLICT = "conflict"
+
+
+@attrs.frozen
+class PluginInfo:
+    """One discovered plugin: where it comes from, whether it loaded, what it provides."""
+
+    name: str
+    distribution: str
+    version: str
+    module: str
+    status: PluginStatus
+    error: str | None = None
+    api_version: Any = None
+    metrics: tuple[str, ...] = ()
+
+    @property
+    def ok(self) -> bool:
+        return self.status is PluginStatus.LOADED
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name, "distribution": self.distribution, "version": self.version,
+            "module": self.module, "status": self.status.value, "error": self.error,
+            "api_version": self.api_version, "metrics": list(self.metrics),
+        }
+
+
+@attrs.frozen
+class MetricInfo:
+    """A registered metric: its spec, who provides it, and any distribution it conflicts with."""
+
+    spec: MetricSpec
+    origin: Origin
+    conflicts_with: tuple[str, ...] = ()
+    factory: MetricFactory | None = attrs.field(default=None, eq=False, repr=False)
+
+    @property
+    def key(self) -> str:
+        return self.spec.key
+
+    @property
+    def default_id(self) -> str:
+        """The canonical id with every parameter at its default."""
+        try:
+            return canonical_id(self.spec, self.spec.bind_params({}))
+        except ParameterError:
+            return self.spec.key
+
+    def to_dict(self) -> dict[str, Any]:
+        spec = self.spec
+        return {
+            "id": self.default_id,
+            "key": spec.key,
+            "name": spec.name,
+            "namespace": spec.namespace,
+            "distribution": self.origin.distribution,
+            "version": self.origin.version,
+            "metric_version": spec.version,
+            "family": spec.family,
+            "summary": spec.summary,
+            "description": spec.description,
+            "target": spec.target.value if spec.target else None,
+            "tier": spec.tier.value,
+            "cost_msats": spec.cost_msats,
+            "direction": spec.direction.value,
+            "range": list(spec.value_range),
+            "granularity": spec.granularity.value,
+            "deterministic": spec.deterministic,
+            "inputs": list(spec.inputs),
+            "requires": list(spec.requires),
+            "env": list(spec.env),
+            "params": [p.model_dump(mode="json") for p in spec.params],
+            "implementation": spec.implementation,
+            "conflicts_with": list(self.conflicts_with),
+        }
+
+
+def strict_from_env() -> bool:
+    return os.environ.get(STRICT_ENV, "").strip().lower() in {"1", "true", "yes", "on"}
+
+
+class Registry:
+    """Discovers plugins and resolves metric ids to implementations.
+
+    ``path`` restricts discovery to distributions found on those directories (default:
+    ``sys.path``). Loading happens on first use and only once.
+    """
+
+    def __init__(self, *, path: Sequence[str] | None = None, strict: bool | None = None) -> None:
+        self._path = list(path) if path is not None else None
+        self._strict = strict_from_env() if strict is None else strict
+        self._lock = threading.RLock()
+        self._loaded = False
+        self._plugins: list[PluginInfo] = []
+        self._metrics: dict[str, list[MetricInfo]] = {}
+
+    # -- loading ---------------------------------------------------------------------
+
+    def _entry_points(self) -> list[metadata.EntryPoint]:
+        if self._path is None:
+            found = metadata.entry_points(group=ENTRY_POINT_GROUP)
+        else:
+            found = [
+                ep for dist in metadata.distributions(path=self._path)
+                for ep in dist.entry_points if ep.group == ENTRY_POINT_GROUP
+            ]
+        unique: dict[tuple[str, str, str], metadata.EntryPoint] = {}
+        for ep in found:
+            unique.setdefault((_dist_name(ep), ep.name, ep.value), ep)
+        return sorted(unique.values(), key=lambda ep: (ep.name, _dist_name(ep)))
+
+    def load(self) -> Registry:
+        """Discover and load every plugin (once). Returns ``self``."""
+        with self._lock:
+            if not self._loaded:
+                entry_points = self._entry_points()
+                claimed: dict[str, list[str]] = {}
+                for ep in entry_points:
+                    claimed.setdefault(ep.name, []).append(_dist_name(ep))
+                for ep in entry_points:
+                    self._load_plugin(ep, claimed[ep.name])
+                self._loaded = True
+            if self._strict:
+                self.raise_for_failed_plugins()
+        return self
+
+    def _load_plugin(self, ep: metadata.EntryPoint, claimants: list[str]) -> None:
+        dist = ep.dist
+        base = {
+            "name": ep.name, "distribution": _dist_name(ep),
+            "version": dist.version if dist is not None else "", "module": ep.value,
+        }
+        try:
+            module = ep.load()
+        except Exception as exc:  # noqa: BLE001 - a broken plugin is a state, not a crash
+            self._plugins.append(PluginInfo(**base, status=PluginStatus.IMPORT_ERROR, error=_describe(exc)))
+            return
+        api_version = getattr(module, "PLUGIN_API_VERSION", None)
+        if api_version != PLUGIN_API_VERSION:
+            self._plugins.append(PluginInfo(
+                **base, status=PluginStatus.INCOMPATIBLE, api_version=api_version,
+                error=f"targets plugin API version {api_version!r}; "
+                      f"this evalcore provides version {PLUGIN_API_VERSION}",
+            ))
+            return
+        try:
+            specs = _collect_specs(module, ep.name)
+        except Exception as exc:  # noqa: BLE001
+            self._plugins.append(PluginInfo(
+                **base, status=PluginStatus.INVALID, api_version=api_version, error=_describe(exc),
+            ))
+            return
+        origin = Origin(base["distribution"], base["version"])
+        others = tuple(d for d in claimants if d != origin.distribution)
+        for spec in specs:
+            self._add(MetricInfo(spec, origin, conflicts_with=others))
+        status, error = PluginStatus.LOADED, None
+        if others:
+            status = PluginStatus.CONFLICT
+            error = (f"namespace {ep.name!r} is claimed by several distributions: "
+                     + ", ".join(sorted(claimants)))
+        self._plugins.append(PluginInfo(
+            **base, status=status, error=error, api_version=api_version,
+            metrics=tuple(s.key for s in specs),
+        ))
+
+    def _add(self, info: MetricInfo) -> None:
+        entries = self._metrics.setdefault(info.key, [])
+        for existing in entries:
+            if existing.origin == info.origin and existing.spec == info.spec:
+                return
+        entries.append(info)
+
+    def raise_for_failed_plugins(self) -> None:
+        """Raise :class:`PluginError` describing every plugin that did not load cleanly."""
+        failed = [p for p in self._plugins if not p.ok]
+        if failed:
+            raise PluginError("; ".join(
+                f"plugin {p.name!r} from {p.distribution}: {p.status.value}: {p.error}" for p in failed
+            ))
+
+    # -- registering without a plugin ------------------------------------------------
+
+    def register(self, spec: MetricSpec, factory: MetricFactory, *, replace: bool = False) -> MetricInfo:
+        """Register a metric from code (function-style metrics). Same spec twice is a no-op."""
+        self.load()
+        info = MetricInfo(spec, Origin.local(), factory=factory)
+        with self._lock:
+            entries = self._metrics.get(spec.key, [])
+            if entries and not replace:
+                if all(e.origin == info.origin and e.spec == spec for e in entries):
+                    return entries[0]
+                owners = ", ".join(e.origin.distribution for e in entries)
+                raise MetricConflictError(spec.key, [owners, "local registration"])
+            self._metrics[spec.key] = [info]
+        return info
+
+    # -- queries ---------------------------------------------------------------------
+
+    def plugins(self) -> list[PluginInfo]:
+        """Every discovered plugin with its status."""
+        self.load()
+        return list(self._plugins)
+
+    def metrics(self, family: str | None = None) -> list[MetricInfo]:
+        """Every registered metric, sorted by key (conflicting ones appear once per claimant)."""
+        self.load()
+        infos = [info for key in sorted(self._metrics) for info in self._metrics[key]]
+        if family is not None:
+            infos = [i for i in infos if family in (i.spec.family, i.spec.namespace)]
+        return infos
+
+    def resolve(self, metric_id: str) -> tuple[MetricInfo, dict[str, Any]]:
+        """The metric an id names and the parameters the id gives."""
+        self.load()
+        parsed = parse_metric_id(metric_id)
+        if parsed.namespace is not None:
+            keys = [parsed.key] if parsed.key in self._metrics else []
+        else:
+            keys = sorted(k for k, v in self._metrics.items() if v[0].spec.name == parsed.name)
+        if not keys:
+            raise UnknownMetricError(metric_id, self._suggest(parsed.key))
+        if len(keys) > 1:
+            raise AmbiguousMetricError(metric_id, keys)
+        entries = self._metrics[keys[0]]
+        if len(entries) > 1:
+            raise MetricConflictError(keys[0], sorted(e.origin.distribution for e in entries))
+        return entries[0], parsed.params
+
+    def _suggest(self, text: str) -> list[str]:
+        keys = list(self._metrics)
+        names = {info.spec.name: key for key, infos in self._metrics.items() for info in infos}
+        close = difflib.get_close_matches(text, keys, n=3, cutoff=0.6)
+        close += [names[n] for n in difflib.get_close_matches(text.split("/")[-1], names, n=3, cutoff=0.6)]
+        return list(dict.fromkeys(close))[:3]
+
+    def describe(self, metric_id: str) -> MetricInfo:
+        return self.resolve(metric_id)[0]
+
+    def create(self, metric_id: str, **params: Any) -> Metric:
+        """A ready-to-use metric for ``metric_id``; keyword parameters override the id's."""
+        info, id_params = self.resolve(metric_id)
+        for name, value in params.items():
+            if name in id_params and id_params[name] != value:
+                raise ParameterError(
+                    f"parameter {name!r} given twice with different values: "
+                    f"{id_params[name]!r} in {metric_id!r} and {value!r}"
+                )
+        merged = {**id_params, **params}
+        factory = info.factory or load_implementation(info.spec)
+        return factory(info.spec, merged, info.origin)
+
+
+def load_implementation(spec: MetricSpec) -> MetricFactory:
+    """Import the class named by ``spec.implementation``."""
+    module_name, _, attr = spec.implementation.partition(":")
+    try:
+        target: Any = importlib.import_module(module_name)
+        for part in attr.split("."):
+            target = getattr(target, part)
+    except Exception as exc:  # noqa: BLE001
+        raise EvalcoreError(
+            f"cannot import the implementation of {spec.key} ({spec.implementation}): {_describe(exc)}"
+        ) from exc
+    if not (isinstance(target, type) and issubclass(target, Metric)):
+        raise EvalcoreError(f"{spec.implementation} is not an evalcore Metric class")
+    return target
+
+
+def _collect_specs(module: Any, namespace: str) -> list[MetricSpec]:
+    manager = new_plugin_manager()
+    manager.register(module, name=namespace)
+    raw_specs: list[Any] = []
+    for result in manager.hook.evalcore_metrics():
+        if not isinstance(result, Iterable) or isinstance(result, (str, bytes, dict)):
+            raise SpecError(f"evalcore_metrics must return a list of specs, got {type(result).__name__}")
+        raw_specs.extend(result)
+    specs: dict[str, MetricSpec] = {}
+    for raw in raw_specs:
+        spec = _validate_spec(raw, namespace)
+        if spec.name in specs and specs[spec.name] != spec:
+            raise SpecError(f"metric {spec.key!r} is registered twice with different specs")
+        specs[spec.name] = spec
+    return list(specs.values())
+
+
+def _validate_spec(raw: Any, namespace: str) -> MetricSpec:
+    try:
+        data = raw.model_dump() if isinstance(raw, MetricSpec) else dict(raw)
+    except (TypeError, ValueError):
+        raise SpecError(f"a metric spec must be a MetricSpec or a mapping, got {type(raw).__name__}") from None
+    if data.get("namespace") and data["namespace"] != namespace:
+        raise SpecError(
+            f"spec {data.get('name')!r} declares namespace {data['namespace']!r}, "
+            f"but its plugin's entry point is named {namespace!r}"
+        )
+    data["namespace"] = namespace
+    try:
+        return MetricSpec.model_validate(data)
+    except ValidationError as exc:
+        raise SpecError(f"invalid spec {data.get('name')!r}: {_pydantic_message(exc)}") from None
+
+
+def _pydantic_message(exc: ValidationError) -> str:
+    return "; ".join(
+        f"{'.'.join(str(p) for p in err['loc']) or 'spec'}: {err['msg']}" for err in exc.errors()
+    )
+
+
+def _dist_name(ep: metadata.EntryPoint) -> str:
+    dist = ep.dist
+    return dist.metadata["Name"] if dist is not None else "<unknown>"
+
+
+def _describe(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {exc}"
+
+
+_default: Registry | None = None
+_default_lock = threading.Lock()
+
+
+def default_registry() -> Registry:
+    """The process-wide registry over ``sys.path`` (created on first use)."""
+    global _default
+    with _default_lock:
+        if _default is None:
+            _default = Registry()
+        return _default
+
+
+def reset_default_registry() -> None:
+    """Forget the process-wide registry (plugins are discovered again on next use)."""
+    global _default
+    with _default_lock:
+        _default = None

@@ -1,0 +1,112 @@
+"""Aggregation and uncertainty: means, spreads, standard errors and bootstrap intervals."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, Literal
+
+import numpy as np
+
+AggregateMethod = Literal["mean", "median", "min", "max", "trimmed_mean"]
+
+
+def aggregate(values: Sequence[float], method: AggregateMethod = "mean", *, trim: float = 0.1) -> float:
+    """Combine values (e.g. rollouts of one example) into one.
+
+    ``trimmed_mean`` cuts ``int(trim * n)`` values from each end after sorting, as
+    ``scipy.stats.trim_mean`` does.
+    """
+    if not values:
+        raise ValueError("cannot aggregate an empty list of values")
+    array = np.asarray(values, dtype=float)
+    if method == "mean":
+        return float(array.mean())
+    if method == "median":
+        return float(np.median(array))
+    if method == "min":
+        return float(array.min())
+    if method == "max":
+        return float(array.max())
+    if method == "trimmed_mean":
+        if not 0 <= trim < 0.5:
+            raise ValueError(f"trim must be in [0, 0.5); got {trim}")
+        cut = int(trim * array.size)
+        return float(np.sort(array)[cut:array.size - cut].mean())
+    raise ValueError(f"unknown aggregation {method!r}; use mean, median, min, max or trimmed_mean")
+
+
+def describe_values(values: Iterable[float]) -> dict[str, float | int | None]:
+    """``mean``, ``median``, ``min``, ``max``, ``std`` (sample) and ``count`` of numbers."""
+    array = np.asarray([v for v in values if v is not None], dtype=float)
+    if array.size == 0:
+        return {"mean": None, "median": None, "min": None, "max": None, "std": None, "count": 0}
+    return {
+        "mean": float(array.mean()), "median": float(np.median(array)),
+        "min": float(array.min()), "max": float(array.max()),
+        "std": float(array.std(ddof=1)) if array.size > 1 else 0.0, "count": int(array.size),
+    }
+
+
+def _metric_value(entry: Any) -> float | None:
+    if isinstance(entry, bool):
+        return float(entry)
+    if isinstance(entry, (int, float)):
+        return float(entry)
+    if isinstance(entry, Mapping):
+        for key in ("value", "score"):
+            if isinstance(entry.get(key), (int, float)):
+                return float(entry[key])
+    return None
+
+
+def aggregate_metric_values(runs: Sequence[Mapping[str, Any]], metric_key: str) -> dict[str, Any]:
+    """Summary statistics of one metric over runs (``run["metrics"][metric_key]``)."""
+    values = [_metric_value(run.get("metrics", {}).get(metric_key)) for run in runs]
+    return describe_values(v for v in values if v is not None)
+
+
+def aggregate_all(runs: Sequence[Mapping[str, Any]], metric_keys: Sequence[str]) -> dict[str, dict[str, Any]]:
+    """:func:`aggregate_metric_values` for each key."""
+    return {key: aggregate_metric_values(runs, key) for key in metric_keys}
+
+
+def standard_error(values: np.ndarray) -> float | None:
+    """Standard error of the mean (sample standard deviation / sqrt(n))."""
+    if values.size < 2:
+        return None
+    return float(values.std(ddof=1) / math.sqrt(values.size))
+
+
+def bootstrap_interval(
+    values: np.ndarray, *, seed: int, n_boot: int = 1000, confidence: float = 0.95,
+) -> tuple[float, float] | None:
+    """Percentile bootstrap interval of the mean, reproducible for a given ``seed``."""
+    if values.size == 0:
+        return None
+    rng = np.random.default_rng(seed)
+    means = np.empty(n_boot)
+    for start in range(0, n_boot, 100):
+        stop = min(start + 100, n_boot)
+        idx = rng.integers(0, values.size, size=(stop - start, values.size))
+        means[start:stop] = values[idx].mean(axis=1)
+    alpha = (1.0 - confidence) / 2.0
+    low, high = np.quantile(means, [alpha, 1.0 - alpha])
+    return float(low), float(high)
+
+
+def corpus_bootstrap_interval(
+    states: Sequence[Any], value_of: Callable[[Sequence[Any]], float], *, seed: int,
+    n_boot: int = 200, confidence: float = 0.95,
+) -> tuple[float, float] | None:
+    """Percentile bootstrap of a corpus statistic by resampling per-sample states."""
+    if not states:
+        return None
+    rng = np.random.default_rng(seed)
+    values = []
+    for _ in range(n_boot):
+        idx = rng.integers(0, len(states), size=len(states))
+        values.append(value_of([states[i] for i in idx]))
+    alpha = (1.0 - confidence) / 2.0
+    low, high = np.quantile(np.asarray(values, dtype=float), [alpha, 1.0 - alpha])
+    return float(low), float(high)
