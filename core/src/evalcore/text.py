@@ -1,0 +1,53 @@
+"""Text normalisation and tokenisation shared by the text metrics of every plugin.
+
+Implementations import this module; registration modules must not (it is cheap, but the
+rule keeps listing free of implementation code).
+"""
+
+from __future__ import annotations
+
+import re
+import string
+import unicodedata
+from collections import Counter
+from collections.abc import Iterable, Sequence
+
+_PUNCTUATION = frozenset(string.punctuation)
+_ARTICLES = re.compile(r"\b(a|an|the)\b")
+
+
+def normalize_text(
+    text: str, *, unicode_form: str | None = "NFD", lowercase: bool = True,
+    remove_punctuation: bool = True, remove_articles: bool = True,
+) -> str:
+    """Normalise text for comparison, by default exactly as DSPy's ``normalize_text``.
+
+    Steps, each switchable: Unicode normalisation (NFD), lower-casing, removal of ASCII
+    punctuation, removal of the English articles a/an/the, whitespace collapse.
+    """
+    if unicode_form:
+        text = unicodedata.normalize(unicode_form, text)
+    if lowercase:
+        text = text.lower()
+    if remove_punctuation:
+        text = "".join(ch for ch in text if ch not in _PUNCTUATION)
+    if remove_articles:
+        text = _ARTICLES.sub(" ", text)
+    return " ".join(text.split())
+
+
+def ngrams(tokens: Sequence[str], n: int) -> list[tuple[str, ...]]:
+    """The ``n``-grams of a token sequence, in order."""
+    if n < 1:
+        raise ValueError(f"n must be >= 1; got {n}")
+    return [tuple(tokens[i:i + n]) for i in range(len(tokens) - n + 1)]
+
+
+def ngram_counts(tokens: Sequence[str], n: int) -> Counter[tuple[str, ...]]:
+    """A multiset of the ``n``-grams of a token sequence."""
+    return Counter(ngrams(tokens, n))
+
+
+def overlap_count(a: Iterable[str], b: Iterable[str]) -> int:
+    """Size of the multiset intersection of two token sequences."""
+    return sum((Counter(a) & Counter(b)).values())
