@@ -51,3 +51,20 @@ def ngram_counts(tokens: Sequence[str], n: int) -> Counter[tuple[str, ...]]:
 def overlap_count(a: Iterable[str], b: Iterable[str]) -> int:
     """Size of the multiset intersection of two token sequences."""
     return sum((Counter(a) & Counter(b)).values())
+
+
+def collapse_whitespace(text: str) -> str:
+    """``text`` with every run of whitespace made one space and the ends stripped."""
+    return " ".join(text.split())
+
+
+def whitespace_tokens(text: str, *, lowercase: bool = False) -> list[str]:
+    """Tokens separated by whitespace, optionally lower-cased (``str.casefold``)."""
+    return (text.casefold() if lowercase else text).split()
+
+
+def jaccard(a: Iterable[object], b: Iterable[object]) -> float:
+    """Jaccard index |A ∩ B| / |A ∪ B| of two collections taken as sets; 1.0 when both are empty."""
+    set_a, set_b = set(a), set(b)
+    union = set_a | set_b
+    return len(set_a & set_b) / len(union) if union else 1.0
