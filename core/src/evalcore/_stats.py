@@ -95,18 +95,25 @@ def bootstrap_interval(
     return float(low), float(high)
 
 
-def corpus_bootstrap_interval(
+def corpus_bootstrap(
     states: Sequence[Any], value_of: Callable[[Sequence[Any]], float], *, seed: int,
     n_boot: int = 200, confidence: float = 0.95,
-) -> tuple[float, float] | None:
-    """Percentile bootstrap of a corpus statistic by resampling per-sample states."""
-    if not states:
-        return None
+) -> tuple[float | None, tuple[float, float] | None]:
+    """Bootstrap a corpus statistic by resampling per-sample states.
+
+    Returns the standard deviation of the replicates (the standard error) and the
+    percentile interval; ``(None, None)`` with fewer than two states or when a replicate
+    cannot be computed.
+    """
+    if len(states) < 2:
+        return None, None
     rng = np.random.default_rng(seed)
-    values = []
-    for _ in range(n_boot):
+    replicates = np.empty(n_boot)
+    for i in range(n_boot):
         idx = rng.integers(0, len(states), size=len(states))
-        values.append(value_of([states[i] for i in idx]))
+        replicates[i] = value_of([states[j] for j in idx])
+    if not np.isfinite(replicates).all():
+        return None, None
     alpha = (1.0 - confidence) / 2.0
-    low, high = np.quantile(np.asarray(values, dtype=float), [alpha, 1.0 - alpha])
-    return float(low), float(high)
+    low, high = np.quantile(replicates, [alpha, 1.0 - alpha])
+    return float(replicates.std(ddof=1)), (float(low), float(high))

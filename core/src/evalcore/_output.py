@@ -1,0 +1,85 @@
+"""Writing results: streamed JSONL rows, the JSON report, CSV, and a readable table."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import threading
+from collections.abc import Mapping, Sequence
+from typing import IO, Any
+
+
+class RowWriter:
+    """Appends one JSON line per finished record and flushes it, so a killed run keeps them."""
+
+    def __init__(self, path: str | os.PathLike[str] | None) -> None:
+        self._handle: IO[str] | None = open(path, "w", encoding="utf-8") if path else None  # noqa: SIM115
+        self._lock = threading.Lock()
+
+    def write(self, row: Mapping[str, Any]) -> None:
+        if self._handle is None:
+            return
+        line = json.dumps(row, ensure_ascii=False, default=_json_default)
+        with self._lock:
+            self._handle.write(line + "\n")
+            self._handle.flush()
+
+    def close(self) -> None:
+        if self._handle is not None:
+            self._handle.close()
+            self._handle = None
+
+
+def write_json(path: str | os.PathLike[str], data: Mapping[str, Any]) -> None:
+    """Write the full report atomically (a temporary file renamed into place)."""
+    tmp = f"{os.fspath(path)}.tmp"
+    with open(tmp, "w", encoding="utf-8") as handle:
+        json.dump(data, handle, ensure_ascii=False, indent=2, default=_json_default)
+        handle.write("\n")
+    os.replace(tmp, path)
+
+
+def write_csv(path: str | os.PathLike[str], metric_ids: Sequence[str], rows: Sequence[Mapping[str, Any]]) -> None:
+    """One line per record: its id, then value and status of each metric."""
+    with open(path, "w", encoding="utf-8", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["id", *(f"{m}{suffix}" for m in metric_ids for suffix in ("", ":status"))])
+        for row in rows:
+            cells: list[Any] = [row["id"]]
+            for metric_id in metric_ids:
+                score = row["scores"].get(metric_id, {})
+                value = score.get("value")
+                cells += ["" if value is None else value, score.get("status", "not_run")]
+            writer.writerow(cells)
+
+
+def format_table(metrics: Mapping[str, Mapping[str, Any]]) -> str:
+    """A plain-text table: metric, value, n, 95 % interval, skipped and errors."""
+    header = ["metric", "value", "n", "95% CI", "skipped", "errors"]
+    body = []
+    for metric_id, summary in metrics.items():
+        ci = summary.get("ci")
+        body.append([
+            metric_id, f"{summary['value']:.4f}", str(summary["n"]),
+            f"[{ci[0]:.4f}, {ci[1]:.4f}]" if ci else "-",
+            str(summary["n_skipped"]), str(summary["n_errors"]),
+        ])
+    widths = [max(len(r[i]) for r in [header, *body]) for i in range(len(header))]
+    align = [str.ljust, str.rjust, str.rjust, str.rjust, str.rjust, str.rjust]
+
+    def line(cells: Sequence[str]) -> str:
+        return "  ".join(align[i](cell, widths[i]) for i, cell in enumerate(cells)).rstrip()
+
+    rule = "  ".join("-" * w for w in widths)
+    return "\n".join([line(header), rule, *(line(r) for r in body)])
+
+
+def _json_default(value: Any) -> Any:
+    if isinstance(value, (set, frozenset, tuple)):
+        return list(value)
+    if hasattr(value, "item"):  # numpy scalars
+        return value.item()
+    if hasattr(value, "tolist"):
+        return value.tolist()
+    return str(value)

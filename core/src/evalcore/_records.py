@@ -1,0 +1,200 @@
+"""Evaluation records: reading JSONL and checking the standard fields.
+
+A record is ``{"id": ..., "example": {...}, "prediction": {...}}``. The standard fields
+(``relevant_docs``, ``retrieved``, ``reference_answer``, ``labels``) are checked when a
+record is read, so a malformed one is rejected with a message naming the file and line
+(or record id) and the field, while every other record is still evaluated.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import attrs
+
+from ._errors import InputError
+
+
+@attrs.frozen
+class Record:
+    """One example with its prediction (``prediction`` is empty when a program makes it)."""
+
+    id: str
+    example: Mapping[str, Any]
+    prediction: Mapping[str, Any] = attrs.field(factory=dict)
+    source: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "example": dict(self.example), "prediction": dict(self.prediction)}
+
+
+@attrs.frozen
+class RecordSet:
+    """Records that passed the checks and the errors of those that did not."""
+
+    records: list[Record]
+    errors: list[InputError]
+    source: str | None = None
+
+
+def read_records(path: str | os.PathLike[str]) -> RecordSet:
+    """Read a JSONL file of records; malformed lines become errors, not exceptions.
+
+    Raises :class:`InputError` only when the file cannot be read or holds no record.
+    """
+    name = os.fspath(path)
+    try:
+        with open(name, encoding="utf-8") as handle:
+            lines = handle.read().splitlines()
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror or exc}", source=name) from None
+    except UnicodeDecodeError as exc:
+        raise InputError(f"not UTF-8 text ({exc.reason} at byte {exc.start})", source=name) from None
+    records: list[Record] = []
+    errors: list[InputError] = []
+    for lineno, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        source = f"{name}:{lineno}"
+        try:
+            data = json.loads(line)
+        except json.JSONDecodeError as exc:
+            errors.append(InputError(f"malformed JSON: {exc.msg} (column {exc.colno})", source=source))
+            continue
+        try:
+            records.append(parse_record(data, source=source, default_id=str(lineno)))
+        except InputError as exc:
+            errors.append(exc)
+    if not records and not errors:
+        raise InputError("no records: the file is empty", source=name)
+    _reject_duplicate_ids(records, errors)
+    return _record_set(records, errors, source=name)
+
+
+def records_from_data(items: Iterable[Any]) -> RecordSet:
+    """Records from Python objects: :class:`Record` instances or record dicts."""
+    records: list[Record] = []
+    errors: list[InputError] = []
+    for index, item in enumerate(items):
+        if isinstance(item, Record):
+            records.append(item)
+            continue
+        try:
+            records.append(parse_record(item, source=f"record {index}", default_id=str(index)))
+        except InputError as exc:
+            errors.append(exc)
+    _reject_duplicate_ids(records, errors)
+    return _record_set(records, errors)
+
+
+def records_from_pairs(examples: Iterable[Any], predictions: Iterable[Any] | None) -> RecordSet:
+    """Records from parallel lists of examples and predictions (or examples alone)."""
+    from ._fields import as_record
+
+    examples = list(examples)
+    preds = [None] * len(examples) if predictions is None else list(predictions)
+    if len(preds) != len(examples):
+        raise InputError(f"{len(examples)} examples but {len(preds)} predictions")
+    items = []
+    for index, (example, prediction) in enumerate(zip(examples, preds)):
+        example_dict = as_record(example, role="example")
+        items.append({
+            "id": example_dict.get("id", str(index)),
+            "example": example_dict,
+            "prediction": {} if prediction is None else as_record(prediction, role="prediction"),
+        })
+    return records_from_data(items)
+
+
+def _record_set(records: list[Record], errors: list[InputError], source: str | None = None) -> RecordSet:
+    rejected = {e.source for e in errors}
+    return RecordSet([r for r in records if r.source not in rejected], errors, source)
+
+
+def _reject_duplicate_ids(records: list[Record], errors: list[InputError]) -> None:
+    seen: dict[str, str | None] = {}
+    for record in records:
+        if record.id in seen:
+            errors.append(InputError(
+                f"duplicate record id {record.id!r} (first at {seen[record.id]})",
+                source=record.source, field="id",
+            ))
+        else:
+            seen[record.id] = record.source
+
+
+def parse_record(data: Any, *, source: str, default_id: str) -> Record:
+    """Check one record's shape and standard fields; raises :class:`InputError`."""
+    if not isinstance(data, Mapping):
+        raise InputError(f"a record must be a JSON object, got {_kind(data)}", source=source)
+    record_id = data.get("id", default_id)
+    if not isinstance(record_id, (str, int)) or isinstance(record_id, bool):
+        raise InputError(f"must be a string or an integer, got {_kind(record_id)}", source=source, field="id")
+    source = f"{source} (record {str(record_id)!r})"
+    for part in ("example", "prediction"):
+        if part not in data:
+            raise InputError(f"missing field {part!r}", source=source, field=part)
+        if not isinstance(data[part], Mapping):
+            raise InputError(f"must be an object, got {_kind(data[part])}", source=source, field=part)
+    example = dict(data["example"])
+    prediction = dict(data["prediction"])
+    _check_docs(example, "relevant_docs", source, role="example", score_field="relevance")
+    _check_docs(prediction, "retrieved", source, role="prediction", score_field="score")
+    _check_reference(example, source)
+    _check_mapping(example, "labels", source, role="example")
+    _check_mapping(prediction, "timings", source, role="prediction")
+    _check_mapping(prediction, "usage", source, role="prediction")
+    example.setdefault("id", str(record_id))
+    return Record(str(record_id), example, prediction, source)
+
+
+def _check_docs(record: dict[str, Any], field: str, source: str, *, role: str, score_field: str) -> None:
+    docs = record.get(field)
+    if docs is None:
+        return
+    where = f"{role}.{field}"
+    if not isinstance(docs, list):
+        raise InputError(f"must be a list of documents, got {_kind(docs)}", source=source, field=where)
+    for index, doc in enumerate(docs):
+        if not isinstance(doc, Mapping):
+            raise InputError(f"a document must be an object, got {_kind(doc)}", source=source,
+                             field=f"{where}[{index}]")
+        doc_id = doc.get("doc_id")
+        if doc_id is None:
+            raise InputError("missing doc_id", source=source, field=f"{where}[{index}].doc_id")
+        if not isinstance(doc_id, (str, int)) or isinstance(doc_id, bool):
+            raise InputError(f"must be a string, got {_kind(doc_id)}", source=source,
+                             field=f"{where}[{index}].doc_id")
+        for number_field in (score_field, "rank"):
+            if number_field in doc and not _is_number(doc[number_field]):
+                raise InputError(f"must be a number, got {doc[number_field]!r}", source=source,
+                                 field=f"{where}[{index}].{number_field}")
+
+
+def _check_reference(example: dict[str, Any], source: str) -> None:
+    value = example.get("reference_answer")
+    if value is None or isinstance(value, str):
+        return
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return
+    raise InputError(f"must be a string or a list of strings, got {_kind(value)}", source=source,
+                     field="example.reference_answer")
+
+
+def _check_mapping(record: dict[str, Any], field: str, source: str, *, role: str) -> None:
+    if field in record and record[field] is not None and not isinstance(record[field], Mapping):
+        raise InputError(f"must be an object, got {_kind(record[field])}", source=source,
+                         field=f"{role}.{field}")
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and not math.isnan(value)
+
+
+def _kind(value: Any) -> str:
+    return {dict: "an object", list: "a list", str: "a string", bool: "a boolean",
+            type(None): "null"}.get(type(value), type(value).__name__)
