@@ -1,0 +1,57 @@
+"""Metric ids: parsing and the canonical form."""
+
+import pytest
+
+from evalcore import MetricIdError, MetricSpec, ParamSpec
+from evalcore._identity import canonical_id, parse_metric_id
+
+SPEC = MetricSpec(
+    name="ndcg", namespace="retrieval", implementation="m:C", summary="s",
+    params=(
+        ParamSpec(name="k", type="int", default=10, nullable=True, minimum=1, identity=True),
+        ParamSpec(name="gain", type="str", default="linear", choices=("linear", "exp2"), identity=True),
+        ParamSpec(name="batch_size", type="int", default=64),
+    ),
+)
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("retrieval/ndcg@10", ("retrieval", "ndcg", {"k": 10})),
+    ("ndcg", (None, "ndcg", {})),
+    ("retrieval/ndcg(gain='exp2')@5", ("retrieval", "ndcg", {"gain": "exp2", "k": 5})),
+    ("overlap/rouge(variant='L', use_stemmer=True)", ("overlap", "rouge", {"variant": "L", "use_stemmer": True})),
+    ("ndcg(k=3)", (None, "ndcg", {"k": 3})),
+    ("  retrieval/map  ", ("retrieval", "map", {})),
+])
+def test_parse(text, expected):
+    parsed = parse_metric_id(text)
+    assert (parsed.namespace, parsed.name, parsed.params) == expected
+
+
+@pytest.mark.parametrize("text", ["", "Retrieval/NDCG", "a/b/c", "ndcg(k=)", "ndcg(3)", "ndcg(k=3)@4",
+                                  "ndcg(gain=exp2)", "ndcg@ten", "ndcg(**x)"])
+def test_parse_rejects(text):
+    with pytest.raises(MetricIdError):
+        parse_metric_id(text)
+
+
+def test_unquoted_string_parameter_gets_a_hint():
+    with pytest.raises(MetricIdError, match="gain='exp2'"):
+        parse_metric_id("ndcg(gain=exp2)")
+
+
+@pytest.mark.parametrize(("params", "expected"), [
+    ({}, "retrieval/ndcg@10"),
+    ({"k": 5}, "retrieval/ndcg@5"),
+    ({"gain": "exp2", "k": 5}, "retrieval/ndcg(gain='exp2')@5"),
+    ({"k": None}, "retrieval/ndcg"),
+    ({"batch_size": 8}, "retrieval/ndcg@10"),  # not an identity parameter
+])
+def test_canonical_id(params, expected):
+    assert canonical_id(SPEC, SPEC.bind_params(params)) == expected
+
+
+def test_canonical_id_round_trips():
+    params = SPEC.bind_params({"gain": "exp2", "k": 7})
+    text = canonical_id(SPEC, params)
+    assert SPEC.bind_params(parse_metric_id(text).params) == params
