@@ -19,6 +19,8 @@ import numbers
 from collections.abc import Callable, Mapping
 from typing import Any, Literal
 
+import attrs
+
 from ._metric import Metric, Origin, Record, SampleMetric
 from ._registry import MetricInfo, default_registry
 from ._result import Score
@@ -80,7 +82,8 @@ def _engine_score(output: Any, value_key: str | None) -> Any:
     else:
         value = _pick_value(output)
     if value is None:
-        return Score.skipped(str(output.get("reason") or "metric reported no value"), **output)
+        reason = str(output.get("reason") or "metric reported no value")
+        return attrs.evolve(Score.skipped(reason), details=dict(output))
     return Score(float(value), details=dict(output))
 
 

@@ -99,6 +99,8 @@ def _check_number(raw: Any) -> float:
         raise TypeError("metric returned no score (None)")
     if isinstance(raw, bool):
         return 1.0 if raw else 0.0
+    if isinstance(raw, (str, bytes)):
+        raise TypeError(f"metric returned text {raw!r:.40}, not a number")
     try:
         value = float(raw)
     except (TypeError, ValueError):
