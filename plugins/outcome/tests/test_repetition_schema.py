@@ -1,0 +1,72 @@
+"""was_repeated and tool_params_schema."""
+
+import evalcore
+import pytest
+from evalcore import Status
+from evalcore_outcome.repetition import canonical_hash
+
+
+def test_canonical_hash_ignores_key_order_and_integral_floats():
+    assert canonical_hash("read", {"path": "a", "n": 1}) == canonical_hash("read", {"n": 1.0, "path": "a"})
+    assert canonical_hash("read", {"path": "a"}) != canonical_hash("edit", {"path": "a"})
+
+
+def was_repeated(history, call):
+    return evalcore.get_metric("outcome/was_repeated").score_one({"execution_history": history}, call)
+
+
+def test_was_repeated():
+    history = [{"tool": "grep", "params": {"q": "x"}}, {"tool": "read", "params": {"path": "a.py", "lines": [1, 2]}}]
+    s = was_repeated(history, {"tool": "read", "params": {"lines": [1, 2], "path": "a.py"}})
+    assert s.value == 0.0 and s.details["first_index"] == 1
+    assert was_repeated(history, {"tool": "read", "params": {"path": "b.py"}}).value == 1.0
+    assert was_repeated([], {"tool": "read", "params": {}}).value == 1.0
+    s = evalcore.get_metric("outcome/was_repeated").score_one({}, {"tool": "read", "params": {}})
+    assert s.value == 1.0  # no history recorded: nothing to repeat
+
+
+@pytest.mark.parametrize("history, call, field", [
+    ("read a.py", {"tool": "read", "params": {}}, "example.execution_history"),
+    ({"tool": "read"}, {"tool": "read", "params": {}}, "example.execution_history"),
+    (["read"], {"tool": "read", "params": {}}, "example.execution_history[0]"),
+    ([], {"tool": "read"}, "prediction.params"),
+    ([], {"params": {}}, "prediction.tool"),
+])
+def test_was_repeated_bad_input(history, call, field):
+    s = was_repeated(history, call)
+    assert s.status is Status.ERROR and s.error_type == "InputError"
+    assert field in s.error_message
+
+
+SCHEMAS = {
+    "read": {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"],
+             "additionalProperties": False},
+    "broken": {"type": "no-such-type"},
+}
+
+
+def schema_score(call, example=None, **params):
+    metric = evalcore.get_metric("outcome/tool_params_schema", **params)
+    return metric.score_one(example or {}, call)
+
+
+def test_tool_params_schema_values():
+    assert schema_score({"tool": "read", "params": {"path": "a"}}, schemas=SCHEMAS).value == 1.0
+    s = schema_score({"tool": "read", "params": {"path": 3}}, schemas=SCHEMAS)
+    assert s.value == 0.0 and "path" in s.feedback
+    assert schema_score({"tool": "read", "params": {}}, schemas=SCHEMAS).value == 0.0
+    s = schema_score({"tool": "write", "params": {}}, schemas=SCHEMAS)
+    assert s.value == 0.0 and s.details["known_tool"] is False  # unknown tool: 0 (seed)
+    s = schema_score({"tool": "broken", "params": {}}, schemas=SCHEMAS)
+    assert s.value == 0.5 and "schema_error" in s.details  # schema fails to compile: 0.5 (seed)
+
+
+def test_tool_params_schema_from_example():
+    example = {"tool_schemas": {"bash": {"type": "object", "required": ["command"]}}}
+    assert schema_score({"tool": "bash", "params": {"command": "ls"}}, example).value == 1.0
+    assert schema_score({"tool": "bash", "params": {"command": "ls"}}, {"tool_schemas": []}).status is Status.ERROR
+
+
+def test_tool_params_schema_missing_params():
+    s = schema_score({"tool": "read"}, schemas=SCHEMAS)
+    assert s.status is Status.ERROR and "prediction.params" in s.error_message
