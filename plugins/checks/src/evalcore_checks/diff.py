@@ -1,0 +1,57 @@
+"""``checks/diff``: the output compared with the expected text at a strictness level (seed 000)."""
+
+from __future__ import annotations
+
+import ast
+
+from evalcore.plugin import InputError, Record, SampleMetric, Score, SkipSample
+from evalcore.text import collapse_whitespace
+
+from ._inputs import expectations, field_text
+
+SEMANTIC_UNAVAILABLE = (
+    "not available: install evalcore-judge (the 'semantic' diff level is LLM-judged "
+    "equivalence, provided by the judge plugin)"
+)
+
+
+def python_ast(code: str) -> str:
+    """A canonical dump of the Python AST of ``code`` (no positions, comments or formatting)."""
+    return ast.dump(ast.parse(code))
+
+
+class DiffCheck(SampleMetric):
+    """1.0 when the output equals an expected text at the chosen level, else 0.0."""
+
+    def score(self, example: Record, prediction: Record) -> Score:
+        level = self.params["level"]
+        if level == "semantic":
+            raise SkipSample(SEMANTIC_UNAVAILABLE)
+        actual = field_text(prediction, self.params["field_path"])
+        expected = expectations(example, self.params["expected"], self.params["expected_path"])
+        for index, item in enumerate(expected):
+            if not isinstance(item, str):
+                raise InputError(f"expected text, got {type(item).__name__}", field=f"expected[{index}]")
+        if level == "ast":
+            return self._ast_score(actual, expected)
+        if level == "normalized_whitespace":
+            actual, expected = collapse_whitespace(actual), [collapse_whitespace(e) for e in expected]
+        matched = actual in expected
+        return Score(float(matched), feedback="matches" if matched else "differs from the expected text",
+                     details={"level": level})
+
+    def _ast_score(self, actual: str, expected: list[str]) -> Score:
+        references = []
+        for index, item in enumerate(expected):
+            try:
+                references.append(python_ast(item))
+            except (SyntaxError, ValueError) as exc:
+                raise InputError(f"expected code does not parse as Python: {exc}",
+                                 field=f"expected[{index}]") from None
+        try:
+            tree = python_ast(actual)
+        except (SyntaxError, ValueError) as exc:
+            return Score(0.0, feedback=f"output does not parse as Python: {exc}", details={"level": "ast"})
+        matched = tree in references
+        feedback = "AST-equivalent" if matched else "the Python ASTs differ"
+        return Score(float(matched), feedback=feedback, details={"level": "ast"})

@@ -1,0 +1,75 @@
+"""``checks/json_schema``: a field of the prediction validated with ``jsonschema``."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import jsonschema
+from jsonschema.exceptions import SchemaError
+
+from evalcore.plugin import InputError, Record, SampleMetric, Score, SkipSample
+
+from ._inputs import field_value, parse_structure
+
+_MAX_REPORTED = 5
+
+
+def build_validator(schema: Any, *, check_formats: bool) -> Any:
+    """A validator for ``schema`` (its own draft, by ``$schema``); :class:`SchemaError` if invalid."""
+    if not isinstance(schema, (Mapping, bool)):
+        raise SchemaError(f"a JSON schema must be an object or a boolean, got {type(schema).__name__}")
+    cls = jsonschema.validators.validator_for(schema)
+    cls.check_schema(schema)
+    checker = cls.FORMAT_CHECKER if check_formats else None
+    return cls(schema, format_checker=checker)
+
+
+class JsonSchemaCheck(SampleMetric):
+    """1.0 when the value at ``field_path`` is valid against the schema, else 0.0."""
+
+    def setup(self) -> None:
+        self._validator: Any = None
+        self._schema_error: SchemaError | None = None
+        if self.params["schema"] is not None:
+            try:
+                self._validator = self._build(self.params["schema"])
+            except SchemaError as exc:
+                self._schema_error = exc
+
+    def _build(self, schema: Any) -> Any:
+        return build_validator(schema, check_formats=self.params["check_formats"])
+
+    def _validator_for(self, example: Record) -> Any:
+        if self._schema_error is not None:
+            raise self._schema_error
+        if self._validator is not None:
+            return self._validator
+        schema = example.get(self.params["schema_field"])
+        if schema is None:
+            raise SkipSample(f"no schema: parameter 'schema' or example.{self.params['schema_field']}")
+        return self._build(schema)
+
+    def score(self, example: Record, prediction: Record) -> Score:
+        try:
+            validator = self._validator_for(example)
+        except SchemaError as exc:
+            fallback = self.params["invalid_schema_score"]
+            if fallback is None:
+                raise InputError(f"invalid JSON schema: {exc.message}", field="schema") from None
+            return Score(fallback, feedback=f"invalid JSON schema: {exc.message}",
+                         details={"schema_valid": False})
+        path = self.params["field_path"]
+        raw = field_value(prediction, path)
+        try:
+            instance = parse_structure(raw)
+        except ValueError as exc:
+            return Score(0.0, feedback=f"prediction.{path} is not valid JSON: {exc}",
+                         details={"valid_json": False})
+        errors = sorted(validator.iter_errors(instance), key=lambda e: [str(p) for p in e.absolute_path])
+        messages = [f"{'/'.join(map(str, e.absolute_path)) or '<root>'}: {e.message}"
+                    for e in errors[:_MAX_REPORTED]]
+        if errors:
+            return Score(0.0, feedback="; ".join(messages),
+                         details={"valid_json": True, "errors": len(errors)})
+        return Score(1.0, feedback="valid against the schema", details={"valid_json": True, "errors": 0})

@@ -1,0 +1,94 @@
+"""``checks/syntax``: balanced brackets and quotes, or a real parse for Python and JSON (seed 000)."""
+
+from __future__ import annotations
+
+import ast
+import json
+
+from evalcore.plugin import Record, SampleMetric, Score
+
+from ._inputs import field_text
+
+_OPENERS = {"(": ")", "[": "]", "{": "}"}
+_CLOSERS = {v: k for k, v in _OPENERS.items()}
+_QUOTES = frozenset("\"'`")
+
+
+def check_delimiters(code: str, *, brackets: bool = True, quotes: bool = True) -> str | None:
+    """``None`` when brackets ``()[]{}`` and quotes ``" ' `` ` balance, else what is wrong.
+
+    Text inside quotes is not scanned for brackets; a backslash escapes the next character
+    inside quotes. Disabling ``brackets`` or ``quotes`` ignores that kind of imbalance.
+    """
+    stack: list[tuple[str, int]] = []
+    quote: str | None = None
+    quote_at = 0
+    escaped = False
+    for index, ch in enumerate(code):
+        if quote is not None:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == quote:
+                quote = None
+        elif ch in _QUOTES:
+            quote, quote_at = ch, index
+        elif ch in _OPENERS:
+            stack.append((ch, index))
+        elif ch in _CLOSERS and brackets:
+            if not stack or stack[-1][0] != _CLOSERS[ch]:
+                return f"unmatched {ch!r} at offset {index}"
+            stack.pop()
+    if quote is not None and quotes:
+        return f"unclosed {quote} quote opened at offset {quote_at}"
+    if stack and brackets:
+        opener, at = stack[-1]
+        return f"unclosed {opener!r} opened at offset {at}"
+    return None
+
+
+def check_python(code: str) -> str | None:
+    """``None`` when ``code`` parses as Python (``ast.parse``), else the syntax error."""
+    try:
+        ast.parse(code)
+    except SyntaxError as exc:
+        return f"Python syntax error: {exc.msg} (line {exc.lineno}, column {exc.offset})"
+    except (ValueError, RecursionError, MemoryError) as exc:
+        return f"Python cannot parse it: {type(exc).__name__}: {exc}"
+    return None
+
+
+def check_json(code: str) -> str | None:
+    """``None`` when ``code`` is a JSON document (``json.loads``), else the error."""
+    try:
+        json.loads(code)
+    except ValueError as exc:
+        return f"invalid JSON: {exc}"
+    except RecursionError:
+        return "invalid JSON: nested too deeply"
+    return None
+
+
+class SyntaxCheck(SampleMetric):
+    """1.0 when the code at ``field_path`` passes the check for its language, else 0.0."""
+
+    def score(self, example: Record, prediction: Record) -> Score:
+        code = field_text(prediction, self.params["field_path"])
+        language = (self.params["language"] or "").lower()
+        if not code.strip():
+            return Score(0.0, feedback="no code found", details={"checker": "none"})
+        if language == "python":
+            checker, problem = "python", check_python(code)
+        elif language == "json":
+            checker, problem = "json", check_json(code)
+        else:
+            checker = "delimiters"
+            problem = check_delimiters(
+                code, brackets=self.params["check_balanced_brackets"],
+                quotes=self.params["check_balanced_quotes"],
+            )
+        details = {"checker": checker, "language": language or None}
+        if problem is None:
+            return Score(1.0, feedback="syntax ok", details=details)
+        return Score(0.0, feedback=problem, details=details)
