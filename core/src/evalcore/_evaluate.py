@@ -176,7 +176,10 @@ async def aevaluate(
     if rollouts > 1 and program is None:
         raise EvalcoreError("rollouts > 1 needs a program that produces the predictions")
     bound = _bind_metrics(metrics, registry or default_registry())
-    aggregate([0.0], aggregate_by, trim=trim)  # validates the method before any work
+    try:
+        aggregate([0.0], aggregate_by, trim=trim)  # validates the method before any work
+    except ValueError as exc:
+        raise EvalcoreError(str(exc)) from None
     run = _Run(
         records=record_set.records, metrics=bound, concurrency=max(1, concurrency),
         failure_score=failure_score, max_errors=_error_limit(max_errors, len(record_set.records)),
