@@ -1,0 +1,1 @@
+"""Generation overlap metrics for evalcore."""

@@ -1,0 +1,111 @@
+"""QA-style answer matching: exact match, token F1, HotPotQA F1 and DSPy's answer matchers.
+
+Every comparison normalises both sides with :func:`evalcore.text.normalize_text` (DSPy's
+``normalize_text`` by default) and takes the best value over the reference answers.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from functools import partial
+
+from evalcore.plugin import Record, SampleMetric, Score
+from evalcore.text import normalize_text
+
+from ._dpr import contains_any, dpr_tokens
+from ._inputs import passages, response, targets
+
+_HOTPOT_LABELS = frozenset({"yes", "no", "noanswer"})
+
+
+def token_f1(prediction: str, reference: str, both_empty: float = 0.0) -> float:
+    """Token F1 of two normalised strings; ``both_empty`` when neither has a token."""
+    pred_tokens, ref_tokens = prediction.split(), reference.split()
+    if not pred_tokens and not ref_tokens:
+        return both_empty
+    same = sum((Counter(pred_tokens) & Counter(ref_tokens)).values())
+    if same == 0:
+        return 0.0
+    precision = 1.0 * same / len(pred_tokens)
+    recall = 1.0 * same / len(ref_tokens)
+    return (2 * precision * recall) / (precision + recall)
+
+
+def hotpot_f1(prediction: str, reference: str, both_empty: float = 0.0) -> float:
+    """HotPotQA F1: 0 when either side is yes/no/noanswer and they differ, else :func:`token_f1`."""
+    if (prediction in _HOTPOT_LABELS or reference in _HOTPOT_LABELS) and prediction != reference:
+        return 0.0
+    return token_f1(prediction, reference, both_empty)
+
+
+class _AnswerMetric(SampleMetric):
+    """Compares the normalised response with each normalised reference; keeps the best."""
+
+    def setup(self) -> None:
+        self._normalize: Callable[[str], str] = partial(
+            normalize_text,
+            lowercase=self.params.get("ignore_case", True),
+            remove_punctuation=self.params.get("ignore_punctuation", True),
+            remove_articles=self.params.get("ignore_articles", True),
+        )
+
+    def compare(self, prediction: str, reference: str) -> float:
+        """The value of one normalised prediction/reference pair."""
+        raise NotImplementedError
+
+    def best(self, example: Record, prediction: Record) -> tuple[float, int]:
+        """The best value over the references and the index of the reference that gave it."""
+        pred = self._normalize(response(prediction, self.params["empty_response"]))
+        values = [self.compare(pred, self._normalize(ref)) for ref in targets(example)]
+        index = max(range(len(values)), key=values.__getitem__)
+        return values[index], index
+
+    def score(self, example: Record, prediction: Record) -> Score:
+        value, index = self.best(example, prediction)
+        return Score(value, details={"best_reference": index})
+
+
+class ExactMatch(_AnswerMetric):
+    """1 when the normalised response equals a normalised reference answer."""
+
+    def compare(self, prediction: str, reference: str) -> float:
+        return float(prediction == reference)
+
+
+class TokenF1(_AnswerMetric):
+    """SQuAD/DSPy token-level F1 against the best reference answer."""
+
+    def compare(self, prediction: str, reference: str) -> float:
+        return token_f1(prediction, reference, self.params["both_empty"])
+
+
+class HotpotF1(_AnswerMetric):
+    """Token F1 with HotPotQA's yes/no/noanswer rule."""
+
+    def compare(self, prediction: str, reference: str) -> float:
+        return hotpot_f1(prediction, reference, self.params["both_empty"])
+
+
+class AnswerExactMatch(_AnswerMetric):
+    """DSPy's ``answer_exact_match``: exact match when ``frac >= 1``, else max F1 >= ``frac``."""
+
+    def compare(self, prediction: str, reference: str) -> float:
+        if self.params["frac"] >= 1.0:
+            return float(prediction == reference)
+        return token_f1(prediction, reference)
+
+    def score(self, example: Record, prediction: Record) -> Score:
+        value, index = self.best(example, prediction)
+        frac = self.params["frac"]
+        matched = value >= frac if frac < 1.0 else value == 1.0
+        return Score(float(matched), details={"best_reference": index, "best_value": value})
+
+
+class AnswerPassageMatch(SampleMetric):
+    """DSPy's ``answer_passage_match``: some passage contains some reference answer."""
+
+    def score(self, example: Record, prediction: Record) -> float:
+        needles = [dpr_tokens(normalize_text(answer)) for answer in targets(example)]
+        texts = passages(prediction, self.params["passage_source"])
+        return float(any(contains_any(dpr_tokens(normalize_text(text)), needles) for text in texts))

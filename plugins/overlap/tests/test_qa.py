@@ -1,0 +1,102 @@
+"""Exact match, token F1, HotPotQA F1 and DSPy's answer matchers against DSPy itself."""
+
+from __future__ import annotations
+
+import dspy
+import evalcore
+import pytest
+from dspy.evaluate import metrics as dm
+from hypothesis import given, settings
+from overlap_strategies import any_texts, references
+
+SETTINGS = settings(max_examples=300, deadline=None)
+
+
+def value(metric_id: str, refs: str | list[str], response: str, **params: object) -> float | None:
+    return evalcore.get_metric(metric_id, **params).score_one(
+        {"reference_answer": refs}, {"response": response}
+    ).value
+
+
+@SETTINGS
+@given(pred=any_texts, refs=references)
+def test_em_f1_hotpot_equal_dspy(pred: str, refs: list[str]) -> None:
+    assert value("overlap/exact_match", refs, pred) == float(dm.EM(pred, refs))
+    assert value("overlap/token_f1", refs, pred) == dm.F1(pred, refs)
+    assert value("overlap/hotpot_f1", refs, pred) == dm.HotPotF1(pred, refs)
+
+
+@SETTINGS
+@given(pred=any_texts, refs=references)
+def test_answer_exact_match_equals_dspy(pred: str, refs: list[str]) -> None:
+    example, prediction = dspy.Example(answer=refs), dspy.Prediction(answer=pred)
+    for frac in (1.0, 0.5, 0.8):
+        metric = evalcore.get_metric("overlap/answer_exact_match", frac=frac)
+        assert metric(example, prediction) == float(dm.answer_exact_match(example, prediction, frac=frac))
+
+
+@SETTINGS
+@given(refs=references, context=references)
+def test_answer_passage_match_equals_dspy(refs: list[str], context: list[str]) -> None:
+    example, prediction = dspy.Example(answer=refs), dspy.Prediction(context=context)
+    expected = float(dm.answer_passage_match(example, prediction))
+    assert evalcore.get_metric("overlap/answer_passage_match")(example, prediction) == expected
+    retrieved = {"retrieved": [{"doc_id": str(i), "text": t} for i, t in enumerate(context)]}
+    assert value_passage(refs, retrieved) == expected
+
+
+def value_passage(refs: list[str], prediction: dict) -> float | None:
+    metric = evalcore.get_metric("overlap/answer_passage_match")
+    return metric.score_one({"reference_answer": refs}, prediction).value
+
+
+@pytest.mark.parametrize(("pred", "refs"), [
+    ("", [""]), ("the", ["a"]), ("!!!", ["..."]), ("", ["Paris"]), ("Paris", [""]),
+    ("yes", ["Yes."]), ("no", ["yes"]), ("noanswer", ["no answer"]), ("Café", ["cafe\u0301"]),
+    ("The Eiffel Tower", ["Eiffel Tower", "Louvre"]), ("a b c", ["c b a", "a b"]),
+])
+def test_edge_cases_equal_dspy(pred: str, refs: list[str]) -> None:
+    assert value("overlap/exact_match", refs, pred) == float(dm.EM(pred, refs))
+    assert value("overlap/token_f1", refs, pred) == dm.F1(pred, refs)
+    assert value("overlap/hotpot_f1", refs, pred) == dm.HotPotF1(pred, refs)
+
+
+def test_both_empty_is_a_parameter() -> None:
+    # "the" and "!!!" both normalise to no tokens: DSPy gives 0, SQuAD v2 gives 1.
+    assert value("overlap/token_f1", "the", "!!!") == 0.0
+    assert value("overlap/token_f1", "the", "!!!", both_empty=1.0) == 1.0
+    assert value("overlap/hotpot_f1", "the", "", both_empty=1.0) == 1.0
+    # one side empty stays 0 under both conventions
+    assert value("overlap/token_f1", "Paris", "", both_empty=1.0) == 0.0
+    assert evalcore.get_metric("overlap/token_f1", both_empty=1.0).id == "overlap/token_f1(both_empty=1.0)"
+
+
+def test_normalisation_switches() -> None:
+    assert value("overlap/exact_match", "Paris", "paris") == 1.0
+    assert value("overlap/exact_match", "Paris", "paris", ignore_case=False) == 0.0
+    assert value("overlap/exact_match", "Paris!", "Paris", ignore_punctuation=False) == 0.0
+    assert value("overlap/exact_match", "the tower", "tower", ignore_articles=False) == 0.0
+    # "the cat sat" vs "cat sat": 2 common tokens, P = 2/2, R = 2/3 -> F1 = 0.8
+    assert value("overlap/token_f1", "the cat sat", "cat sat", ignore_articles=False) == pytest.approx(0.8)
+
+
+def test_multi_reference_takes_the_max() -> None:
+    score = evalcore.get_metric("overlap/token_f1").score_one(
+        {"reference_answer": ["Louvre museum", "Eiffel Tower"]}, {"response": "the Eiffel Tower"}
+    )
+    assert score.value == 1.0 and score.details["best_reference"] == 1
+
+
+def test_frac_threshold() -> None:
+    # "eiffel tower in paris" vs "eiffel tower": P = 2/4, R = 1 -> F1 = 2/3
+    assert value("overlap/answer_exact_match", "Eiffel Tower", "Eiffel Tower in Paris", frac=0.6) == 1.0
+    assert value("overlap/answer_exact_match", "Eiffel Tower", "Eiffel Tower in Paris", frac=0.7) == 0.0
+    assert value("overlap/answer_exact_match", "Eiffel Tower", "Eiffel Tower in Paris") == 0.0
+
+
+def test_passage_source() -> None:
+    metric = evalcore.get_metric("overlap/answer_passage_match", passage_source="retrieved")
+    prediction = {"context": ["Paris is nice"], "retrieved": [{"doc_id": "d", "text": "Rome"}]}
+    assert metric.score_one({"reference_answer": "Paris"}, prediction).value == 0.0
+    assert value_passage(["Paris"], prediction) == 1.0
+    assert value_passage(["Paris"], {"context": []}) == 0.0
