@@ -1,0 +1,56 @@
+"""Evaluating a whole run given as Python dicts, like ``pytrec_eval.RelevanceEvaluator``."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+import evalcore
+from evalcore.plugin import Metric
+
+from ._dicts import Qrels, Run, judged_queries, rankings_from_dicts
+from .metrics import OK, RetrievalMetric
+
+
+def resolve(metric: str | Metric) -> RetrievalMetric:
+    """A retrieval metric from an id (``"ndcg@10"``, ``"retrieval/map(relevance_level=2)"``)."""
+    if isinstance(metric, str):
+        metric = evalcore.get_metric(metric if "/" in metric else f"retrieval/{metric}")
+    if not isinstance(metric, RetrievalMetric):
+        raise evalcore.ParameterError(f"{metric!r} is not an evalcore-retrieval metric")
+    return metric
+
+
+def evaluate_run(
+    qrels: Qrels, run: Run, metrics: Iterable[str | Metric],
+) -> dict[str, dict[str, float]]:
+    """Score a run against qrels: ``{qid: {metric id: value}}``.
+
+    ``qrels`` is ``{qid: {docid: grade}}`` and ``run`` ``{qid: {docid: score}}``, as for
+    pytrec_eval. As there, a query is scored when it has judgements and is a key of the
+    run (an empty ranking scores 0); queries only in the run are left out, and so are
+    queries only in the qrels unless a metric has ``missing='zero'`` (``trec_eval -c``).
+    A query a metric skips has no entry for that metric. Metric ids are resolved through
+    the evalcore registry; the ``retrieval/`` namespace may be left out.
+    """
+    resolved = {m.id: m for m in map(resolve, metrics)}
+    qids = judged_queries(qrels)
+    results: dict[str, dict[str, float]] = {qid: {} for qid in qids}
+    for ties in sorted({m.params["ties"] for m in resolved.values()}):
+        rankings = rankings_from_dicts(qrels, run, qids, ties)
+        for metric_id, metric in resolved.items():
+            if metric.params["ties"] != ties:
+                continue
+            values, codes = metric.values(rankings).tolist(), metric.skip_codes(rankings).tolist()
+            for qid, value, code in zip(qids, values, codes):
+                if code == OK:
+                    results[qid][metric_id] = value
+    return {qid: scores for qid, scores in results.items() if scores}
+
+
+def average(results: Mapping[str, Mapping[str, float]]) -> dict[str, float]:
+    """The mean of each metric over the queries that have it (trec_eval's ``all`` line)."""
+    totals: dict[str, list[float]] = {}
+    for scores in results.values():
+        for metric_id, value in scores.items():
+            totals.setdefault(metric_id, []).append(value)
+    return {metric_id: sum(values) / len(values) for metric_id, values in totals.items()}

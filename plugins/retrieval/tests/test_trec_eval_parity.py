@@ -1,0 +1,91 @@
+"""Parity with the outputs trec_eval 10 printed for its own test collection.
+
+Every per-query value and the ``all`` average of the measures below must print the same
+to trec_eval's 4 decimals, both through the evalcore metrics (records) and through
+:func:`evaluate_run` (dicts).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import evalcore
+import pytest
+from evalcore.trec import read_qrels, read_run, records_from_trec
+
+from evalcore_retrieval import average, evaluate_run
+
+REFERENCE = Path(__file__).resolve().parents[3].parent / "shared" / "reference" / "trec_eval"
+
+# trec_eval measure name -> evalcore metric id (k filled in from the name)
+MEASURES = {
+    r"map": "map", r"map_cut_(\d+)": "map@{}", r"P_(\d+)": "precision@{}",
+    r"recall_(\d+)": "recall@{}", r"ndcg_cut_(\d+)": "ndcg@{}", r"recip_rank": "mrr",
+    r"Rprec": "r_precision", r"success_(\d+)": "hit_rate@{}",
+}
+
+
+def metric_id(measure: str, params: str) -> str | None:
+    for pattern, template in MEASURES.items():
+        match = re.fullmatch(pattern, measure)
+        if match:
+            name, _, at = template.partition("@")
+            text = f"retrieval/{name}"
+            if params and not (name == "ndcg" and "relevance_level" in params):
+                text += f"({params})"
+            return text + (f"@{match.group(1)}" if at else "")
+    return None
+
+
+def expected(out_file: str, params: str) -> dict[str, dict[str, str]]:
+    """``{metric id: {qid or 'all': printed value}}`` from a trec_eval output file."""
+    table: dict[str, dict[str, str]] = {}
+    for line in (REFERENCE / out_file).read_text().splitlines():
+        measure, qid, value = line.split()
+        mid = metric_id(measure, params)
+        if mid is not None:
+            table.setdefault(mid, {})[qid] = value
+    return table
+
+
+CASES = [
+    # (trec_eval output, qrels, run, metric parameters giving trec_eval's options)
+    pytest.param("out.test.aq", "qrels.test", "results.test", "", id="default"),
+    pytest.param("out.test.aqc", "qrels.test", "results.trunc", "missing='zero'", id="-c"),
+    pytest.param("out.test.aql", "qrels.rel_level", "results.test", "relevance_level=2", id="-l2"),
+]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def reference_data() -> None:
+    if not REFERENCE.is_dir():
+        pytest.skip(f"trec_eval reference data not found at {REFERENCE} (the repository's sibling shared/)")
+
+
+@pytest.mark.parametrize(("out_file", "qrels", "run", "params"), CASES)
+def test_metrics_on_records_match_trec_eval(out_file, qrels, run, params):
+    table = expected(out_file, params)
+    assert len(table) >= 40  # every cut-off trec_eval prints for the eight measures
+    records = records_from_trec(REFERENCE / qrels, REFERENCE / run)
+    examples = [r["example"] for r in records]
+    predictions = [r["prediction"] for r in records]
+    for mid, values in table.items():
+        metric = evalcore.get_metric(mid)
+        scores = dict(zip([r["id"] for r in records], metric.score_many(examples, predictions)))
+        got = {qid: f"{s.value:.4f}" for qid, s in scores.items() if s.ok}
+        ok = [s.value for s in scores.values() if s.ok]
+        got["all"] = f"{sum(ok) / len(ok):.4f}"
+        assert got == values, mid
+
+
+@pytest.mark.parametrize(("out_file", "qrels", "run", "params"), CASES)
+def test_evaluate_run_matches_trec_eval(out_file, qrels, run, params):
+    table = expected(out_file, params)
+    results = evaluate_run(read_qrels(REFERENCE / qrels), read_run(REFERENCE / run), list(table))
+    means = average(results)
+    for mid, values in table.items():
+        key = evalcore.get_metric(mid).id
+        got = {qid: f"{scores[key]:.4f}" for qid, scores in results.items()}
+        got["all"] = f"{means[key]:.4f}"
+        assert got == values, mid
