@@ -133,5 +133,7 @@ def _default_to_label(metric: Metric, truth: Sequence[Hashable]) -> Callable[[fl
     return lambda value: min(choices, key=lambda label: (abs(label - value), label))
 
 
-def _sort_key(label: Any) -> tuple[str, Any]:
-    return (type(label).__name__, label)
+def _sort_key(label: Any) -> tuple[int, str, Any]:
+    if isinstance(label, (int, float)):
+        return (0, "", label)
+    return (1, type(label).__name__, label)

@@ -1,0 +1,5 @@
+"""``python -m evalcore`` runs the CLI."""
+
+from ._cli import main
+
+main()

@@ -1,0 +1,138 @@
+"""The CLI end to end, in a subprocess that discovers a plugin through its distribution."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+
+@pytest.fixture
+def cli(make_distribution, toy_plugin, site, tmp_path):
+    make_distribution("evalcore-toy", "1.2", plugins={"toy": "toy_pkg._register"}, modules=toy_plugin("toy_pkg"))
+
+    def run(*args, expect=0):
+        env = {**os.environ, "PYTHONPATH": str(site), "EVALCORE_STRICT_PLUGINS": ""}
+        proc = subprocess.run([sys.executable, "-m", "evalcore", *args], capture_output=True, text=True,
+                              env=env, cwd=tmp_path, timeout=60)
+        assert proc.returncode == expect, proc.stdout + proc.stderr
+        return proc
+
+    return run
+
+
+def write(tmp_path, name, lines):
+    path = tmp_path / name
+    path.write_text("".join(line + "\n" for line in lines))
+    return str(path)
+
+
+GOOD = json.dumps({"id": "q1", "example": {"reference_answer": "paris is nice"},
+                   "prediction": {"response": "paris is big"}})
+
+
+def test_list_describe_plugins(cli):
+    listed = json.loads(cli("list", "--json").stdout)
+    [entry] = [e for e in listed if e["namespace"] == "toy"]
+    assert {k: entry[k] for k in ("id", "name", "distribution", "version", "family")} == \
+        {"id": "toy/overlap@3", "name": "overlap", "distribution": "evalcore-toy", "version": "1.2",
+         "family": "toy"}
+    assert {"summary", "direction", "range", "params"} <= set(entry)
+    assert "toy/overlap@3" in cli("list").stdout
+    described = json.loads(cli("describe", "overlap", "--json").stdout)
+    assert described["params"][0]["name"] == "k"
+    plugins = json.loads(cli("plugins", "--json").stdout)
+    toy = next(p for p in plugins if p["name"] == "toy")
+    assert (toy["distribution"], toy["version"], toy["status"], toy["error"]) == ("evalcore-toy", "1.2", "loaded", None)
+
+
+def test_evaluate_writes_json_samples_and_csv(cli, tmp_path):
+    data = write(tmp_path, "data.jsonl", [GOOD])
+    proc = cli("evaluate", data, "-m", "toy/overlap", "-o", "out.json", "--samples", "rows.jsonl", "--csv", "rows.csv")
+    assert "toy/overlap@3" in proc.stdout and "95% CI" in proc.stdout
+    report = json.loads((tmp_path / "out.json").read_text())
+    summary = report["metrics"]["toy/overlap@3"]
+    # by hand: first 3 response words "paris is big", two of them in the reference -> 2/3
+    assert summary["value"] == pytest.approx(2 / 3) and summary["n"] == 1
+    assert {"n_skipped", "n_errors", "stderr", "ci"} <= set(summary)
+    assert report["samples"][0]["scores"]["toy/overlap@3"]["status"] == "ok"
+    assert report["provenance"]["metrics"]["toy/overlap@3"]["distribution"] == "evalcore-toy"
+    assert json.loads((tmp_path / "rows.jsonl").read_text())["id"] == "q1"
+
+
+def test_plugin_failures_are_listed_and_strict_mode_fails(cli, make_distribution):
+    make_distribution("evalcore-broken", plugins={"broken": "broken_pkg._register"},
+                      modules={"broken_pkg._register": "raise ImportError('missing dependency foo')"})
+    assert "toy/overlap@3" in cli("list").stdout
+    plugins = {p["name"]: p for p in json.loads(cli("plugins", "--json").stdout)}
+    assert plugins["broken"]["status"] == "import_error"
+    assert plugins["broken"]["error"] == "ImportError: missing dependency foo"
+    proc = cli("--strict", "list", expect=2)
+    assert "plugin 'broken' from evalcore-broken: import_error" in proc.stderr
+
+
+BAD_INPUTS = [
+    ("malformed JSON line", [GOOD, '{"id": "q2", "example": '], "data.jsonl:2", "malformed JSON"),
+    ("missing example", [GOOD, '{"id": "q2", "prediction": {}}'], "data.jsonl:2 (record 'q2'): example",
+     "missing field 'example'"),
+    ("missing prediction", [GOOD, '{"id": "q2", "example": {}}'], "data.jsonl:2 (record 'q2'): prediction",
+     "missing field 'prediction'"),
+    ("retrieved not a list", [GOOD, '{"id": "q2", "example": {}, "prediction": {"retrieved": "d1"}}'],
+     "(record 'q2'): prediction.retrieved", "must be a list"),
+    ("doc without doc_id", [GOOD, '{"id": "q2", "example": {}, "prediction": {"retrieved": [{"score": 1}]}}'],
+     "(record 'q2'): prediction.retrieved[0].doc_id", "missing doc_id"),
+    ("non-numeric score",
+     [GOOD, '{"id": "q2", "example": {}, "prediction": {"retrieved": [{"doc_id": "d", "score": "high"}]}}'],
+     "(record 'q2'): prediction.retrieved[0].score", "must be a number, got 'high'"),
+]
+
+
+@pytest.mark.parametrize(("case", "lines", "where", "message"), BAD_INPUTS, ids=[c[0] for c in BAD_INPUTS])
+def test_bad_records_are_named_and_the_rest_still_evaluated(cli, tmp_path, case, lines, where, message):
+    data = write(tmp_path, "data.jsonl", lines)
+    proc = cli("evaluate", data, "-m", "toy/overlap", "-o", "out.json", expect=1)
+    assert where in proc.stderr and message in proc.stderr
+    assert "Traceback" not in proc.stderr
+    report = json.loads((tmp_path / "out.json").read_text())
+    assert [s["id"] for s in report["samples"]] == ["q1"] and len(report["rejected"]) == 1
+
+
+def test_malformed_trec_line(cli, tmp_path):
+    qrels = write(tmp_path, "qrels", ["q1 0 d1 1", "q1 0 d2"])
+    run = write(tmp_path, "run", ["q1 Q0 d1 1 2.5 tag"])
+    proc = cli("evaluate", "--qrels", qrels, "--run", run, "-m", "toy/overlap", expect=2)
+    assert f"{qrels}:2" in proc.stderr and "columns" in proc.stderr and "expected 4 columns" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize(("metric", "message"), [
+    ("toy/overlop", "unknown metric 'toy/overlop'; did you mean 'toy/overlap'?"),
+    ("toy/overlap@0", "parameter 'k' of toy/overlap must be >= 1; got 0"),
+    ("toy/overlap(k='ten')", "parameter 'k' of toy/overlap must be an integer; got 'ten'"),
+    ("toy/overlap@ten", "must be a literal"),
+])
+def test_bad_metric_ids_and_parameters(cli, tmp_path, metric, message):
+    data = write(tmp_path, "data.jsonl", [GOOD])
+    proc = cli("evaluate", data, "-m", metric, expect=2)
+    assert message in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_empty_input_file(cli, tmp_path):
+    data = write(tmp_path, "empty.jsonl", [])
+    proc = cli("evaluate", data, "-m", "toy/overlap", expect=2)
+    assert f"{data}: no records: the file is empty" in proc.stderr
+
+
+def test_debug_shows_the_traceback(cli, tmp_path):
+    data = write(tmp_path, "data.jsonl", [GOOD])
+    proc = cli("--debug", "evaluate", data, "-m", "toy/overlop", expect=1)
+    assert "Traceback" in proc.stderr and "UnknownMetricError" in proc.stderr
+
+
+def test_dry_run_calls_nothing(cli, tmp_path):
+    data = write(tmp_path, "data.jsonl", [GOOD])
+    proc = cli("evaluate", data, "-m", "toy/overlap", "--dry-run", "--json")
+    [row] = json.loads(proc.stdout)
+    assert row == {"metric": "toy/overlap@3", "records": 1, "calls": 0, "prompt_tokens": 0,
+                   "completion_tokens": 0, "cost_msats": 0}
