@@ -1,0 +1,127 @@
+"""Judge backends: something that turns chat messages into an answer text.
+
+* :class:`HTTPBackend` — any OpenAI-compatible chat-completions endpoint (OpenAI, vLLM,
+  Ollama, llama.cpp's server, LiteLLM).
+* :class:`CallableBackend` — any Python callable ``fn(prompt, metadata)`` returning text,
+  a number or a mapping (sync or async).
+* ``TransformersBackend`` (in :mod:`evalcore_judge.local`) — a local model in process.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import json
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Protocol
+
+import attrs
+from evalcore.http import OpenAIClient, Usage
+
+Messages = Sequence[Mapping[str, str]]
+
+
+@attrs.frozen
+class Completion:
+    """A backend's answer; ``usage`` is ``None`` when the backend does not count tokens."""
+
+    text: str
+    usage: Usage | None = None
+    finish_reason: str | None = None
+
+
+@attrs.frozen
+class Decoding:
+    """Decoding parameters; part of every cache key."""
+
+    temperature: float = 0.0
+    seed: int | None = 0
+    max_tokens: int = 256
+
+    def to_dict(self) -> dict[str, Any]:
+        return attrs.asdict(self)
+
+
+class Backend(Protocol):
+    """What a judge needs from a model."""
+
+    name: str
+    model: str
+    paid: bool
+
+    async def agenerate(self, messages: Messages, decoding: Decoding, metadata: Mapping[str, Any]) -> Completion:
+        ...
+
+
+class HTTPBackend:
+    """Chat completions over HTTP through :class:`evalcore.http.OpenAIClient`."""
+
+    name = "http"
+    paid = True
+
+    def __init__(self, client: OpenAIClient) -> None:
+        self.client = client
+        self.model = client.model
+
+    def __repr__(self) -> str:
+        return f"<HTTPBackend {self.client.base_url} model={self.model!r}>"
+
+    async def agenerate(self, messages: Messages, decoding: Decoding, metadata: Mapping[str, Any]) -> Completion:
+        result = await self.client.achat(
+            messages, temperature=decoding.temperature, seed=decoding.seed, max_tokens=decoding.max_tokens,
+        )
+        return Completion(result.text, result.usage, result.finish_reason)
+
+
+class CallableBackend:
+    """A Python callable as a judge: ``fn(prompt, metadata)`` (or ``fn(prompt)``).
+
+    The prompt is the system and user messages joined by a blank line. A returned number
+    becomes ``{"score": number}``; a mapping is sent on as JSON; text as it is.
+    """
+
+    name = "callable"
+    paid = False
+
+    def __init__(self, fn: Callable[..., Any]) -> None:
+        if not callable(fn):
+            raise TypeError(f"a callable judge must be callable; got {type(fn).__name__}")
+        self.fn = fn
+        self.model = getattr(fn, "__qualname__", None) or type(fn).__qualname__
+        self._takes_metadata = _accepts_two_arguments(fn)
+
+    def __repr__(self) -> str:
+        return f"<CallableBackend {self.model}>"
+
+    async def agenerate(self, messages: Messages, decoding: Decoding, metadata: Mapping[str, Any]) -> Completion:
+        prompt = "\n\n".join(m["content"] for m in messages)
+        args = (prompt, dict(metadata)) if self._takes_metadata else (prompt,)
+        if inspect.iscoroutinefunction(self.fn) or inspect.iscoroutinefunction(getattr(self.fn, "__call__", None)):
+            raw = await self.fn(*args)
+        else:
+            raw = await asyncio.to_thread(self.fn, *args)
+        return Completion(_as_text(raw))
+
+
+def _accepts_two_arguments(fn: Callable[..., Any]) -> bool:
+    try:
+        inspect.signature(fn).bind("prompt", {})
+    except TypeError:
+        return False
+    except ValueError:  # builtins without a signature
+        return False
+    return True
+
+
+def _as_text(raw: Any) -> str:
+    if isinstance(raw, str):
+        return raw
+    if isinstance(raw, bool):
+        raise TypeError("a callable judge returned a bool; return a number or text")
+    if isinstance(raw, (int, float)):
+        return json.dumps({"score": raw})
+    if isinstance(raw, Mapping):
+        return json.dumps(dict(raw), default=str)
+    if raw is None:
+        return ""
+    raise TypeError(f"a callable judge returned {type(raw).__name__}; return text, a number or a mapping")

@@ -1,0 +1,136 @@
+"""A scripted OpenAI-compatible server on loopback, for testing judge pipelines offline.
+
+::
+
+    with ScriptedServer() as server:
+        server.script(Reply.chat('{"score": 0.8}'), Reply(429, headers={"Retry-After": "0"}))
+        metric = get_metric("judge/faithfulness", base_url=server.base_url, model="m")
+
+Scripted replies are served in order; when none is left, ``default`` (a function of the
+request JSON) answers. Every request is recorded in ``requests``. The server binds to
+127.0.0.1 only and answers at most ``max_requests`` requests (HTTP 503 after that).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Mapping
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import attrs
+
+
+@attrs.frozen
+class Reply:
+    """One HTTP answer: status, body (a JSON value or raw text), headers, delay before it."""
+
+    status: int = 200
+    body: Any = attrs.field(factory=dict)
+    headers: Mapping[str, str] = attrs.field(factory=dict)
+    delay: float = 0.0
+
+    @classmethod
+    def chat(cls, text: str, *, usage: Mapping[str, int] | None = None, finish_reason: str = "stop",
+             model: str = "scripted") -> Reply:
+        """A chat completion answering ``text``; ``usage=None`` leaves usage out."""
+        body: dict[str, Any] = {
+            "id": "chatcmpl-scripted", "object": "chat.completion", "model": model,
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": text},
+                         "finish_reason": finish_reason}],
+        }
+        if usage is not None:
+            body["usage"] = {**usage, "total_tokens": sum(usage.values())}
+        return cls(200, body)
+
+    @classmethod
+    def embeddings(cls, vectors: list[list[float]], model: str = "scripted") -> Reply:
+        data = [{"object": "embedding", "index": i, "embedding": v} for i, v in enumerate(vectors)]
+        return cls(200, {"object": "list", "data": data, "model": model,
+                         "usage": {"prompt_tokens": len(vectors), "total_tokens": len(vectors)}})
+
+
+def default_reply(request: Mapping[str, Any]) -> Reply:
+    """Chat: ``{"score": 1}``-style JSON for every field the prompt asks for; embeddings: length vectors."""
+    if "input" in request:
+        return Reply.embeddings([[float(len(t)), 1.0] for t in request["input"]])
+    return Reply.chat('{"score": 1, "explanation": "scripted"}', usage={"prompt_tokens": 10, "completion_tokens": 5})
+
+
+class ScriptedServer:
+    """A threaded HTTP server on 127.0.0.1 that plays back scripted replies."""
+
+    def __init__(self, default: Callable[[Mapping[str, Any]], Reply] = default_reply,
+                 max_requests: int = 1000) -> None:
+        self.default = default
+        self.max_requests = max_requests
+        self.requests: list[dict[str, Any]] = []
+        self._script: deque[Reply] = deque()
+        self._lock = threading.Lock()
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self._httpd.daemon_threads = True
+        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05},
+                                        daemon=True)
+
+    @property
+    def base_url(self) -> str:
+        host, port = self._httpd.server_address[:2]
+        return f"http://{host}:{port}/v1"
+
+    def script(self, *replies: Reply) -> None:
+        """Queue replies for the next requests."""
+        with self._lock:
+            self._script.extend(replies)
+
+    def __enter__(self) -> ScriptedServer:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._httpd.shutdown()
+        self._httpd.server_close()
+        self._thread.join(timeout=5)
+
+    def _next(self, request: dict[str, Any]) -> Reply:
+        with self._lock:
+            self.requests.append(request)
+            if len(self.requests) > self.max_requests:
+                return Reply(503, {"error": "scripted server: request limit reached"})
+            if self._script:
+                return self._script.popleft()
+        return self.default(request.get("json") or {})
+
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802 - http.server's naming
+                length = int(self.headers.get("Content-Length") or 0)
+                raw = self.rfile.read(length).decode("utf-8")
+                try:
+                    payload = json.loads(raw)
+                except ValueError:
+                    payload = None
+                reply = server._next({"path": self.path, "json": payload, "headers": dict(self.headers)})
+                if reply.delay:
+                    time.sleep(reply.delay)
+                body = reply.body if isinstance(reply.body, str) else json.dumps(reply.body)
+                data = body.encode("utf-8")
+                try:
+                    self.send_response(reply.status)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(data)))
+                    for name, value in reply.headers.items():
+                        self.send_header(name, value)
+                    self.end_headers()
+                    self.wfile.write(data)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client gave up (a timeout test)
+
+            def log_message(self, format: str, *args: Any) -> None:
+                """Silent."""
+
+        return Handler
