@@ -104,7 +104,10 @@ def evaluate(data: Any = None, metrics: Sequence[MetricLike] = (), **options: An
     """
     try:
         asyncio.get_running_loop()
+        inside_loop = True
     except RuntimeError:
+        inside_loop = False
+    if not inside_loop:
         return asyncio.run(aevaluate(data, metrics, **options))
     # Called from inside an event loop (a notebook): run on a private loop in a thread.
     box: dict[str, Any] = {}
