@@ -1,0 +1,40 @@
+"""Reading a latency from a prediction: ``timings[timing_key]`` (seed 002) or ``duration_ms`` (seed 004)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+from evalcore.plugin import InputError, Record, SkipSample
+
+
+def latency(prediction: Record, *, timing_key: str, source: str) -> float:
+    """The latency of one prediction, a finite number >= 0.
+
+    ``source='auto'`` takes ``prediction.timings[timing_key]`` and falls back to
+    ``prediction.duration_ms``; ``'timings'`` and ``'duration_ms'`` use only that field.
+    Skips the sample when no latency is recorded.
+    """
+    timings = prediction.get("timings")
+    if source in ("auto", "timings") and timings is not None:
+        if not isinstance(timings, Mapping):
+            raise InputError(f"expected a mapping, got {type(timings).__name__}", field="prediction.timings")
+        if timings.get(timing_key) is not None:
+            return _check(timings[timing_key], f"prediction.timings.{timing_key}")
+    if source in ("auto", "duration_ms") and prediction.get("duration_ms") is not None:
+        return _check(prediction["duration_ms"], "prediction.duration_ms")
+    wanted = {
+        "auto": f"prediction.timings.{timing_key} or prediction.duration_ms",
+        "timings": f"prediction.timings.{timing_key}",
+        "duration_ms": "prediction.duration_ms",
+    }[source]
+    raise SkipSample(f"no latency: {wanted} is missing")
+
+
+def _check(value: Any, field: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise InputError(f"expected a number, got {type(value).__name__} {value!r:.40}", field=field)
+    if not math.isfinite(value) or value < 0:
+        raise InputError(f"a latency must be a finite number >= 0; got {value!r}", field=field)
+    return float(value)
