@@ -154,7 +154,126 @@ def _rouge_spec() -> MetricSpec:
     )
 
 
+def _bleu_params(effective_order: bool) -> tuple[ParamSpec, ...]:
+    return (
+        ParamSpec(name="max_ngram_order", type="int", default=4, minimum=1, identity=True,
+                  description="largest n-gram order"),
+        ParamSpec(name="smooth_method", type="str", default="exp", identity=True,
+                  choices=("exp", "floor", "add-k", "none"), description="sacrebleu smoothing"),
+        ParamSpec(name="smooth_value", type="float", default=None, nullable=True, identity=True,
+                  description="value for floor (0.1) and add-k (1); None takes sacrebleu's default"),
+        ParamSpec(name="tokenize", type="str", default="13a", identity=True,
+                  choices=("13a", "intl", "zh", "char", "none"),
+                  description="sacrebleu tokenizer (13a = mteval-v13a, sacrebleu's default)"),
+        ParamSpec(name="lowercase", type="bool", default=False, identity=True,
+                  description="case-insensitive BLEU"),
+        ParamSpec(name="effective_order", type="bool", default=effective_order, identity=True,
+                  description="leave out n-gram orders the hypothesis has none of"),
+    )
+
+
+def _chrf_params() -> tuple[ParamSpec, ...]:
+    return (
+        ParamSpec(name="char_order", type="int", default=6, minimum=1, identity=True,
+                  description="character n-gram order"),
+        ParamSpec(name="word_order", type="int", default=0, minimum=0, identity=True,
+                  description="word n-gram order; 2 gives chrF++"),
+        ParamSpec(name="beta", type="int", default=2, minimum=1, identity=True,
+                  description="recall weight"),
+        ParamSpec(name="lowercase", type="bool", default=False, identity=True,
+                  description="case-insensitive chrF"),
+        ParamSpec(name="whitespace", type="bool", default=False, identity=True,
+                  description="keep whitespace in character n-grams"),
+        ParamSpec(name="eps_smoothing", type="bool", default=False, identity=True,
+                  description="chrF++.py/NLTK epsilon smoothing instead of sacrebleu's "
+                  "effective-order averaging"),
+    )
+
+
+VARIABLE_REFERENCES = ParamSpec(
+    name="variable_references", type="bool", default=False,
+    description="accept samples with different numbers of references (sacrebleu nrefs:var); "
+    "off, such a corpus is an error",
+)
+_SACRE = (
+    "Computed by sacrebleu's own code on the 0-100 scale sacrebleu reports; details carry "
+    "sacrebleu's signature. Each sample's reference_answer (a string or a list) gives that "
+    "sample's references. "
+)
+_CORPUS = (
+    "Corpus-level: per-sample sufficient statistics (integer n-gram matches, totals and "
+    "lengths) are summed, so shards merge exactly to sacrebleu's corpus score over the whole. "
+    "Samples must all have the same number of references unless variable_references=True "
+    "(sacrebleu's streams would otherwise be ragged); the corpus result is then an error "
+    "naming the counts. "
+)
+
+
+def _sacre_specs() -> list[MetricSpec]:
+    corpus = {"family": "bleu", "value_range": (0.0, 100.0), "requires": ("sacrebleu",)}
+    return [
+        _spec(
+            "bleu", "sacre:CorpusBleu", "Corpus BLEU (sacrebleu), the seed-002 default BLEU.",
+            _SACRE + _CORPUS + "Defaults follow sacrebleu.corpus_bleu: 13a tokenizer, exp "
+            "smoothing, 4-grams, case-sensitive, no effective order; closest reference length "
+            "for the brevity penalty. " + _EMPTY,
+            granularity=Granularity.CORPUS,
+            params=(*_bleu_params(False), VARIABLE_REFERENCES, EMPTY_RESPONSE), **corpus,
+        ),
+        _spec(
+            "sentence_bleu", "sacre:SentenceBleu", "Sentence BLEU (sacrebleu) with effective order.",
+            _SACRE + "Per sample, as sacrebleu.sentence_bleu: exp smoothing and effective order "
+            "on by default (n-gram orders the hypothesis lacks are left out), so short answers "
+            "are not zeroed. Not the mean of these is corpus BLEU: use overlap/bleu for that. "
+            + _EMPTY,
+            params=(*_bleu_params(True), EMPTY_RESPONSE), **corpus,
+        ),
+        _spec(
+            "chrf", "sacre:CorpusChrf", "Corpus chrF / chrF++ (sacrebleu).",
+            _SACRE + _CORPUS + "Character n-gram F-score (beta 2, orders 1-6, whitespace "
+            "ignored), sacrebleu.corpus_chrf defaults; word_order=2 gives chrF++. " + _EMPTY,
+            granularity=Granularity.CORPUS,
+            params=(*_chrf_params(), VARIABLE_REFERENCES, EMPTY_RESPONSE),
+            **{**corpus, "family": "chrf"},
+        ),
+        _spec(
+            "sentence_chrf", "sacre:SentenceChrf", "Sentence chrF / chrF++ (sacrebleu).",
+            _SACRE + "Per sample, as sacrebleu.sentence_chrf (best reference by F-score). " + _EMPTY,
+            params=(*_chrf_params(), EMPTY_RESPONSE), **{**corpus, "family": "chrf"},
+        ),
+    ]
+
+
+def _evidence_spec() -> MetricSpec:
+    return _spec(
+        "evidence_overlap_faithfulness", "evidence:EvidenceOverlapFaithfulness",
+        "Lexical faithfulness: share of the response's n-grams found in the evidence.",
+        "Seed 002 4.4.1: n-gram recall of the response against the evidence = the fraction of "
+        "the response's n-grams (counted with repeats) that occur in some evidence document. "
+        "Evidence: the text of prediction.retrieved (first top_k; evidence_source='retrieved', "
+        "default) or of example.relevant_docs ('relevant'). Documents are tokenised one by one, "
+        "so no n-gram spans two documents. Tokens: DSPy's normalize_text then whitespace "
+        "(tokenizer='normalized', default), or the 'unicode' / 'rouge_score' tokenizers of "
+        "overlap/rouge. A response without n-grams, or no evidence documents, skips the "
+        "sample. Feedback lists unsupported n-grams. A crude proxy: it rewards copying.",
+        family="lexical_faithfulness", target=TargetCategory.GENERATION_FAITHFULNESS,
+        value_range=(0.0, 1.0),
+        inputs=(_RESPONSE, "prediction.retrieved", "example.relevant_docs"),
+        params=(
+            ParamSpec(name="evidence_source", type="str", default="retrieved", identity=True,
+                      choices=("retrieved", "relevant"), description="which documents are evidence"),
+            ParamSpec(name="n", type="int", default=1, minimum=1, identity=True,
+                      description="n-gram size"),
+            ParamSpec(name="top_k", type="int", default=None, nullable=True, minimum=1,
+                      identity=True, description="use only the first top_k retrieved documents"),
+            ParamSpec(name="tokenizer", type="str", default="normalized", identity=True,
+                      choices=("normalized", "unicode", "rouge_score"),
+                      description="how the response and the evidence are tokenised"),
+        ),
+    )
+
+
 @hookimpl
 def evalcore_metrics() -> list[MetricSpec]:
     """The overlap plugin's metrics."""
-    return [*_qa_specs(), _rouge_spec()]
+    return [*_qa_specs(), _rouge_spec(), *_sacre_specs(), _evidence_spec()]
