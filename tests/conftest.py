@@ -1,0 +1,49 @@
+"""Helpers for the cross-package tests: run Python and the CLI in a fresh interpreter."""
+
+from __future__ import annotations
+
+import os
+import pathlib
+import subprocess
+import sys
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared"
+
+
+@pytest.fixture
+def root() -> pathlib.Path:
+    """The repository root."""
+    return ROOT
+
+
+@pytest.fixture
+def shared() -> pathlib.Path:
+    """The shared reference data beside the repository (skips the test when absent)."""
+    if not SHARED.is_dir():
+        pytest.skip(f"shared reference data not found at {SHARED}")
+    return SHARED
+
+
+@pytest.fixture
+def run_python():
+    """Run code in a fresh interpreter; returns the completed process."""
+
+    def run(code: str, *, env: dict[str, str] | None = None, timeout: int = 120) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=timeout,
+                              env={**os.environ, **(env or {})})
+
+    return run
+
+
+@pytest.fixture
+def evalcore_cli(tmp_path):
+    """Run ``evalcore ARGS`` (as ``python -m evalcore``) and return the completed process."""
+
+    def run(*args: str, env: dict[str, str] | None = None, timeout: int = 300) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "evalcore", *args], capture_output=True, text=True,
+                              timeout=timeout, cwd=tmp_path, env={**os.environ, **(env or {})})
+
+    return run

@@ -1,0 +1,37 @@
+"""``evalcore evaluate --qrels --run`` on trec_eval's own test collection matches trec_eval."""
+
+import json
+
+import pytest
+
+# trec_eval measure name -> evalcore metric id (see shared/reference/trec_eval/README.md)
+MEASURES = {
+    "map": "retrieval/map", "P_10": "retrieval/precision@10", "recall_100": "retrieval/recall@100",
+    "ndcg_cut_10": "retrieval/ndcg@10", "recip_rank": "retrieval/mrr", "Rprec": "retrieval/r_precision",
+    "success_10": "retrieval/hit_rate@10",
+}
+
+
+def trec_averages(path):
+    averages = {}
+    for line in path.read_text().splitlines():
+        measure, qid, value = line.split()
+        if qid == "all":
+            averages[measure] = float(value)
+    return averages
+
+
+@pytest.mark.parametrize(("qrels", "run", "expected", "options"), [
+    ("qrels.test", "results.test", "out.test.aq", []),
+])
+def test_cli_matches_trec_eval_averages(shared, evalcore_cli, tmp_path, qrels, run, expected, options):
+    data = shared / "reference" / "trec_eval"
+    args = ["evaluate", "--qrels", str(data / qrels), "--run", str(data / run), "-o", str(tmp_path / "r.json")]
+    for metric in MEASURES.values():
+        args += ["-m", metric]
+    proc = evalcore_cli(*args, *options)
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads((tmp_path / "r.json").read_text())
+    reference = trec_averages(data / expected)
+    for measure, metric in MEASURES.items():
+        assert round(report["metrics"][metric]["value"], 4) == pytest.approx(reference[measure], abs=1e-4), measure
