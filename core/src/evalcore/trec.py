@@ -75,7 +75,7 @@ def records_from_trec(
          "prediction": {"retrieved": [{"doc_id": docno, "score": score, "rank": 1}, ...]}}
 
     ``relevant_docs`` holds every judged document, non-relevant ones (relevance 0) included.
-    ``retrieved`` is in trec_eval's order (score descending, ties by docno descending) and
+    ``retrieved`` is ordered by score descending, equal scores by docno descending, and
     ``rank`` counts from 1 in that order. A query only in the qrels gets ``retrieved: []``
     (retrieval metrics skip it, or score it 0 with ``missing='zero'``, like ``trec_eval -c``);
     a query only in the run gets ``relevant_docs: []`` (skipped: there is nothing to judge

@@ -72,10 +72,14 @@ def rank_order(
 ) -> np.ndarray:
     """The permutation of flat ``scores`` that ranks each query's documents.
 
-    Scores descending; equal scores by document id descending (``ties='trec'``, trec_eval's
-    rule) or in input order (``ties='input'``). ``doc_ids(q)`` gives query ``q``'s document
-    ids in input order; it is called only for queries that contain tied scores.
+    Scores descending. ``ties='trec'`` is trec_eval's rule: scores are compared as trec_eval
+    stores them, in single precision, and equal ones ordered by document id descending.
+    ``ties='input'`` compares the scores as given and keeps equal ones in input order.
+    ``doc_ids(q)`` gives query ``q``'s document ids in input order; it is called only for
+    queries that contain tied scores.
     """
+    if ties == "trec":
+        scores = scores.astype(np.float32)
     offsets = offsets_of(lengths)
     order = _stable_descending(scores, lengths, offsets)
     if ties == "trec" and len(order) > 1:

@@ -14,8 +14,10 @@ _COMMON = """
 Input: `example.relevant_docs` (`doc_id`, `relevance`, default 1) are the judged documents;
 `prediction.retrieved` (`doc_id`, `score`, optional `rank`) the ranking. Documents are ranked by
 `score` descending, as trec_eval does (the `rank` field is then ignored); when no document has a
-score they are ranked by `rank`, and when neither is given in list order. Equal scores are broken
-by doc id descending (string order, trec_eval's rule; `ties='input'` keeps the input order).
+score they are ranked by `rank`, and when neither is given in list order. Ties follow trec_eval:
+scores are compared in single precision (trec_eval stores them as C floats) and equal ones are
+ordered by doc id descending (string order); `ties='input'` compares the scores as given and keeps
+equal ones in input order.
 Retrieved documents without a judgement count as non-relevant.
 
 Queries: a record without judged documents is skipped (trec_eval ignores queries absent from the
@@ -45,7 +47,7 @@ _LEVEL = ParamSpec(
 )
 _SHARED = (
     ParamSpec(name="ties", type="str", default="trec", identity=True, choices=("trec", "input"),
-              description="equal scores: 'trec' orders by doc id descending, 'input' keeps input order"),
+              description="'trec': scores in single precision, equal ones by doc id descending; 'input': input order"),
     ParamSpec(name="missing", type="str", default="skip", identity=True, choices=("skip", "zero"),
               description="records with judgements but nothing retrieved: skip, or score 0 (trec_eval -c)"),
     ParamSpec(name="no_relevant", type="str", default="zero", identity=True, choices=("zero", "skip"),
