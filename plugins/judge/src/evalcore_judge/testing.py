@@ -35,7 +35,7 @@ class Reply:
 
     @classmethod
     def chat(cls, text: str, *, usage: Mapping[str, int] | None = None, finish_reason: str = "stop",
-             model: str = "scripted") -> Reply:
+             model: str = "scripted", delay: float = 0.0) -> Reply:
         """A chat completion answering ``text``; ``usage=None`` leaves usage out."""
         body: dict[str, Any] = {
             "id": "chatcmpl-scripted", "object": "chat.completion", "model": model,
@@ -44,7 +44,7 @@ class Reply:
         }
         if usage is not None:
             body["usage"] = {**usage, "total_tokens": sum(usage.values())}
-        return cls(200, body)
+        return cls(200, body, delay=delay)
 
     @classmethod
     def embeddings(cls, vectors: list[list[float]], model: str = "scripted") -> Reply:

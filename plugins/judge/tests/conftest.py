@@ -1,0 +1,26 @@
+"""Fixtures: a scripted OpenAI-compatible server on 127.0.0.1 and a metric factory pointed at it."""
+
+from __future__ import annotations
+
+import pytest
+from evalcore_judge.testing import ScriptedServer
+
+@pytest.fixture
+def server():
+    with ScriptedServer() as running:
+        yield running
+
+
+@pytest.fixture
+def make_metric(server, tmp_path, monkeypatch):
+    """get_metric for a judge id, talking to the scripted server with a fresh cache."""
+    import evalcore
+
+    monkeypatch.delenv("EVALCORE_PRICES", raising=False)
+
+    def make(metric_id, **params):
+        params = {"base_url": server.base_url, "model": "judge-model", "cache_dir": str(tmp_path / "cache"),
+                  "backoff_base": 0.01, **params}
+        return evalcore.get_metric(metric_id, **params)
+
+    return make
