@@ -187,7 +187,7 @@ def _json_schema() -> MetricSpec:
         summary="A field of the prediction is valid against a JSON schema (jsonschema).",
         description=(
             "Seed 000 ToolParamsSchemaMetric, generalised to any field. The value at `field_path` "
-            "(a JSON string is parsed; a structured value is used as is) is validated with the "
+            "(a string is parsed as JSON unless `parse_json=False`; a structured value is used as is) is validated with the "
             "`jsonschema` package, using the draft the schema declares in `$schema` (latest "
             "otherwise); `check_formats` also asserts `format`. Value 1.0 if valid, 0.0 if not "
             "(also for a string that is not JSON); feedback lists the first validation errors. "
@@ -203,6 +203,8 @@ def _json_schema() -> MetricSpec:
             ParamSpec(name="schema_field", type="str", default="schema",
                       description="example field holding the schema when the parameter is unset"),
             ParamSpec(name="check_formats", type="bool", default=False, identity=True),
+            ParamSpec(name="parse_json", type="bool", default=True, identity=True,
+                      description="parse a string value as JSON (False: validate the string itself)"),
             ParamSpec(name="invalid_schema_score", type="float", default=None, nullable=True,
                       minimum=0.0, maximum=1.0,
                       description="value for an invalid schema instead of an error (seed 000: 0.5)"),

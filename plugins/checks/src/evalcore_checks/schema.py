@@ -62,7 +62,7 @@ class JsonSchemaCheck(SampleMetric):
         path = self.params["field_path"]
         raw = field_value(prediction, path)
         try:
-            instance = parse_structure(raw)
+            instance = parse_structure(raw) if self.params["parse_json"] else raw
         except ValueError as exc:
             return Score(0.0, feedback=f"prediction.{path} is not valid JSON: {exc}",
                          details={"valid_json": False})

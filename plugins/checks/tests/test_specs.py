@@ -1,0 +1,38 @@
+"""Every spec is complete and listing does not import the implementations or jsonschema."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import evalcore
+
+IDS = {
+    "format", "keyword", "keyword_coverage", "length", "syntax", "json_schema", "diff",
+    "accuracy_score", "completeness", "policy_compliance", "custom_scriptable",
+}
+
+
+def test_all_metrics_listed_with_complete_specs() -> None:
+    infos = {i.spec.name: i for i in evalcore.list_metrics() if i.spec.namespace == "checks"}
+    assert set(infos) == IDS
+    for info in infos.values():
+        spec = info.spec
+        assert spec.summary and len(spec.description) > 150, spec.name
+        assert "seed" in spec.description.lower(), spec.name
+        assert spec.tier.value == "proxy" and spec.cost_msats == 0 and spec.deterministic
+        assert spec.family and spec.target is not None and spec.inputs and spec.version
+        assert spec.granularity.value == "sample"
+        for param in spec.params:
+            assert param.type != "any" or param.name in {"schema", "expected_output"}
+        assert info.origin.distribution == "evalcore-checks"
+
+
+def test_listing_imports_nothing_heavy() -> None:
+    code = (
+        "import sys, evalcore; evalcore.list_metrics(); "
+        "bad = [m for m in sys.modules if m.startswith(('jsonschema', 'numpy')) "
+        "or (m.startswith('evalcore_checks') and m != 'evalcore_checks._register' "
+        "and m != 'evalcore_checks')]; print(bad); assert not bad"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
