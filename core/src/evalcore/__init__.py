@@ -20,6 +20,7 @@ _EXPORTS = {
     "PluginStatus": "._registry",
     # evaluation
     "evaluate": "._evaluate", "aevaluate": "._evaluate", "EvaluationResult": "._evaluate",
+    "Scorer": "._scorer", "Budget": "._budget",
     "read_records": "._records", "Record": "._records",
     "aggregate": "._stats", "aggregate_metric_values": "._stats", "aggregate_all": "._stats",
     # the metric contract
@@ -58,7 +59,9 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         AmbiguousMetricError, EvalcoreError, InputError, MetricConflictError, MetricIdError,
         ParameterError, PluginError, SkipSample, SpecError, UnknownMetricError,
     )
+    from ._budget import Budget
     from ._evaluate import EvaluationResult, aevaluate, evaluate
+    from ._scorer import Scorer
     from ._functions import register_metric
     from ._hooks import PLUGIN_API_VERSION, hookimpl
     from ._metric import BatchMetric, CorpusMetric, FeedbackScore, Metric, Origin, SampleMetric

@@ -141,7 +141,7 @@ async def aevaluate(
     rollouts: int = 1,
     aggregate_by: AggregateMethod = "mean",
     trim: float = 0.1,
-    budget_msats: int | None = None,
+    budget_msats: int | Budget | None = None,
     output: str | os.PathLike[str] | None = None,
     samples: str | os.PathLike[str] | None = None,
     csv: str | os.PathLike[str] | None = None,
@@ -164,8 +164,8 @@ async def aevaluate(
       the run stops and returns (and saves) what finished.
     * ``threshold`` — truth metrics run only for records whose mean proxy score reaches
       it; other records keep the proxy score and record the skip.
-    * ``budget_msats`` — truth metrics start only if their estimated cost fits in what
-      remains; the spend is reported in the provenance.
+    * ``budget_msats`` — metrics start only if their estimated cost fits in what remains
+      (a :class:`Budget` may be shared across runs); the spend is reported in the provenance.
     * ``output`` / ``samples`` / ``csv`` — the JSON report, per-record JSONL rows
       (streamed as records finish) and a CSV of per-record values.
     * ``seed``, ``n_boot``, ``confidence`` — the bootstrap interval.
@@ -186,7 +186,8 @@ async def aevaluate(
     run = _Run(
         records=record_set.records, metrics=bound, concurrency=max(1, concurrency),
         failure_score=failure_score, max_errors=_error_limit(max_errors, len(record_set.records)),
-        threshold=threshold, budget=Budget(budget_msats), progress=progress,
+        threshold=threshold, progress=progress,
+        budget=budget_msats if isinstance(budget_msats, Budget) else Budget(budget_msats),
     )
     writer = RowWriter(samples)
     try:
