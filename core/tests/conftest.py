@@ -9,7 +9,6 @@ import textwrap
 from collections.abc import Callable, Iterator
 
 import pytest
-
 from evalcore._registry import reset_default_registry
 
 DistributionMaker = Callable[..., pathlib.Path]

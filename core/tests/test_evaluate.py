@@ -5,10 +5,9 @@ import json
 import threading
 import time
 
+import evalcore
 import numpy as np
 import pytest
-
-import evalcore
 from evalcore import BatchMetric, CorpusMetric, EvalcoreError, MetricSpec, SampleMetric, Score, SkipSample
 
 

@@ -1,8 +1,7 @@
 """Function-style metrics (seed 004) and DSPy-style calling (seed 001)."""
 
-import pytest
-
 import evalcore
+import pytest
 from evalcore import MetricConflictError, SkipSample
 
 

@@ -1,7 +1,6 @@
 """Metric ids: parsing and the canonical form."""
 
 import pytest
-
 from evalcore import MetricIdError, MetricSpec, ParamSpec
 from evalcore._identity import canonical_id, parse_metric_id
 

@@ -1,9 +1,13 @@
 """Plugin discovery through distributions' entry points, failures as states, resolution."""
 
 import pytest
-
 from evalcore import (
-    AmbiguousMetricError, MetricConflictError, ParameterError, PluginError, Registry, UnknownMetricError,
+    AmbiguousMetricError,
+    MetricConflictError,
+    ParameterError,
+    PluginError,
+    Registry,
+    UnknownMetricError,
 )
 from evalcore._registry import PluginStatus
 

@@ -1,9 +1,8 @@
 """Metric specs and parameter validation."""
 
 import pytest
-from pydantic import ValidationError
-
 from evalcore import Direction, MetricSpec, ParameterError, ParamSpec
+from pydantic import ValidationError
 
 
 def spec(**fields):

@@ -55,18 +55,26 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from ._api import describe, get_metric, list_metrics, list_plugins, metric_keys
-    from ._errors import (
-        AmbiguousMetricError, EvalcoreError, InputError, MetricConflictError, MetricIdError,
-        ParameterError, PluginError, SkipSample, SpecError, UnknownMetricError,
-    )
     from ._budget import Budget
+    from ._errors import (
+        AmbiguousMetricError,
+        EvalcoreError,
+        InputError,
+        MetricConflictError,
+        MetricIdError,
+        ParameterError,
+        PluginError,
+        SkipSample,
+        SpecError,
+        UnknownMetricError,
+    )
     from ._evaluate import EvaluationResult, aevaluate, evaluate
-    from ._scorer import Scorer
     from ._functions import register_metric
     from ._hooks import PLUGIN_API_VERSION, hookimpl
     from ._metric import BatchMetric, CorpusMetric, FeedbackScore, Metric, Origin, SampleMetric
     from ._records import Record, read_records
     from ._registry import MetricInfo, PluginInfo, PluginStatus, Registry
     from ._result import Score, Status
+    from ._scorer import Scorer
     from ._spec import Direction, Granularity, MetricSpec, ParamSpec, TargetCategory, Tier
     from ._stats import aggregate, aggregate_all, aggregate_metric_values
