@@ -51,6 +51,7 @@ PY_ALPHABET = st.sampled_from(
 )
 
 
+@pytest.mark.filterwarnings("ignore::SyntaxWarning")
 @settings(max_examples=300)
 @given(st.lists(PY_ALPHABET, max_size=25).map("".join))
 def test_python_check_agrees_with_ast(code: str) -> None:

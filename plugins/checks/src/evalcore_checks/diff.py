@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import warnings
 
 from evalcore.plugin import InputError, Record, SampleMetric, Score, SkipSample
 from evalcore.text import collapse_whitespace
@@ -17,7 +18,9 @@ SEMANTIC_UNAVAILABLE = (
 
 def python_ast(code: str) -> str:
     """A canonical dump of the Python AST of ``code`` (no positions, comments or formatting)."""
-    return ast.dump(ast.parse(code))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SyntaxWarning)
+        return ast.dump(ast.parse(code))
 
 
 class DiffCheck(SampleMetric):

@@ -21,6 +21,7 @@ from __future__ import annotations
 import ast
 import math
 import operator
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -87,7 +88,9 @@ def compile_expression(source: Any) -> Expression:
     if len(source) > MAX_CHARS:
         raise ExpressionError(f"the expression is too long ({len(source)} characters; at most {MAX_CHARS})")
     try:
-        tree = ast.parse(source.strip(), mode="eval")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", SyntaxWarning)
+            tree = ast.parse(source.strip(), mode="eval")
     except SyntaxError as exc:
         raise ExpressionError(f"cannot parse the expression: {exc.msg} (column {exc.offset})") from None
     except (RecursionError, MemoryError, ValueError) as exc:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import json
+import warnings
 
 from evalcore.plugin import Record, SampleMetric, Score
 
@@ -51,7 +52,9 @@ def check_delimiters(code: str, *, brackets: bool = True, quotes: bool = True) -
 def check_python(code: str) -> str | None:
     """``None`` when ``code`` parses as Python (``ast.parse``), else the syntax error."""
     try:
-        ast.parse(code)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", SyntaxWarning)
+            ast.parse(code)
     except SyntaxError as exc:
         return f"Python syntax error: {exc.msg} (line {exc.lineno}, column {exc.offset})"
     except (ValueError, RecursionError, MemoryError) as exc:
