@@ -1,0 +1,1 @@
+"""Robustness metrics for evalcore (namespace ``robustness``); nothing loads on import."""
