@@ -18,7 +18,8 @@ def test_diff_levels(metric) -> None:
     # whitespace collapse, so "x = 1 print(x)" == "x = 1 print(x)" -> 1.0.
     assert metric("checks/diff", level="exact").score_one(example, spaced).value == 0.0
     assert metric("checks/diff").score_one(example, spaced).value == 1.0
-    assert metric("checks/diff", level="exact").score_one(example, {"response": "x = 1\nprint(x)"}).value == 1.0
+    exact = metric("checks/diff", level="exact")
+    assert exact.score_one(example, {"response": "x = 1\nprint(x)"}).value == 1.0
 
 
 def test_diff_ast_level(metric) -> None:
@@ -41,7 +42,8 @@ def test_diff_semantic_is_skipped_until_judge(metric) -> None:
 
 def test_diff_reference_answer_list_and_bad_input(metric) -> None:
     m = metric("checks/diff")
-    assert m.score_one({"reference_answer": ["no", "Paris  France"]}, {"response": "Paris France"}).value == 1.0
+    references = {"reference_answer": ["no", "Paris  France"]}
+    assert m.score_one(references, {"response": "Paris France"}).value == 1.0
     assert m.score_one({}, {"response": "x"}).status is Status.SKIPPED
     assert m.score_one({"expected_output": {"a": 1}}, {"response": "x"}).status is Status.ERROR
 

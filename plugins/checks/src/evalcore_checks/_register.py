@@ -187,7 +187,8 @@ def _json_schema() -> MetricSpec:
         summary="A field of the prediction is valid against a JSON schema (jsonschema).",
         description=(
             "Seed 000 ToolParamsSchemaMetric, generalised to any field. The value at `field_path` "
-            "(a string is parsed as JSON unless `parse_json=False`; a structured value is used as is) is validated with the "
+            "(a string is parsed as JSON unless `parse_json=False`; a structured value is used as "
+            "is) is validated with the "
             "`jsonschema` package, using the draft the schema declares in `$schema` (latest "
             "otherwise); `check_formats` also asserts `format`. Value 1.0 if valid, 0.0 if not "
             "(also for a string that is not JSON); feedback lists the first validation errors. "

@@ -30,7 +30,8 @@ class Completeness(SampleMetric):
         try:
             data = parse_structure(raw)
         except ValueError:
-            raise InputError("expected an object or a JSON object string", field=f"prediction.{path}") from None
+            raise InputError("expected an object or a JSON object string",
+                             field=f"prediction.{path}") from None
         if not isinstance(data, Mapping):
             raise InputError(f"expected an object, got {type(data).__name__}", field=f"prediction.{path}")
         nested = self.params["allow_nested"]

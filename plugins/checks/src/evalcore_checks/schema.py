@@ -6,9 +6,8 @@ from collections.abc import Mapping
 from typing import Any
 
 import jsonschema
-from jsonschema.exceptions import SchemaError
-
 from evalcore.plugin import InputError, Record, SampleMetric, Score, SkipSample
+from jsonschema.exceptions import SchemaError
 
 from ._inputs import field_value, parse_structure
 

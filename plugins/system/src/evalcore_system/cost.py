@@ -68,9 +68,8 @@ class CostEfficiency(SampleMetric):
             return _not_supported("missing_score", f"prediction.{self.params['score_field_path']} is missing")
         found = self._cost(prediction)
         if found is None:
-            return _not_supported(
-                "missing_usage", f"no prediction.{self.params['cost_field_path']} and no token counts in prediction.usage"
-            )
+            where = f"prediction.{self.params['cost_field_path']}"
+            return _not_supported("missing_usage", f"no {where} and no token counts in prediction.usage")
         cost, source = found
         if cost < 0:
             raise InputError(f"a cost must be >= 0; got {cost!r}", field=source)

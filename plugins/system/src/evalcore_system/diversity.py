@@ -1,4 +1,4 @@
-"""Diversity metrics: ``distinct_n`` over all responses, ``intra_list_diversity`` of retrieved docs (seed 002 §7.2)."""
+"""Diversity (seed 002 §7.2): ``distinct_n`` of all responses, ``intra_list_diversity`` of retrieved docs."""
 
 from __future__ import annotations
 
@@ -42,7 +42,8 @@ def doc_embedding(doc: Any, index: int) -> list[float]:
     """``doc["metadata"]["embedding"]``; skips the sample when a document has none."""
     where = f"prediction.retrieved[{index}].metadata.embedding"
     if not isinstance(doc, Mapping):
-        raise InputError(f"expected a document mapping, got {type(doc).__name__}", field=f"prediction.retrieved[{index}]")
+        raise InputError(f"expected a document mapping, got {type(doc).__name__}",
+                         field=f"prediction.retrieved[{index}]")
     metadata = doc.get("metadata")
     embedding = metadata.get("embedding") if isinstance(metadata, Mapping) else None
     if embedding is None:
@@ -60,7 +61,8 @@ class IntraListDiversity(SampleMetric):
         if docs is None:
             raise SkipSample("prediction.retrieved is missing")
         if isinstance(docs, (str, bytes, Mapping)) or not isinstance(docs, Sequence):
-            raise InputError(f"expected a list of documents, got {type(docs).__name__}", field="prediction.retrieved")
+            raise InputError(f"expected a list of documents, got {type(docs).__name__}",
+                             field="prediction.retrieved")
         top = list(docs)[: self.params["top_k"]]
         if len(top) < 2:
             raise SkipSample(f"need at least two retrieved documents, got {len(top)}")
