@@ -10,7 +10,7 @@ from evalcore_outcome.records import LabeledToolCall, OutcomeCoupledLabels, load
 
 def write(tmp_path, lines):
     path = tmp_path / "calls.jsonl"
-    path.write_text("\n".join(l if isinstance(l, str) else json.dumps(l) for l in lines) + "\n")
+    path.write_text("\n".join(line if isinstance(line, str) else json.dumps(line) for line in lines) + "\n")
     return path
 
 

@@ -2,8 +2,8 @@
 
 import evalcore
 import pytest
-from robustness_helpers import corpus, rec
 from evalcore import Status
+from robustness_helpers import corpus, rec
 
 RECORDS = [
     rec("q1", "paris", "paris"),                                              # F1 1.0
@@ -30,7 +30,7 @@ def test_merge_over_shards_equals_whole():
     states = [st for _, st in m.states([e for e, _ in RECORDS], [p for _, p in RECORDS])]
     shards = [m.merge(states[:2]), m.merge(states[2:])]
     assert m.compute(m.merge(shards)).value == pytest.approx(m.compute(m.merge(states)).value)
-    assert m.merge([]) == ()
+    assert m.merge([]) == () and m.merge([None, states[0]]) == states[0]
 
 
 def test_scenarios_parameter_and_identity():

@@ -2,8 +2,8 @@
 
 import evalcore
 import pytest
-from robustness_helpers import corpus, rec
 from evalcore import Status
+from robustness_helpers import corpus, rec
 
 
 def rejection(response, scenario="unanswerable", **params):

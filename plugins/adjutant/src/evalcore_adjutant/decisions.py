@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Sequence
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 import attrs
-
 from evalcore.plugin import CorpusMetric, Record, Score
 
 from .correctness import DEFAULT_COMPLEXITY_ITERATIONS, is_correct
@@ -71,8 +69,10 @@ class _DecisionMetric(CorpusMetric[Labels]):
             labels.append(Label((stamp, session.id, index), decision.signature, correct, legacy, stamp or None))
         return Labels(tuple(labels), unjudged)
 
-    def merge(self, states: Sequence[Labels]) -> Labels:
-        return Labels(tuple(lb for s in states for lb in s.labels), sum(s.unjudged for s in states))
+    def merge(self, states: Sequence[Labels | None]) -> Labels:
+        """Concatenate the labels (``None``, the state of a failed sample, is left out)."""
+        present = [s for s in states if s is not None]
+        return Labels(tuple(lb for s in present for lb in s.labels), sum(s.unjudged for s in present))
 
     def sample_value(self, state: Labels) -> float | None:
         return _accuracy(state.labels)["accuracy"]
@@ -139,7 +139,7 @@ def _time(text: str | None, what: str) -> datetime | None:
         moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
     except ValueError:
         raise ValueError(f"{what} is not an ISO 8601 time: {text!r}") from None
-    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
 class OptimizationTrigger(_DecisionMetric):
@@ -147,7 +147,7 @@ class OptimizationTrigger(_DecisionMetric):
 
     def compute(self, state: Labels) -> Score:
         p = self.params
-        now = _time(p["now"], "now") or datetime.now(timezone.utc)
+        now = _time(p["now"], "now") or datetime.now(UTC)
         last = _time(p["last_optimization"], "last_optimization")
         labels = state.ordered()
         rolling = {s: _accuracy(state.ordered(s)[-p["window"]:]) for s in SIGNATURES}
@@ -177,7 +177,8 @@ class OptimizationTrigger(_DecisionMetric):
 
     def _signature_to_optimize(self, state: Labels, rolling: dict[str, dict[str, Any]]) -> str | None:
         """Lowest accuracy below the threshold among signatures with enough examples, else the most examples."""
-        enough = [s for s in SIGNATURES if rolling[s]["n"] and len(state.ordered(s)) >= self.params["min_labeled_examples"]]
+        minimum = self.params["min_labeled_examples"]
+        enough = [s for s in SIGNATURES if rolling[s]["n"] and len(state.ordered(s)) >= minimum]
         below = [s for s in enough if rolling[s]["accuracy"] < self.params["accuracy_threshold"]]
         if below:
             return min(below, key=lambda s: rolling[s]["accuracy"])

@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import Any
 
 import attrs
-
 from evalcore.plugin import InputError, Record
 
 SIGNATURES = ("complexity", "delegation", "rlm_trigger")

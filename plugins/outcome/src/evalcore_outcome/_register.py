@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 from evalcore.plugin import (
-    PLUGIN_API_VERSION, Direction, MetricSpec, ParamSpec, TargetCategory, Tier, hookimpl,
+    PLUGIN_API_VERSION,
+    MetricSpec,
+    ParamSpec,
+    TargetCategory,
+    Tier,
+    hookimpl,
 )
 
 __all__ = ["PLUGIN_API_VERSION", "evalcore_metrics"]

@@ -19,9 +19,8 @@ import json
 import os
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
-
 from evalcore.plugin import InputError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 Utility = Field(ge=-1.0, le=1.0, allow_inf_nan=False)
 

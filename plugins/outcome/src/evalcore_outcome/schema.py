@@ -7,10 +7,9 @@ from collections.abc import Mapping
 from typing import Any
 
 import jsonschema
+from evalcore.plugin import InputError, Record, SampleMetric, Score
 from jsonschema.exceptions import SchemaError
 from jsonschema.validators import validator_for
-
-from evalcore.plugin import InputError, Record, SampleMetric, Score
 
 from .repetition import tool_call
 

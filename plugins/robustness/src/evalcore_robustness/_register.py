@@ -3,7 +3,13 @@
 from __future__ import annotations
 
 from evalcore.plugin import (
-    PLUGIN_API_VERSION, Granularity, MetricSpec, ParamSpec, TargetCategory, Tier, hookimpl,
+    PLUGIN_API_VERSION,
+    Granularity,
+    MetricSpec,
+    ParamSpec,
+    TargetCategory,
+    Tier,
+    hookimpl,
 )
 
 __all__ = ["PLUGIN_API_VERSION", "evalcore_metrics"]

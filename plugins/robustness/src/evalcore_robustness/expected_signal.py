@@ -17,7 +17,8 @@ class ExpectedSignal(SampleMetric):
             raise InputError(f"expected a string, got {type(signal).__name__}", field="example.expected_signal")
         output = response_text(prediction)
         if self.params["mode"] == "exact_casefold":
-            return Score(float(output.strip().casefold() == signal.strip().casefold()), details={"mode": "exact_casefold"})
+            same = output.strip().casefold() == signal.strip().casefold()
+            return Score(float(same), details={"mode": "exact_casefold"})
         wanted = set(normalize_text(signal).split())
         if not wanted:
             raise SkipSample("expected_signal has no tokens after normalisation")

@@ -10,7 +10,6 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import attrs
-
 from evalcore.plugin import InputError, Record
 
 
@@ -40,9 +39,9 @@ def entry(example: Record, payload: Any) -> Entry:
     return Entry(str(record_id), scenario, None if parent is None else str(parent), payload)
 
 
-def concat(states: Iterable[Sequence[Entry]]) -> tuple[Entry, ...]:
-    """Merge: concatenate the entries of every state."""
-    return tuple(e for state in states for e in state)
+def concat(states: Iterable[Sequence[Entry] | None]) -> tuple[Entry, ...]:
+    """Merge: concatenate the entries of every state (``None``, a failed sample's, is left out)."""
+    return tuple(e for state in states if state is not None for e in state)
 
 
 @attrs.frozen
