@@ -1,0 +1,1 @@
+"""evalcore-semantic: embedding similarity, BERTScore and intra-list diversity on local or remote models."""

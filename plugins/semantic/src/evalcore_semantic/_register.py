@@ -1,0 +1,85 @@
+"""Registration of the semantic metrics (imports nothing but ``evalcore.plugin``)."""
+
+from __future__ import annotations
+
+from evalcore.plugin import PLUGIN_API_VERSION, MetricSpec, ParamSpec, TargetCategory, Tier, hookimpl
+
+__all__ = ["PLUGIN_API_VERSION", "evalcore_metrics"]
+
+_MODULE = "evalcore_semantic.metrics"
+_OFFLINE = """
+Offline by default: `model` is a local model directory and nothing is downloaded unless
+`allow_download=True`; a missing model is an error naming what to install or pass. Empty
+texts are skipped with a reason."""
+
+_MODEL = (
+    ParamSpec(name="model", type="str",
+              description="local model directory (default $EVALCORE_EMBEDDING_MODEL), or the endpoint's model"),
+    ParamSpec(name="device", type="str", default="cpu"),
+    ParamSpec(name="batch_size", type="int", default=32, minimum=1),
+    ParamSpec(name="allow_download", type="bool", default=False, description="let transformers fetch from a hub"),
+)
+_EMBEDDER = (
+    *_MODEL,
+    ParamSpec(name="embed", type="any", description="callable: list of texts -> list of vectors"),
+    ParamSpec(name="base_url", type="str", description="OpenAI-compatible API root serving /embeddings"),
+    ParamSpec(name="api_key_env", type="str", description="environment variable holding the API key"),
+    ParamSpec(name="cache", type="str", default="readwrite", choices=("readwrite", "readonly", "refresh", "off")),
+    ParamSpec(name="cache_dir", type="str", description="default $EVALCORE_CACHE_DIR or ~/.cache/evalcore"),
+)
+_COMPARE = ParamSpec(name="compare_to", type="str", default="reference", choices=("reference", "query"),
+                     identity=True)
+_MODELS = ("torch==2.13.0", "transformers", "sentence-transformers")
+
+
+@hookimpl
+def evalcore_metrics() -> list[MetricSpec]:
+    return [
+        MetricSpec(
+            name="embedding_similarity", implementation=f"{_MODULE}:EmbeddingSimilarity",
+            summary="Cosine similarity of response and reference (or query) embeddings.",
+            description="Seed 002 §4.3.2. Embeddings from a callable (`embed`), a local sentence-transformers or "
+                        "transformers model (mean pooling, L2-normalised), or an OpenAI-compatible /v1/embeddings "
+                        "endpoint (`base_url`, `model`). With several references the best cosine counts. "
+                        "Vectors are cached on disk by embedder and text." + _OFFLINE,
+            family="semantic", target=TargetCategory.GENERATION_CORRECTNESS, tier=Tier.PROXY,
+            value_range=(-1.0, 1.0), inputs=("prediction.response", "example.reference_answer", "example.query"),
+            params=(_COMPARE, *_EMBEDDER), requires=_MODELS, version="1",
+        ),
+        MetricSpec(
+            name="bertscore", implementation=f"{_MODULE}:BertScore",
+            summary="BERTScore precision, recall and F1 on a local model (bert-score's numbers).",
+            description="Seed 002 §4.3.1, computed as the bert-score package does: greedy matching of token "
+                        "embeddings of layer `num_layers` (default: the last), [CLS]/[SEP] weighted 0, optional "
+                        "idf weights over the references of the batch, optional baseline rescaling from a "
+                        "bert-score baseline file. With several references the best F1 counts (bert-score's "
+                        "multi-reference rule). Details hold P, R, F1 and a signature of model and settings. "
+                        "Empty texts are skipped rather than scored 0 as bert-score does." + _OFFLINE,
+            family="semantic", target=TargetCategory.GENERATION_CORRECTNESS, tier=Tier.PROXY,
+            inputs=("prediction.response", "example.reference_answer", "example.query"),
+            params=(
+                _COMPARE,
+                ParamSpec(name="score_type", type="str", default="f1", choices=("f1", "precision", "recall"),
+                          identity=True),
+                ParamSpec(name="num_layers", type="int", minimum=0, identity=True,
+                          description="hidden layer whose token embeddings are matched"),
+                ParamSpec(name="idf", type="bool", default=False, identity=True),
+                ParamSpec(name="rescale_with_baseline", type="bool", default=False, identity=True),
+                ParamSpec(name="baseline_path", type="str", description="bert-score baseline file (LAYER,P,R,F)"),
+                *_MODEL,
+            ),
+            value_range=(None, 1.0), requires=_MODELS, version="1",
+        ),
+        MetricSpec(
+            name="intra_list_diversity", implementation=f"{_MODULE}:IntraListDiversity",
+            summary="1 − mean pairwise cosine of the top-k retrieved documents, embedded by a model.",
+            description="Seed 002 §7.2.2 for documents without stored embeddings: the texts of the first "
+                        "`top_k` retrieved documents are embedded (same backends and cache as "
+                        "embedding_similarity); fewer than two documents skip the sample. The system plugin "
+                        "has the variant reading metadata embeddings." + _OFFLINE,
+            family="diversity", target=TargetCategory.DIVERSITY, tier=Tier.PROXY, value_range=(0.0, 2.0),
+            inputs=("prediction.retrieved",),
+            params=(ParamSpec(name="top_k", type="int", default=5, minimum=2, identity=True), *_EMBEDDER),
+            requires=_MODELS, version="1",
+        ),
+    ]

@@ -1,0 +1,155 @@
+"""Semantic metrics: embedding similarity, BERTScore, intra-list diversity from model embeddings.
+
+All three are batch metrics: texts of the whole batch are embedded together (and through
+the cache). Empty texts are skipped with a reason; a pair that cannot be read is an error
+for that pair only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from evalcore.plugin import (
+    BatchMetric, Record, Score, SkipSample, doc_texts, reference_answers, response_text,
+)
+from evalcore.vectors import cosine_similarity, intra_list_diversity
+
+from .bertscore import PRF, BertScorer, read_baseline
+from .embedders import build_embedder
+from .models import resolve_model
+
+
+def _text(value: str, field: str) -> str:
+    if not value.strip():
+        raise SkipSample(f"{field} is empty")
+    return value
+
+
+def _targets(example: Record, compare_to: str) -> list[str]:
+    """The texts a response is compared with: the reference answers, or the query."""
+    if compare_to == "query":
+        query = example.get("query")
+        if not isinstance(query, str):
+            raise SkipSample("example.query is missing")
+        return [_text(query, "example.query")]
+    refs = [r for r in reference_answers(example) if r.strip()]
+    if not refs:
+        raise SkipSample("example.reference_answer is empty")
+    return refs
+
+
+def _response_and_targets(example: Record, prediction: Record, compare_to: str) -> tuple[str, list[str]]:
+    return _text(response_text(prediction), "prediction.response"), _targets(example, compare_to)
+
+
+def _prepare(pairs: Sequence[tuple[Record, Record]], read: Any) -> list[Any]:
+    """Per pair, what ``read(example, prediction)`` returns, or the Score it failed with."""
+    prepared = []
+    for example, prediction in pairs:
+        try:
+            prepared.append(read(example, prediction))
+        except SkipSample as skip:
+            prepared.append(Score.skipped(skip.reason))
+        except Exception as exc:  # noqa: BLE001 - one bad pair is an error result
+            prepared.append(Score.error(exc))
+    return prepared
+
+
+class EmbeddingSimilarity(BatchMetric):
+    """Seed 002 §4.3.2: cosine of the response and the reference (best reference) or the query."""
+
+    def setup(self) -> None:
+        self.embedder = build_embedder(self.params)
+
+    def _read(self, example: Record, prediction: Record) -> tuple[str, list[str]]:
+        return _response_and_targets(example, prediction, self.params["compare_to"])
+
+    def score_batch(self, examples: Sequence[Record], predictions: Sequence[Record]) -> list[Any]:
+        prepared = _prepare(list(zip(examples, predictions)), self._read)
+        texts = [t for p in prepared if not isinstance(p, Score) for t in (p[0], *p[1])]
+        vectors = dict(zip(texts, self.embedder.embed(texts))) if texts else {}
+        results: list[Any] = []
+        for item in prepared:
+            if isinstance(item, Score):
+                results.append(item)
+                continue
+            response, targets = item
+            sims = [cosine_similarity(vectors[response], vectors[t]) for t in targets]
+            best = max(range(len(sims)), key=sims.__getitem__)
+            results.append(Score(sims[best], details={"embedder": self.embedder.signature, "best_target": best}))
+        return results
+
+
+class BertScore(BatchMetric):
+    """Seed 002 §4.3.1: BERTScore precision, recall and F1 (``score_type`` picks the value)."""
+
+    def setup(self) -> None:
+        params = self.params
+        if params["rescale_with_baseline"] and not params["baseline_path"]:
+            raise ValueError("rescale_with_baseline needs baseline_path=<bert-score baseline file for this model>")
+        model = resolve_model(params["model"], params["allow_download"])
+        self.scorer = BertScorer(model, num_layers=params["num_layers"], idf=params["idf"], device=params["device"],
+                                 batch_size=params["batch_size"], allow_download=params["allow_download"])
+        if params["rescale_with_baseline"]:
+            self.scorer.baseline = read_baseline(params["baseline_path"], self.scorer.num_layers)
+
+    def _read(self, example: Record, prediction: Record) -> tuple[str, list[str]]:
+        return _response_and_targets(example, prediction, self.params["compare_to"])
+
+    def score_batch(self, examples: Sequence[Record], predictions: Sequence[Record]) -> list[Any]:
+        prepared = _prepare(list(zip(examples, predictions)), self._read)
+        cands, refs, owner = [], [], []
+        for index, item in enumerate(prepared):
+            if not isinstance(item, Score):
+                for target in item[1]:
+                    cands.append(item[0])
+                    refs.append(target)
+                    owner.append(index)
+        scores = self.scorer.score(cands, refs) if cands else []
+        best: dict[int, PRF] = {}
+        for index, prf in zip(owner, scores):  # several references: each of P, R, F at its best, as bert-score
+            seen = best.get(index, prf)
+            best[index] = PRF(max(seen.precision, prf.precision), max(seen.recall, prf.recall), max(seen.f1, prf.f1))
+        signature = self.scorer.signature()
+        kind = self.params["score_type"]
+        results: list[Any] = []
+        for index, item in enumerate(prepared):
+            if isinstance(item, Score):
+                results.append(item)
+                continue
+            prf = best[index]
+            results.append(Score(getattr(prf, kind), details={
+                "precision": prf.precision, "recall": prf.recall, "f1": prf.f1, "signature": signature,
+                "truncated": len(self.scorer.encode_ids(item[0])) >= self.scorer.tokenizer.model_max_length,
+            }))
+        return results
+
+
+class IntraListDiversity(BatchMetric):
+    """Seed 002 §7.2.2 with embeddings from a model: 1 − mean pairwise cosine of the top-k retrieved texts."""
+
+    def setup(self) -> None:
+        self.embedder = build_embedder(self.params)
+
+    def _read(self, example: Record, prediction: Record) -> list[str]:
+        texts = doc_texts(prediction.get("retrieved"), field="prediction.retrieved")[: self.params["top_k"]]
+        texts = [t for t in texts if t.strip()]
+        if len(texts) < 2:
+            raise SkipSample("fewer than two retrieved documents with text")
+        return texts
+
+    def score_batch(self, examples: Sequence[Record], predictions: Sequence[Record]) -> list[Any]:
+        prepared = _prepare(list(zip(examples, predictions)), self._read)
+        texts = [t for p in prepared if not isinstance(p, Score) for t in p]
+        vectors = dict(zip(texts, self.embedder.embed(texts))) if texts else {}
+        return [item if isinstance(item, Score) else
+                Score(intra_list_diversity([vectors[t] for t in item]),
+                      details={"embedder": self.embedder.signature, "documents": len(item)})
+                for item in prepared]
+
+
+def cache_summary(metric: Any) -> Mapping[str, int] | None:
+    """The embedding cache's hits, misses and writes of a semantic metric (``None`` without a cache)."""
+    cache = getattr(getattr(metric, "embedder", None), "cache", None)
+    return cache.stats.to_dict() if cache is not None else None
