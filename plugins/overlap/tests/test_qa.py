@@ -100,3 +100,10 @@ def test_passage_source() -> None:
     assert metric.score_one({"reference_answer": "Paris"}, prediction).value == 0.0
     assert value_passage(["Paris"], prediction) == 1.0
     assert value_passage(["Paris"], {"context": []}) == 0.0
+
+
+def test_dspy_calling_convention() -> None:
+    gold, pred = dspy.Example(answer=["Eiffel Tower"]), dspy.Prediction(answer="the eiffel tower!")
+    metric = evalcore.get_metric("overlap/token_f1")
+    assert metric(gold, pred) == 1.0
+    assert metric(gold, dspy.Prediction(answer="Tower"), trace=[]) is False  # F1 2/3 < pass value 1

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import evalcore
 import pytest
+from evalcore_overlap._lcs import lcs_indices, lcs_length
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from overlap_strategies import any_texts, references, texts
 from rouge_score import rouge_scorer
-
-from evalcore_overlap._lcs import lcs_indices, lcs_length
 
 VARIANTS = {"1": "rouge1", "2": "rouge2", "3": "rouge3", "L": "rougeL", "Lsum": "rougeLsum"}
 SETTINGS = settings(max_examples=150, deadline=None)

@@ -14,12 +14,12 @@ SETTINGS = settings(max_examples=60, deadline=None)
 
 
 @st.composite
-def corpora(draw: st.DrawFn, texts_strategy: st.SearchStrategy[str] = texts(30)) -> tuple[list[str], list[list[str]]]:
+def corpora(draw: st.DrawFn) -> tuple[list[str], list[list[str]]]:
     """Hypotheses and, per sample, the same number of references."""
     size = draw(st.integers(1, 12))
     nrefs = draw(st.integers(1, 3))
-    hyps = draw(st.lists(texts_strategy, min_size=size, max_size=size))
-    refs = draw(st.lists(st.lists(texts_strategy, min_size=nrefs, max_size=nrefs), min_size=size, max_size=size))
+    hyps = draw(st.lists(texts(30), min_size=size, max_size=size))
+    refs = draw(st.lists(st.lists(texts(30), min_size=nrefs, max_size=nrefs), min_size=size, max_size=size))
     return hyps, refs
 
 

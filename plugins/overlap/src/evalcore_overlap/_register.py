@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 from evalcore.plugin import (
-    PLUGIN_API_VERSION, Granularity, MetricSpec, ParamSpec, TargetCategory, hookimpl,
+    PLUGIN_API_VERSION,
+    Granularity,
+    MetricSpec,
+    ParamSpec,
+    TargetCategory,
+    hookimpl,
 )
 
 __all__ = ["PLUGIN_API_VERSION", "evalcore_metrics"]
