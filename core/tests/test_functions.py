@@ -13,7 +13,7 @@ def accuracy_score(run, context):
 def test_register_get_list_an_engine_style_function():
     evalcore.register_metric("accuracy_score", accuracy_score)
     assert "local/accuracy_score" in evalcore.metric_keys()
-    metric = evalcore.get_metric("accuracy_score")
+    metric = evalcore.get_metric("local/accuracy_score")
     score = metric.score_one({"expected_output": "x"}, {"output": "x"})
     assert score.value == 1.0 and score.details == {"accuracy": 1.0, "mode": "exact"}
     assert evalcore.describe("local/accuracy_score").spec.summary == \
@@ -30,7 +30,7 @@ def test_registering_the_same_function_twice_is_a_no_op_but_another_one_conflict
     with pytest.raises(MetricConflictError):
         evalcore.register_metric("accuracy_score", other)
     evalcore.register_metric("accuracy_score", other, replace=True)
-    assert evalcore.get_metric("accuracy_score").score_one({}, {}).value == 0.0
+    assert evalcore.get_metric("local/accuracy_score").score_one({}, {}).value == 0.0
 
 
 def test_engine_output_without_a_clear_score_is_an_error_naming_value_key():

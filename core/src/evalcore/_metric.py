@@ -234,8 +234,11 @@ class CorpusMetric(Metric, Generic[State]):
         return results
 
     def corpus_score(self, states: Sequence[State]) -> Score:
-        """The corpus value of ``states`` (an ``error`` result if computing it fails)."""
-        return guarded(lambda: self.compute(self.merge(list(states))))
+        """The corpus value of ``states`` (an ``error`` result if computing it fails).
+
+        ``None`` states (samples that were skipped or failed) are left out.
+        """
+        return guarded(lambda: self.compute(self.merge([s for s in states if s is not None])))
 
     def score_many(self, examples: Sequence[Record], predictions: Sequence[Record]) -> list[Score]:
         """Per-sample status for each pair (the corpus value comes from :meth:`corpus_score`)."""

@@ -22,14 +22,15 @@ class Status(str, Enum):
 class Score:
     """The result of one metric on one sample.
 
-    ``value`` is ``None`` unless ``status`` is ``ok`` (or an error was given a
-    ``failure_score``). ``reason`` says why a sample was skipped; ``error_type`` and
+    ``value`` is ``None`` unless ``status`` is ``ok``; ``confidence`` (0–1) is how much the
+    metric trusts its own value, where it knows (seed 000's MetricScore). ``reason`` says why a sample was skipped; ``error_type`` and
     ``error_message`` say what went wrong.
     """
 
     value: float | None
     status: Status = Status.OK
     feedback: str | None = None
+    confidence: float | None = None
     details: Mapping[str, Any] = attrs.field(factory=dict)
     cost_msats: int = 0
     reason: str | None = None
@@ -60,6 +61,8 @@ class Score:
         data: dict[str, Any] = {"value": self.value, "status": self.status.value}
         if self.feedback is not None:
             data["feedback"] = self.feedback
+        if self.confidence is not None:
+            data["confidence"] = self.confidence
         if self.details:
             data["details"] = dict(self.details)
         if self.cost_msats:
