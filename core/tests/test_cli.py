@@ -136,3 +136,18 @@ def test_dry_run_calls_nothing(cli, tmp_path):
     [row] = json.loads(proc.stdout)
     assert row == {"metric": "toy/overlap@3", "records": 1, "calls": 0, "prompt_tokens": 0,
                    "completion_tokens": 0, "cost_msats": 0}
+
+
+def test_calibrate_against_human_labels(cli, tmp_path):
+    def record(rid, response, label):
+        return json.dumps({"id": rid, "example": {"reference_answer": "a b c"}, "prediction": {"response": response},
+                           "label": label})
+
+    data = write(tmp_path, "labels.jsonl", [record("1", "a b", True), record("2", "x y", False),
+                                            record("3", "z", True)])
+    report = json.loads(cli("calibrate", data, "-m", "toy/overlap", "--json").stdout)
+    # metric pass/fail (value 1.0 passes): [True, False, False] vs human [True, False, True]
+    # agreement 2/3; chance agreement 2/3*1/3 + 1/3*2/3 = 4/9; kappa = (2/3 - 4/9) / (1 - 4/9) = 0.4
+    assert report["n"] == 3 and report["agreement"] == pytest.approx(2 / 3)
+    assert report["kappa"] == pytest.approx(0.4)
+    assert report["confusion"] == [[1, 0], [1, 1]]  # rows human False/True, columns metric False/True

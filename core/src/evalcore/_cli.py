@@ -206,6 +206,37 @@ def evaluate(ctx: click.Context, data: str | None, metric_ids: Sequence[str], qr
         sys.exit(EXIT_INPUT)
 
 
+@main.command()
+@click.argument("labels", type=click.Path(dir_okay=False, exists=True))
+@click.option("-m", "--metric", "metric_id", required=True, help="The metric (usually a judge) to calibrate.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.pass_context
+@_handle_errors
+def calibrate(ctx: click.Context, labels: str, metric_id: str, as_json: bool) -> None:
+    """Compare a metric with human labels (JSONL records with a "label" field)."""
+    from ._records import read_records
+    from .judge import calibrate as run_calibration
+
+    record_set = read_records(labels)
+    for error in record_set.errors:
+        click.echo(f"error: {error}", err=True)
+    missing = [r.id for r in record_set.records if "label" not in r.raw]
+    if missing:
+        raise InputError(f"records without a 'label': {', '.join(missing[:5])}", source=labels, field="label")
+    items = [(dict(r.example), dict(r.prediction), r.raw["label"]) for r in record_set.records]
+    try:
+        result = run_calibration(_registry(ctx).create(metric_id), items)
+    except ValueError as exc:
+        raise EvalcoreError(str(exc)) from None
+    if as_json:
+        _echo_json(result.to_dict())
+        return
+    click.echo(f"{metric_id}: n={result.n}  agreement={result.agreement:.4f}  kappa={result.kappa:.4f}"
+               f"  skipped={result.skipped}  errors={result.errors}")
+    _echo_rows(("human \\ metric", *map(str, result.labels)),
+               [(str(label), *map(str, row)) for label, row in zip(result.labels, result.confusion)])
+
+
 def _load_program(spec: str) -> Callable[..., Any]:
     module_name, _, attr = spec.partition(":")
     if not attr:

@@ -27,6 +27,8 @@ class Record:
     example: Mapping[str, Any]
     prediction: Mapping[str, Any] = attrs.field(factory=dict)
     source: str | None = None
+    raw: Mapping[str, Any] = attrs.field(factory=dict, repr=False, eq=False)
+    """The record's other top-level fields (e.g. a human ``label``)."""
 
     def to_dict(self) -> dict[str, Any]:
         return {"id": self.id, "example": dict(self.example), "prediction": dict(self.prediction)}
@@ -149,7 +151,8 @@ def parse_record(data: Any, *, source: str, default_id: str) -> Record:
     _check_mapping(prediction, "timings", source, role="prediction")
     _check_mapping(prediction, "usage", source, role="prediction")
     example.setdefault("id", str(record_id))
-    return Record(str(record_id), example, prediction, source)
+    extra = {k: v for k, v in data.items() if k not in ("id", "example", "prediction")}
+    return Record(str(record_id), example, prediction, source, extra)
 
 
 def _check_docs(record: dict[str, Any], field: str, source: str, *, role: str, score_field: str) -> None:
