@@ -16,9 +16,8 @@ from typing import Any
 
 import evalcore
 import sacrebleu
-from rouge_score import rouge_scorer
-
 from evalcore_overlap import _tokenizers
+from rouge_score import rouge_scorer
 
 STEMS = ("connect", "generat", "relat", "happ", "run", "walk", "organ", "nation", "comput", "form",
          "develop", "argu", "establish", "provid", "consider", "observ", "measur", "report")

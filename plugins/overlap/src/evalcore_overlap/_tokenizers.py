@@ -24,6 +24,10 @@ Tokenizer = Callable[[str], list[str]]
 
 _ROUGE_TOKEN = re.compile(r"[a-z0-9]+")
 _ROUGE_VALID = re.compile(r"^[a-z0-9]+$")
+# ASCII text: every character outside [a-z0-9] becomes a space (faster than the regex)
+_ASCII_SPACES = str.maketrans({
+    chr(code): chr(code) if _ROUGE_VALID.match(chr(code)) else " " for code in range(128)
+})
 _UNSPACED = r"\p{Han}\p{Hiragana}\p{Katakana}\p{Thai}\p{Lao}\p{Khmer}\p{Myanmar}"
 _UNICODE_TOKEN = regex.compile(rf"[{_UNSPACED}]|[[\p{{L}}\p{{M}}\p{{N}}]--[{_UNSPACED}]]+", regex.V1)
 _STEMS: dict[str, str | None] = {}
@@ -50,14 +54,21 @@ def _stem(token: str) -> str | None:
 
 
 def _stemmed(tokens: list[str]) -> list[str]:
-    stems = _STEMS
-    out = [stems[token] if token in stems else _stem(token) for token in tokens]
-    return [token for token in out if token is not None]
+    lookup = _STEMS.__getitem__
+    try:
+        out = list(map(lookup, tokens))
+    except KeyError:
+        for token in tokens:
+            if token not in _STEMS:
+                _stem(token)
+        out = list(map(lookup, tokens))
+    return [token for token in out if token is not None] if None in out else out
 
 
 def rouge_score_tokens(text: str, stem: bool = False) -> list[str]:
     """Tokens exactly as rouge-score's default tokenizer produces them."""
-    tokens = _ROUGE_TOKEN.findall(text.lower())
+    text = text.lower()
+    tokens = text.translate(_ASCII_SPACES).split() if text.isascii() else _ROUGE_TOKEN.findall(text)
     return _stemmed(tokens) if stem else tokens
 
 

@@ -42,7 +42,8 @@ def ngram_counts(tokens: Sequence[str], n: int) -> Counter[Hashable]:
 
 def score_ngrams(target: Counter[Hashable], prediction: Counter[Hashable]) -> RougeScore:
     """ROUGE-N from the n-gram multisets of the target and the prediction."""
-    overlap = sum(min(count, prediction[gram]) for gram, count in target.items() if gram in prediction)
+    common = target.keys() & prediction.keys()
+    overlap = sum(min(target[gram], prediction[gram]) for gram in common)
     return _scored(overlap / max(prediction.total(), 1), overlap / max(target.total(), 1))
 
 
