@@ -14,8 +14,17 @@ import pytest
 pytest.importorskip("httpx")
 
 from evalcore.http import (  # noqa: E402
-    AuthenticationError, BackendTimeout, BackendUnreachable, MalformedResponse, OpenAIClient, Price,
-    PriceTable, RateLimited, RequestRejected, ServerError, Usage, parse_retry_after,
+    AuthenticationError,
+    BackendTimeout,
+    BackendUnreachable,
+    MalformedResponse,
+    OpenAIClient,
+    Price,
+    PriceTable,
+    RequestRejected,
+    ServerError,
+    Usage,
+    parse_retry_after,
 )
 
 CHAT_OK = {"choices": [{"message": {"content": "0.5"}, "finish_reason": "stop"}],

@@ -331,7 +331,7 @@ class OpenAIClient:
             response = await asyncio.wait_for(
                 client.post(url, json=payload, headers=self._headers()), self.timeout
             )
-        except (asyncio.TimeoutError, httpx.TimeoutException):
+        except (TimeoutError, httpx.TimeoutException):
             raise BackendTimeout(f"{url} did not answer within {self.timeout:g} s") from None
         except httpx.ConnectError as exc:
             raise BackendUnreachable(f"cannot connect to {url}: {exc}") from None

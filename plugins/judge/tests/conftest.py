@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from evalcore_judge.testing import ScriptedServer
 
+
 @pytest.fixture
 def server():
     with ScriptedServer() as running:
@@ -27,4 +28,6 @@ def make_metric(server, tmp_path, monkeypatch):
 
 
 def pytest_configure(config):
-    config.addinivalue_line("markers", "real_model: runs a real small judge model on CPU (deselect with -m 'not real_model')")
+    config.addinivalue_line(
+        "markers", "real_model: runs a real small judge model on CPU (deselect with -m 'not real_model')"
+    )

@@ -38,7 +38,8 @@ EXAMPLES = [
     {"query": "How many legs does a spider have?", "reference_answer": "Eight"},
 ]
 PREDICTIONS = [
-    {"response": "The capital of France is Paris.", "retrieved": [{"doc_id": "a", "text": "Paris is the capital of France."}]},
+    {"response": "The capital of France is Paris.",
+     "retrieved": [{"doc_id": "a", "text": "Paris is the capital of France."}]},
     {"response": "A spider has six legs.", "retrieved": [{"doc_id": "b", "text": "Spiders have eight legs."}]},
 ]
 
@@ -69,7 +70,8 @@ def test_real_model_judges_end_to_end(smollm2, tmp_path):
 def test_real_model_greedy_decoding_is_repeatable(smollm2):
     from evalcore_judge.backends import Decoding
 
-    messages = [{"role": "user", "content": "Rate from 0 to 1 how true this is: the sky is green. Answer with a number."}]
+    question = "Rate from 0 to 1 how true this is: the sky is green. Answer with a number."
+    messages = [{"role": "user", "content": question}]
     a = smollm2.generate(messages, Decoding(max_tokens=12))
     b = smollm2.generate(messages, Decoding(max_tokens=12))
     assert a.text == b.text and a.usage == b.usage

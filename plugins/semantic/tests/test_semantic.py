@@ -162,4 +162,5 @@ def test_listing_imports_nothing_heavy():
     code = ("import sys, evalcore; evalcore.list_metrics();"
             "print([m for m in ('torch', 'numpy', 'transformers', 'httpx', 'evalcore_semantic.metrics') "
             "if m in sys.modules])")
-    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip() == "[]"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stdout.strip() == "[]"

@@ -96,10 +96,12 @@ class CallableBackend:
     async def agenerate(self, messages: Messages, decoding: Decoding, metadata: Mapping[str, Any]) -> Completion:
         prompt = "\n\n".join(m["content"] for m in messages)
         args = (prompt, dict(metadata)) if self._takes_metadata else (prompt,)
-        if inspect.iscoroutinefunction(self.fn) or inspect.iscoroutinefunction(getattr(self.fn, "__call__", None)):
+        if inspect.iscoroutinefunction(self.fn):
             raw = await self.fn(*args)
         else:
             raw = await asyncio.to_thread(self.fn, *args)
+            if inspect.isawaitable(raw):
+                raw = await raw
         return Completion(_as_text(raw))
 
 

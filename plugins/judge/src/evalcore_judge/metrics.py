@@ -14,17 +14,34 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import attrs
-from evalcore.http import BackendError, Usage, estimate_tokens
+from evalcore.http import Usage, estimate_tokens
 from evalcore.plugin import (
-    InputError, Record, SampleMetric, Score, SkipSample, doc_texts, get_path, reference_answers, response_text,
+    InputError,
+    Record,
+    SampleMetric,
+    Score,
+    SkipSample,
+    doc_texts,
+    get_path,
+    reference_answers,
+    response_text,
 )
 
 from .config import build_critic
 from .critic import Call
 from .parsing import Parsed, UnparseableJudgement
 from .prompts import (
-    ANSWER_QUALITY, COMPLETENESS, DIFF_SEMANTIC, FAITHFULNESS, GROUNDEDNESS, LLM_JUDGE, SEMANTIC_F1,
-    SEMANTIC_F1_DECOMPOSED, Template, json_rule, numbered,
+    ANSWER_QUALITY,
+    COMPLETENESS,
+    DIFF_SEMANTIC,
+    FAITHFULNESS,
+    GROUNDEDNESS,
+    LLM_JUDGE,
+    SEMANTIC_F1,
+    SEMANTIC_F1_DECOMPOSED,
+    Template,
+    json_rule,
+    numbered,
 )
 
 
@@ -213,7 +230,8 @@ def _evidence(example: Record, prediction: Record, source: str, top_k: int | Non
         texts = doc_texts(example.get("relevant_docs"), field="example.relevant_docs")
     texts = texts[:top_k] if top_k else texts
     if not texts:
-        raise SkipSample(f"no evidence in {'prediction.retrieved' if source == 'retrieved' else 'example.relevant_docs'}")
+        field = "prediction.retrieved" if source == "retrieved" else "example.relevant_docs"
+        raise SkipSample(f"no evidence in {field}")
     return texts
 
 

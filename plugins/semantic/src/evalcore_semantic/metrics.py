@@ -11,7 +11,13 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from evalcore.plugin import (
-    BatchMetric, Record, Score, SkipSample, doc_texts, reference_answers, response_text,
+    BatchMetric,
+    Record,
+    Score,
+    SkipSample,
+    doc_texts,
+    reference_answers,
+    response_text,
 )
 from evalcore.vectors import cosine_similarity, intra_list_diversity
 
