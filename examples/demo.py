@@ -12,9 +12,10 @@ DATA = pathlib.Path(__file__).with_name("rag.jsonl")
 # Offline, deterministic metrics from the families that ship with evalcore.
 CANDIDATES = [
     "retrieval/ndcg@10", "retrieval/recall@3", "retrieval/mrr", "retrieval/map",
-    "overlap/exact_match", "overlap/token_f1", "overlap/rouge(variant='L')",
-    "overlap/evidence_overlap_faithfulness", "checks/length", "system/mean_latency",
-    "system/distinct_n", "robustness/negative_rejection",
+    "overlap/exact_match", "overlap/token_f1", "overlap/rouge(variant='L')", "overlap/bleu(variable_references=True)",
+    "overlap/evidence_overlap_faithfulness", "checks/length(max_chars=60)",
+    "system/mean_latency", "system/distinct_n",
+    "robustness/noise_robustness(metric='overlap/token_f1')", "robustness/negative_rejection",
 ]
 
 

@@ -16,7 +16,7 @@ def trec_averages(path):
     averages = {}
     for line in path.read_text().splitlines():
         measure, qid, value = line.split()
-        if qid == "all":
+        if qid == "all" and measure != "runid":
             averages[measure] = float(value)
     return averages
 

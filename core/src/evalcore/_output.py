@@ -57,11 +57,15 @@ def write_csv(path: str | os.PathLike[str], metric_ids: Sequence[str], rows: Seq
 def format_table(metrics: Mapping[str, Mapping[str, Any]]) -> str:
     """A plain-text table: metric, value, n, 95 % interval, skipped and errors."""
     header = ["metric", "value", "n", "95% CI", "skipped", "errors"]
-    body = []
+    body, notes = [], []
     for metric_id, summary in metrics.items():
         ci = summary.get("ci")
+        value = summary["value"]
+        error = summary.get("details", {}).get("error")
+        if value is None and error:
+            notes.append(f"{metric_id}: {error['type']}: {error['message']}")
         body.append([
-            metric_id, f"{summary['value']:.4f}", str(summary["n"]),
+            metric_id, "error" if value is None else f"{value:.4f}", str(summary["n"]),
             f"[{ci[0]:.4f}, {ci[1]:.4f}]" if ci else "-",
             str(summary["n_skipped"]), str(summary["n_errors"]),
         ])
@@ -72,7 +76,7 @@ def format_table(metrics: Mapping[str, Mapping[str, Any]]) -> str:
         return "  ".join(align[i](cell, widths[i]) for i, cell in enumerate(cells)).rstrip()
 
     rule = "  ".join("-" * w for w in widths)
-    return "\n".join([line(header), rule, *(line(r) for r in body)])
+    return "\n".join([line(header), rule, *(line(r) for r in body), *notes])
 
 
 def _json_default(value: Any) -> Any:

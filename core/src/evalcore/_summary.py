@@ -18,12 +18,13 @@ class MetricSummary:
     """The aggregate of one metric over a dataset.
 
     ``value`` is the mean of per-sample values (the corpus value for corpus metrics), or
-    0.0 with ``n == 0`` when no sample could be scored (seed 002's rule). ``ci`` is a
-    seeded percentile-bootstrap interval computed from the per-sample results.
+    0.0 with ``n == 0`` when no sample could be scored (seed 002's rule); it is ``None``
+    only when a corpus value could not be computed (``details["error"]`` says why). ``ci``
+    is a seeded percentile-bootstrap interval computed from the per-sample results.
     """
 
     id: str
-    value: float
+    value: float | None
     n: int
     n_skipped: int
     n_errors: int
@@ -83,7 +84,7 @@ def _corpus_summary(
     overall = metric.corpus_score(states)
     if overall.status is Status.ERROR:
         details = {"error": {"type": overall.error_type, "message": overall.error_message}}
-        return MetricSummary(value=0.0, n=len(states), stderr=None, ci=None, details=details, **base)
+        return MetricSummary(value=None, n=len(states), stderr=None, ci=None, details=details, **base)
     if overall.status is Status.SKIPPED or overall.value is None:
         return MetricSummary(value=0.0, n=0, stderr=None, ci=None,
                              details={"reason": overall.reason}, **base)
