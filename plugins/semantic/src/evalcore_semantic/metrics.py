@@ -62,7 +62,18 @@ def _prepare(pairs: Sequence[tuple[Record, Record]], read: Any) -> list[Any]:
     return prepared
 
 
-class EmbeddingSimilarity(BatchMetric):
+class _EmbeddingMetric(BatchMetric):
+    """A batch metric that embeds texts through ``self.embedder`` (set in ``setup``)."""
+
+    embedder: Any
+
+    def usage_summary(self) -> dict[str, Any]:
+        """The embedding cache's hits, misses and writes (empty without a cache)."""
+        cache = getattr(self.embedder, "cache", None)
+        return {"cache": cache.stats.to_dict()} if cache is not None else {}
+
+
+class EmbeddingSimilarity(_EmbeddingMetric):
     """Seed 002 §4.3.2: cosine of the response and the reference (best reference) or the query."""
 
     def setup(self) -> None:
@@ -87,7 +98,7 @@ class EmbeddingSimilarity(BatchMetric):
         return results
 
 
-class BertScore(BatchMetric):
+class BertScore(_EmbeddingMetric):
     """Seed 002 §4.3.1: BERTScore precision, recall and F1 (``score_type`` picks the value)."""
 
     def setup(self) -> None:
@@ -132,7 +143,7 @@ class BertScore(BatchMetric):
         return results
 
 
-class IntraListDiversity(BatchMetric):
+class IntraListDiversity(_EmbeddingMetric):
     """Seed 002 §7.2.2 with embeddings from a model: 1 − mean pairwise cosine of the top-k retrieved texts."""
 
     def setup(self) -> None:
@@ -153,9 +164,3 @@ class IntraListDiversity(BatchMetric):
                 Score(intra_list_diversity([vectors[t] for t in item]),
                       details={"embedder": self.embedder.signature, "documents": len(item)})
                 for item in prepared]
-
-
-def cache_summary(metric: Any) -> Mapping[str, int] | None:
-    """The embedding cache's hits, misses and writes of a semantic metric (``None`` without a cache)."""
-    cache = getattr(getattr(metric, "embedder", None), "cache", None)
-    return cache.stats.to_dict() if cache is not None else None
