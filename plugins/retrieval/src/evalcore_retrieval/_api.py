@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping
+from itertools import chain
 
 import evalcore
+import numpy as np
 from evalcore.plugin import Metric
 
 from ._dicts import Qrels, Run, judged_queries, rankings_from_dicts
@@ -34,23 +37,30 @@ def evaluate_run(
     """
     resolved = {m.id: m for m in map(resolve, metrics)}
     qids = judged_queries(qrels)
-    results: dict[str, dict[str, float]] = {qid: {} for qid in qids}
+    columns: dict[str, np.ndarray] = {}
     for ties in sorted({m.params["ties"] for m in resolved.values()}):
         rankings = rankings_from_dicts(qrels, run, qids, ties)
         for metric_id, metric in resolved.items():
-            if metric.params["ties"] != ties:
-                continue
-            values, codes = metric.values(rankings).tolist(), metric.skip_codes(rankings).tolist()
-            for qid, value, code in zip(qids, values, codes):
-                if code == OK:
-                    results[qid][metric_id] = value
-    return {qid: scores for qid, scores in results.items() if scores}
+            if metric.params["ties"] == ties:
+                # NaN marks a skipped query: no measure is ever NaN
+                ok = metric.skip_codes(rankings) == OK
+                columns[metric_id] = np.where(ok, metric.values(rankings), np.nan)
+    ids = list(resolved)
+    matrix = np.column_stack([columns[i] for i in ids]) if ids else np.zeros((len(qids), 0))
+    complete = (~np.isnan(matrix).any(axis=1)).tolist()
+    results: dict[str, dict[str, float]] = {}
+    for qid, row, full in zip(qids, matrix.tolist(), complete):
+        if full:
+            results[qid] = dict(zip(ids, row))
+        elif scores := {i: v for i, v in zip(ids, row) if not math.isnan(v)}:
+            results[qid] = scores
+    return results
 
 
 def average(results: Mapping[str, Mapping[str, float]]) -> dict[str, float]:
     """The mean of each metric over the queries that have it (trec_eval's ``all`` line)."""
-    totals: dict[str, list[float]] = {}
-    for scores in results.values():
-        for metric_id, value in scores.items():
-            totals.setdefault(metric_id, []).append(value)
-    return {metric_id: sum(values) / len(values) for metric_id, values in totals.items()}
+    means = {}
+    for metric_id in dict.fromkeys(chain.from_iterable(results.values())):
+        values = [scores[metric_id] for scores in results.values() if metric_id in scores]
+        means[metric_id] = sum(values) / len(values)
+    return means

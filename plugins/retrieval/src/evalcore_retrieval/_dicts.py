@@ -1,21 +1,30 @@
 """Reading pytrec_eval-style dicts (``{qid: {docid: grade}}``, ``{qid: {docid: score}}``) into
-:class:`Rankings` with as little per-document Python work as possible."""
+:class:`Rankings` with as little per-document Python work as possible.
+
+Ingestion dominates the cost, so the Python-level work is C-level iteration over dict
+values, plus one dict lookup per relevant judged document (trec ties) or per retrieved document
+(input-order ties, or qrels larger than the run). With trec ties, the rank of each judged
+retrieved document comes from one sort of (query, score) keys and a binary search;
+only queries with tied scores are ordered document by document.
+"""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
-from itertools import chain, repeat
+from collections.abc import Mapping, Sequence
+from itertools import chain, compress, repeat
+from operator import methodcaller
 from typing import Any
 
 import numpy as np
 from evalcore.plugin import InputError
 
-from ._ranking import Rankings, offsets_of, rank_order
+from ._ranking import Rankings, offsets_of, rank_order, trec_order, trec_scores
 
 Qrels = Mapping[str, Mapping[str, Any]]
 Run = Mapping[str, Mapping[str, Any]]
 _EMPTY: Mapping[str, Any] = {}
+_values = methodcaller("values")
 
 
 def judged_queries(qrels: Qrels) -> list[str]:
@@ -28,19 +37,74 @@ def rankings_from_dicts(qrels: Qrels, run: Run, qids: list[str], ties: str) -> R
     judged = [qrels[qid] for qid in qids]
     docs = [run.get(qid, _EMPTY) for qid in qids]
     lengths = np.fromiter(map(len, docs), np.int64, len(docs))
-    total = int(lengths.sum())
-    scores = _floats(chain.from_iterable(d.values() for d in docs), total, run, qids, "run")
-    gains = _floats(
-        chain.from_iterable(map(j.get, d, repeat(0)) for j, d in zip(judged, docs)), total,
-        qrels, qids, "qrels",
-    )
-    order = rank_order(scores, lengths, lambda q: list(docs[q]), ties)
     judged_lengths = np.fromiter(map(len, judged), np.int64, len(judged))
+    scores = _floats(chain.from_iterable(map(_values, docs)), int(lengths.sum()), run, qids, "run")
     grades = _floats(
-        chain.from_iterable(j.values() for j in judged), int(judged_lengths.sum()), qrels, qids, "qrels",
+        chain.from_iterable(map(_values, judged)), int(judged_lengths.sum()), qrels, qids, "qrels"
     )
     present = np.fromiter((qid in run for qid in qids), bool, len(qids))
-    return Rankings(offsets_of(lengths), gains[order], offsets_of(judged_lengths), grades, present)
+    if ties == "trec" and len(grades) <= len(scores):
+        return _from_judged(scores, lengths, docs, judged, grades, judged_lengths, present)
+    gains = np.fromiter(
+        chain.from_iterable(map(j.get, d, repeat(0)) for j, d in zip(judged, docs)), float, len(scores)
+    )
+    order = rank_order(scores, lengths, lambda q: list(docs[q]), ties)
+    return Rankings.from_ranked_grades(lengths, gains[order], judged_lengths, grades, present)
+
+
+def _from_judged(
+    scores: np.ndarray, lengths: np.ndarray, docs: Sequence[Mapping[str, Any]],
+    judged: Sequence[Mapping[str, Any]], grades: np.ndarray, judged_lengths: np.ndarray,
+    present: np.ndarray,
+) -> Rankings:
+    """Rankings from the ranks of the judged documents, trec_eval's ordering."""
+    offsets, judged_offsets = offsets_of(lengths), offsets_of(judged_lengths)
+    ranked = _keys(np.repeat(np.arange(len(lengths), dtype=np.uint64), lengths), trec_scores(scores))
+    ranked.sort()
+    # look up the scores of the positively graded judged documents only
+    positive = grades > 0
+    selected, bounds = positive.tolist(), judged_offsets.tolist()
+    found = np.fromiter(
+        chain.from_iterable(
+            map(d.get, compress(j, selected[a:b]), repeat(math.nan))
+            for d, j, a, b in zip(docs, judged, bounds[:-1], bounds[1:])
+        ),
+        float, int(positive.sum()),
+    )
+    retrieved = ~np.isnan(found)
+    hit = np.zeros(len(grades), dtype=bool)
+    hit[np.flatnonzero(positive)[retrieved]] = True
+    query = np.repeat(np.arange(len(judged_lengths)), judged_lengths)[hit]
+    # the rank of a hit is the number of documents of its query with a smaller key
+    position = np.searchsorted(ranked, _keys(query, trec_scores(found[retrieved]))) - offsets[query]
+    tied = ranked[1:] == ranked[:-1]
+    if tied.any():
+        for q in np.unique(ranked[1:][tied] >> np.uint64(32)).astype(np.int64).tolist():
+            ids = list(docs[q])
+            rank = {ids[i]: p for p, i in enumerate(
+                trec_order(trec_scores(scores[offsets[q]:offsets[q + 1]]).tolist(), ids)
+            )}
+            hit_ids = [d for d, h in zip(judged[q], hit[judged_offsets[q]:judged_offsets[q + 1]]) if h]
+            lo = np.searchsorted(query, q)
+            position[lo:lo + len(hit_ids)] = [rank[d] for d in hit_ids]
+    order = np.lexsort((position, query))
+    return Rankings(
+        lengths, present, query[order], position[order], grades[hit][order], judged_offsets, grades,
+    )
+
+
+def _keys(query: np.ndarray, scores: np.ndarray) -> np.ndarray:
+    """uint64 keys that sort by query, then by single-precision score descending (overwrites ``scores``).
+
+    A float's bits with the 31 low bits flipped sort non-negative floats descending below
+    ``2**31``; negative floats' own bits sort them descending above it (no NaN, no -0).
+    """
+    bits = scores.view(np.int32)
+    bits ^= ~(bits >> 31) & np.int32(0x7FFFFFFF)
+    key = query.astype(np.uint64)
+    key <<= np.uint64(32)
+    key |= bits.view(np.uint32)
+    return key
 
 
 def _floats(values: Any, count: int, source: Mapping[str, Mapping[str, Any]], qids: list[str],

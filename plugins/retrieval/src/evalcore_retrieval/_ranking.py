@@ -1,4 +1,4 @@
-"""Rankings of many queries in flat (CSR) arrays, and the trec_eval ordering that builds them."""
+"""Rankings of many queries as flat arrays, and trec_eval's document ordering."""
 
 from __future__ import annotations
 
@@ -12,49 +12,55 @@ _MAX_PADDING = 4
 
 
 class Rankings:
-    """Ranked retrieved documents and judged grades of ``n`` queries.
+    """What the measures need of ``n`` ranked queries, in flat arrays.
 
-    ``gains[offsets[q]:offsets[q + 1]]`` are the relevance grades of query ``q``'s retrieved
-    documents in rank order (0 for unjudged ones); ``judged[judged_offsets[q]:...]`` the
-    grades of every judged document of ``q``. ``present[q]`` says whether the query was
-    retrieved for at all.
+    Only retrieved documents with a positive grade ("hits") matter to every measure, so
+    only they are kept: ``hit_query``, ``hit_position`` (0-based rank) and ``hit_grade``,
+    sorted by query then position. ``num_ret`` is the number retrieved per query,
+    ``present`` whether the query was retrieved for at all, and
+    ``judged[judged_offsets[q]:judged_offsets[q + 1]]`` the grades of every judged
+    document of query ``q``.
     """
 
     def __init__(
-        self, offsets: np.ndarray, gains: np.ndarray, judged_offsets: np.ndarray,
-        judged: np.ndarray, present: np.ndarray,
+        self, num_ret: np.ndarray, present: np.ndarray, hit_query: np.ndarray,
+        hit_position: np.ndarray, hit_grade: np.ndarray, judged_offsets: np.ndarray,
+        judged: np.ndarray,
     ) -> None:
-        self.offsets = offsets
-        self.gains = gains
+        self.num_ret = num_ret
+        self.present = present
+        self.hit_query = hit_query
+        self.hit_position = hit_position
+        self.hit_grade = hit_grade
         self.judged_offsets = judged_offsets
         self.judged = judged
-        self.present = present
+
+    @classmethod
+    def from_ranked_grades(
+        cls, lengths: np.ndarray, grades: np.ndarray, judged_lengths: np.ndarray,
+        judged: np.ndarray, present: np.ndarray,
+    ) -> Rankings:
+        """From the grades of every retrieved document in rank order (``lengths`` per query)."""
+        hits = np.flatnonzero(grades > 0)
+        query = np.repeat(np.arange(len(lengths)), lengths)[hits]
+        position = hits - offsets_of(lengths)[query]
+        return cls(lengths, present, query, position, grades[hits], offsets_of(judged_lengths), judged)
 
     @property
     def n(self) -> int:
-        return len(self.offsets) - 1
-
-    @cached_property
-    def num_ret(self) -> np.ndarray:
-        return np.diff(self.offsets)
-
-    @cached_property
-    def query(self) -> np.ndarray:
-        """The query index of each retrieved document."""
-        return np.repeat(np.arange(self.n), self.num_ret)
-
-    @cached_property
-    def position(self) -> np.ndarray:
-        """The 0-based rank of each retrieved document within its query."""
-        return np.arange(len(self.gains)) - np.repeat(self.offsets[:-1], self.num_ret)
+        return len(self.num_ret)
 
     @cached_property
     def judged_query(self) -> np.ndarray:
         return np.repeat(np.arange(self.n), np.diff(self.judged_offsets))
 
-    def per_query(self, weights: np.ndarray) -> np.ndarray:
-        """Sum ``weights`` (one per retrieved document) within each query."""
-        return np.bincount(self.query, weights=weights, minlength=self.n)
+    def count(self, mask: np.ndarray) -> np.ndarray:
+        """The number of hits selected by ``mask`` in each query."""
+        return np.bincount(self.hit_query[mask], minlength=self.n).astype(float)
+
+    def total(self, mask: np.ndarray, weights: np.ndarray) -> np.ndarray:
+        """The sum of ``weights`` (one per selected hit) in each query."""
+        return np.bincount(self.hit_query[mask], weights=weights, minlength=self.n)
 
     def num_judged_at_least(self, level: float) -> np.ndarray:
         """How many judged documents of each query have a grade of at least ``level``."""
@@ -62,9 +68,16 @@ class Rankings:
 
 
 def offsets_of(lengths: np.ndarray) -> np.ndarray:
+    """``[0, l0, l0 + l1, ...]``: where each query's slice of a flat array starts."""
     offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
     np.cumsum(lengths, out=offsets[1:])
     return offsets
+
+
+def trec_scores(scores: np.ndarray) -> np.ndarray:
+    """Scores as trec_eval compares them: single precision (it stores C floats), -0 as 0."""
+    with np.errstate(over="ignore"):  # beyond the float range becomes inf, as in C
+        return scores.astype(np.float32) + np.float32(0.0)
 
 
 def rank_order(
@@ -79,21 +92,24 @@ def rank_order(
     queries that contain tied scores.
     """
     if ties == "trec":
-        scores = scores.astype(np.float32)
+        scores = trec_scores(scores)
     offsets = offsets_of(lengths)
     order = _stable_descending(scores, lengths, offsets)
     if ties == "trec" and len(order) > 1:
         ranked = scores[order]
-        tied = (ranked[1:] == ranked[:-1]) & (np.diff(np.repeat(np.arange(len(lengths)), lengths)) == 0)
-        if tied.any():
-            start_of = np.searchsorted(offsets, np.flatnonzero(tied), side="right") - 1
-            for q in np.unique(start_of):
-                start, stop = offsets[q], offsets[q + 1]
-                ids = doc_ids(int(q))
-                local = scores[start:stop]
-                fixed = sorted(range(stop - start), key=lambda i: (local[i], ids[i]), reverse=True)
-                order[start:stop] = start + np.asarray(fixed, dtype=np.int64)
+        same_query = np.diff(np.repeat(np.arange(len(lengths)), lengths)) == 0
+        tied = np.flatnonzero((ranked[1:] == ranked[:-1]) & same_query)
+        for q in np.unique(np.searchsorted(offsets, tied, side="right") - 1):
+            start, stop = offsets[q], offsets[q + 1]
+            order[start:stop] = start + np.asarray(
+                trec_order(scores[start:stop].tolist(), doc_ids(int(q))), dtype=np.int64
+            )
     return order
+
+
+def trec_order(scores: Sequence[float], doc_ids: Sequence[str]) -> list[int]:
+    """Indices of one query's documents by score descending, then doc id descending."""
+    return sorted(range(len(scores)), key=lambda i: (scores[i], doc_ids[i]), reverse=True)
 
 
 def _stable_descending(scores: np.ndarray, lengths: np.ndarray, offsets: np.ndarray) -> np.ndarray:
@@ -106,12 +122,10 @@ def _stable_descending(scores: np.ndarray, lengths: np.ndarray, offsets: np.ndar
         query = np.repeat(np.arange(n_queries), lengths)
         return np.lexsort((-scores, query))
     if n_queries * longest == total:
-        matrix = -scores.reshape(n_queries, longest)
-        local = np.argsort(matrix, axis=1, kind="stable")
+        local = np.argsort(-scores.reshape(n_queries, longest), axis=1, kind="stable")
         return (local + offsets[:-1, None]).ravel()
-    columns = np.arange(longest)
-    filled = columns < lengths[:, None]
-    matrix = np.full((n_queries, longest), np.inf)
+    filled = np.arange(longest) < lengths[:, None]
+    matrix = np.full((n_queries, longest), np.inf, dtype=scores.dtype)
     matrix[filled] = -scores
     local = np.argsort(matrix, axis=1, kind="stable")
     # padding sorts last (inf, and after any real inf thanks to the stable sort)

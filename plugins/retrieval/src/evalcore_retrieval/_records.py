@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 from evalcore.plugin import InputError, Record
 
-from ._ranking import Rankings, offsets_of, rank_order
+from ._ranking import Rankings, rank_order
 
 
 class _Query:
@@ -44,9 +44,7 @@ def rankings_from_records(
     order = rank_order(scores, lengths, lambda i: queries[i].doc_ids, ties)
     judged_lengths = np.fromiter((len(q.judged) for q in queries), np.int64, len(queries))
     judged = np.fromiter((g for q in queries for g in q.judged.values()), float, int(judged_lengths.sum()))
-    rankings = Rankings(
-        offsets_of(lengths), gains[order], offsets_of(judged_lengths), judged, lengths > 0,
-    )
+    rankings = Rankings.from_ranked_grades(lengths, gains[order], judged_lengths, judged, lengths > 0)
     return rankings, kept, errors
 
 

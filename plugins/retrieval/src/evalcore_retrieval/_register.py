@@ -47,11 +47,13 @@ _LEVEL = ParamSpec(
 )
 _SHARED = (
     ParamSpec(name="ties", type="str", default="trec", identity=True, choices=("trec", "input"),
-              description="'trec': scores in single precision, equal ones by doc id descending; 'input': input order"),
+              description="'trec': scores in single precision, equal ones by doc id descending; "
+                          "'input': scores as given, equal ones in input order"),
     ParamSpec(name="missing", type="str", default="skip", identity=True, choices=("skip", "zero"),
               description="records with judgements but nothing retrieved: skip, or score 0 (trec_eval -c)"),
     ParamSpec(name="no_relevant", type="str", default="zero", identity=True, choices=("zero", "skip"),
-              description="records whose judged documents are all non-relevant: score 0 (trec_eval), or skip"),
+              description="records whose judged documents are all non-relevant: "
+                          "score 0 (trec_eval), or skip"),
 )
 
 
