@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import math
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 import attrs
@@ -43,10 +43,12 @@ class RecordSet:
     source: str | None = None
 
 
-def read_records(path: str | os.PathLike[str]) -> RecordSet:
-    """Read a JSONL file of records; malformed lines become errors, not exceptions.
+def iter_jsonl(path: str | os.PathLike[str]) -> Iterator[tuple[str, int, Any]]:
+    """``(source, line number, value)`` for each non-blank line of a JSONL file.
 
-    Raises :class:`InputError` only when the file cannot be read or holds no record.
+    ``source`` is ``"file:line"``; a line that is not JSON yields an :class:`InputError` as
+    its value (so callers decide whether one bad line stops them). A file that cannot be
+    read raises :class:`InputError`.
     """
     name = os.fspath(path)
     try:
@@ -56,16 +58,27 @@ def read_records(path: str | os.PathLike[str]) -> RecordSet:
         raise InputError(f"cannot read: {exc.strerror or exc}", source=name) from None
     except UnicodeDecodeError as exc:
         raise InputError(f"not UTF-8 text ({exc.reason} at byte {exc.start})", source=name) from None
-    records: list[Record] = []
-    errors: list[InputError] = []
     for lineno, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         source = f"{name}:{lineno}"
         try:
-            data = json.loads(line)
+            yield source, lineno, json.loads(line)
         except json.JSONDecodeError as exc:
-            errors.append(InputError(f"malformed JSON: {exc.msg} (column {exc.colno})", source=source))
+            yield source, lineno, InputError(f"malformed JSON: {exc.msg} (column {exc.colno})", source=source)
+
+
+def read_records(path: str | os.PathLike[str]) -> RecordSet:
+    """Read a JSONL file of records; malformed lines become errors, not exceptions.
+
+    Raises :class:`InputError` only when the file cannot be read or holds no record.
+    """
+    name = os.fspath(path)
+    records: list[Record] = []
+    errors: list[InputError] = []
+    for source, lineno, data in iter_jsonl(name):
+        if isinstance(data, InputError):
+            errors.append(data)
             continue
         try:
             records.append(parse_record(data, source=source, default_id=str(lineno)))

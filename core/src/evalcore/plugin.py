@@ -16,6 +16,7 @@ from ._errors import InputError, ParameterError, SkipSample
 from ._fields import as_record, doc_texts, get_path, reference_answers, response_text, text_field
 from ._hooks import PLUGIN_API_VERSION, hookimpl
 from ._metric import BatchMetric, CorpusMetric, Metric, Record, SampleMetric
+from ._records import iter_jsonl
 from ._result import Score, Status
 from ._spec import Direction, Granularity, MetricSpec, ParamSpec, TargetCategory, Tier
 
@@ -23,5 +24,5 @@ __all__ = [
     "PLUGIN_API_VERSION", "hookimpl", "MetricSpec", "ParamSpec", "TargetCategory", "Tier",
     "Direction", "Granularity", "Metric", "SampleMetric", "BatchMetric", "CorpusMetric",
     "Record", "Score", "Status", "SkipSample", "InputError", "ParameterError", "as_record", "doc_texts",
-    "get_path", "reference_answers", "response_text", "text_field",
+    "get_path", "reference_answers", "response_text", "text_field", "iter_jsonl",
 ]

@@ -15,11 +15,10 @@ whose prediction carries the labels under the names the ``outcome`` metrics read
 
 from __future__ import annotations
 
-import json
 import os
 from typing import Any
 
-from evalcore.plugin import InputError
+from evalcore.plugin import InputError, iter_jsonl
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 Utility = Field(ge=-1.0, le=1.0, allow_inf_nan=False)
@@ -89,23 +88,17 @@ def load_tool_calls(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
     """
     name = os.fspath(path)
     records = []
-    with open(name, encoding="utf-8") as handle:
-        for lineno, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            source = f"{name}:{lineno}"
-            try:
-                data = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise InputError(f"not valid JSON: {exc.msg} (column {exc.colno})", source=source) from None
-            if not isinstance(data, dict):
-                raise InputError(f"expected a JSON object, got {type(data).__name__}", source=source)
-            model = LabeledToolCall if "signature" in data else OutcomeCoupledLabels
-            try:
-                parsed = model.model_validate(data)
-            except ValidationError as exc:
-                err = exc.errors()[0]
-                field = ".".join(str(p) for p in err["loc"]) or None
-                raise InputError(f"{err['msg']} ({model.__name__})", source=source, field=field) from None
-            records.append(to_record(parsed, f"{os.path.basename(name)}:{lineno}"))
+    for source, lineno, data in iter_jsonl(name):
+        if isinstance(data, InputError):
+            raise data
+        if not isinstance(data, dict):
+            raise InputError(f"expected a JSON object, got {type(data).__name__}", source=source)
+        model = LabeledToolCall if "signature" in data else OutcomeCoupledLabels
+        try:
+            parsed = model.model_validate(data)
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            field = ".".join(str(p) for p in err["loc"]) or None
+            raise InputError(f"{err['msg']} ({model.__name__})", source=source, field=field) from None
+        records.append(to_record(parsed, f"{os.path.basename(name)}:{lineno}"))
     return records
