@@ -302,3 +302,12 @@ def test_scorer_gates_and_shares_its_budget_across_calls():
     assert scorer.budget.spent == 800
     objectives = scorer.multi_objective({"id": "e"}, {"value": 0.1})
     assert [o.details["metric"] for o in objectives] == ["t/v", "t/judge"]
+
+
+def test_corpus_metrics_can_opt_out_of_the_bootstrap():
+    class Distinct(WordRatio):
+        bootstrap = False
+
+    summary = evalcore.evaluate(records([0.2, 0.4, 0.9]), [build(Distinct, "distinct", granularity="corpus")])
+    assert summary.metrics["t/distinct"].ci is None and summary.metrics["t/distinct"].stderr is None
+    assert summary.metrics["t/distinct"].value == pytest.approx(0.5)

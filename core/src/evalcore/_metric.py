@@ -211,6 +211,10 @@ class CorpusMetric(Metric, Generic[State]):
     """
 
     granularity: ClassVar[Granularity] = Granularity.CORPUS
+    bootstrap: ClassVar[bool] = True
+    """Whether resampling samples with replacement gives a meaningful interval. Statistics
+    that count distinct items (distinct-n) are biased by the duplicates a resample holds,
+    so they set this to ``False`` and report no interval."""
 
     def sample_state(self, example: Record, prediction: Record) -> State:
         raise NotImplementedError

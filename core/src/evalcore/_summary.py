@@ -96,7 +96,9 @@ def _corpus_summary(
         result = metric.corpus_score(sample)
         return result.value if result.ok and result.value is not None else float("nan")
 
-    stderr, interval = corpus_bootstrap(states, value_of, seed=seed, n_boot=min(n_boot, 200),
-                                        confidence=confidence)
+    stderr, interval = None, None
+    if metric.bootstrap:
+        stderr, interval = corpus_bootstrap(states, value_of, seed=seed, n_boot=min(n_boot, 200),
+                                            confidence=confidence)
     base["details"] = {**base["details"], **overall.details}
     return MetricSummary(value=float(overall.value), n=len(states), stderr=stderr, ci=interval, **base)

@@ -16,6 +16,8 @@ NgramState = Counter[tuple[str, ...]]
 class DistinctN(CorpusMetric[NgramState]):
     """``# unique n-grams / # n-grams`` over every response; the state is the n-gram multiset."""
 
+    bootstrap = False  # a resample repeats responses, which lowers distinct-n by construction
+
     def sample_state(self, example: Record, prediction: Record) -> NgramState:
         tokens = whitespace_tokens(response_text(prediction), lowercase=self.params["lowercase"])
         return ngram_counts(tokens, self.params["n"])
