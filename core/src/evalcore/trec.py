@@ -14,7 +14,6 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Iterator, Mapping
-from pathlib import Path
 from typing import Any
 
 from ._errors import InputError
@@ -128,7 +127,7 @@ def _add(docs: dict[str, Any], docno: str, value: Any, source: str, qid: str) ->
 
 
 def _as_qrels(qrels: str | os.PathLike[str] | Mapping[str, Mapping[str, Any]]) -> Qrels:
-    if isinstance(qrels, (str, Path, os.PathLike)):
+    if isinstance(qrels, (str, os.PathLike)):
         return read_qrels(qrels)
     checked: Qrels = {}
     for qid, docs in _items(qrels, "qrels"):
@@ -143,7 +142,7 @@ def _as_qrels(qrels: str | os.PathLike[str] | Mapping[str, Mapping[str, Any]]) -
 
 
 def _as_run(run: str | os.PathLike[str] | Mapping[str, Mapping[str, Any]]) -> Run:
-    if isinstance(run, (str, Path, os.PathLike)):
+    if isinstance(run, (str, os.PathLike)):
         return read_run(run)
     checked: Run = {}
     for qid, docs in _items(run, "run"):

@@ -7,13 +7,15 @@ qrels or only in the run, and graded (also negative) relevance.
 
 from __future__ import annotations
 
+from unittest.mock import patch
+
 import evalcore
 import pytest
 from evalcore.trec import records_from_trec
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from evalcore_retrieval import average, evaluate_run
+from evalcore_retrieval import _dicts, average, evaluate_run
 
 pytrec_eval = pytest.importorskip("pytrec_eval", reason="pytrec-eval-terrier is the reference")
 
@@ -61,12 +63,13 @@ def reference(qrels, run, level: int) -> dict[str, dict[str, float]]:
 
 
 @settings(max_examples=300, deadline=None)
-@given(collections(), st.sampled_from([1, 2]))
-def test_evaluate_run_matches_pytrec_eval(collection, level):
+@given(collections(), st.sampled_from([1, 2]), st.sampled_from([1, 3, 2048]))
+def test_evaluate_run_matches_pytrec_eval(collection, level, block):
     qrels, run = collection
     metrics = ids(level)
     expected = reference(qrels, run, level)
-    got = evaluate_run(qrels, run, list(metrics))
+    with patch.object(_dicts, "_BLOCK", block):  # queries are read in blocks of this many
+        got = evaluate_run(qrels, run, list(metrics))
     assert set(got) == set(expected)
     for qid, scores in got.items():
         assert set(scores) == set(metrics)
@@ -95,3 +98,24 @@ def test_metrics_on_records_match_pytrec_eval(collection):
         assert got == pytest.approx(
             {qid: v[measure] for qid, v in expected.items() if run[qid]}, abs=1e-9
         ), metric_id
+
+
+@settings(max_examples=100, deadline=None)
+@given(collections())
+def test_input_order_ties_agree_between_dicts_and_records(collection):
+    # pytrec_eval has no input-order ties; the dict and record paths must agree with each other
+    qrels, run = collection
+    metrics = [evalcore.get_metric(f"retrieval/{name}(ties='input')") for name in ("map", "ndcg", "mrr")]
+    from_dicts = evaluate_run(qrels, run, metrics)
+    records = [r for r in records_from_trec(qrels, run) if r["id"] in run]
+    for record in records:
+        # records list equal scores in the run's order only when their ranks say so: drop ranks
+        record["prediction"]["retrieved"] = [
+            {"doc_id": d, "score": s} for d, s in run[record["id"]].items()
+        ]
+    for metric in metrics:
+        scores = metric.score_many([r["example"] for r in records], [r["prediction"] for r in records])
+        got = {r["id"]: s.value for r, s in zip(records, scores) if s.ok}
+        assert got == pytest.approx(
+            {qid: v[metric.id] for qid, v in from_dicts.items() if run.get(qid)}, abs=1e-12
+        )

@@ -24,6 +24,7 @@ from ._ranking import Rankings, offsets_of, rank_order, trec_order, trec_scores
 Qrels = Mapping[str, Mapping[str, Any]]
 Run = Mapping[str, Mapping[str, Any]]
 _EMPTY: Mapping[str, Any] = {}
+_BLOCK = 2048  # queries read at a time
 _values = methodcaller("values")
 
 
@@ -33,7 +34,16 @@ def judged_queries(qrels: Qrels) -> list[str]:
 
 
 def rankings_from_dicts(qrels: Qrels, run: Run, qids: list[str], ties: str) -> Rankings:
-    """Rankings of ``qids``; a query is present when it is a key of ``run`` (even with no documents)."""
+    """Rankings of ``qids``; a query is present when it is a key of ``run`` (even with no documents).
+
+    Queries are read in blocks so that the temporary arrays stay small (in cache, and
+    reused by the allocator rather than mapped afresh).
+    """
+    blocks = [qids[start:start + _BLOCK] for start in range(0, len(qids), _BLOCK)] or [[]]
+    return Rankings.concatenate([_read_block(qrels, run, block, ties) for block in blocks])
+
+
+def _read_block(qrels: Qrels, run: Run, qids: list[str], ties: str) -> Rankings:
     judged = [qrels[qid] for qid in qids]
     docs = [run.get(qid, _EMPTY) for qid in qids]
     lengths = np.fromiter(map(len, docs), np.int64, len(docs))
@@ -63,7 +73,7 @@ def _from_judged(
     ranked.sort()
     # look up the scores of the positively graded judged documents only
     positive = grades > 0
-    selected, bounds = positive.tolist(), judged_offsets.tolist()
+    selected, bounds = positive.tobytes(), judged_offsets.tolist()
     found = np.fromiter(
         chain.from_iterable(
             map(d.get, compress(j, selected[a:b]), repeat(math.nan))
@@ -94,14 +104,16 @@ def _from_judged(
 
 
 def _keys(query: np.ndarray, scores: np.ndarray) -> np.ndarray:
-    """uint64 keys that sort by query, then by single-precision score descending (overwrites ``scores``).
+    """uint64 keys that sort by query, then by single-precision score descending.
+
+    Overwrites ``scores``, and ``query`` when it is already uint64.
 
     A float's bits with the 31 low bits flipped sort non-negative floats descending below
     ``2**31``; negative floats' own bits sort them descending above it (no NaN, no -0).
     """
     bits = scores.view(np.int32)
     bits ^= ~(bits >> 31) & np.int32(0x7FFFFFFF)
-    key = query.astype(np.uint64)
+    key = query.astype(np.uint64, copy=False)
     key <<= np.uint64(32)
     key |= bits.view(np.uint32)
     return key

@@ -46,6 +46,21 @@ class Rankings:
         position = hits - offsets_of(lengths)[query]
         return cls(lengths, present, query, position, grades[hits], offsets_of(judged_lengths), judged)
 
+    @classmethod
+    def concatenate(cls, parts: Sequence[Rankings]) -> Rankings:
+        """One :class:`Rankings` of the queries of ``parts``, in order."""
+        starts = offsets_of(np.array([p.n for p in parts], dtype=np.int64))
+        judged_starts = offsets_of(np.array([len(p.judged) for p in parts], dtype=np.int64))
+        return cls(
+            np.concatenate([p.num_ret for p in parts]),
+            np.concatenate([p.present for p in parts]),
+            np.concatenate([p.hit_query + start for p, start in zip(parts, starts)]),
+            np.concatenate([p.hit_position for p in parts]),
+            np.concatenate([p.hit_grade for p in parts]),
+            np.concatenate([[0]] + [p.judged_offsets[1:] + s for p, s in zip(parts, judged_starts)]),
+            np.concatenate([p.judged for p in parts]),
+        )
+
     @property
     def n(self) -> int:
         return len(self.num_ret)
@@ -77,7 +92,9 @@ def offsets_of(lengths: np.ndarray) -> np.ndarray:
 def trec_scores(scores: np.ndarray) -> np.ndarray:
     """Scores as trec_eval compares them: single precision (it stores C floats), -0 as 0."""
     with np.errstate(over="ignore"):  # beyond the float range becomes inf, as in C
-        return scores.astype(np.float32) + np.float32(0.0)
+        single = scores.astype(np.float32)
+    single += np.float32(0.0)
+    return single
 
 
 def rank_order(
