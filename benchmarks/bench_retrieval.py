@@ -117,10 +117,10 @@ def main() -> None:
           f"{'vs pytrec_eval':>15} {'vs ranx':>8}")
     for n in sizes:
         qrels, run = make_collection(n)
-        t_ours, ours = timed(lambda: run_evalcore(qrels, run), args.repeat)
-        t_pytrec, pytrec = timed(lambda: run_pytrec_eval(qrels, run), args.repeat)
-        t_ranx, ranx_means = timed(lambda: run_ranx(qrels, run), args.repeat)
-        t_read, _ = timed(lambda: read_dicts_evalcore(qrels, run), args.repeat)
+        t_ours, ours = timed(lambda q=qrels, r=run: run_evalcore(q, r), args.repeat)
+        t_pytrec, pytrec = timed(lambda q=qrels, r=run: run_pytrec_eval(q, r), args.repeat)
+        t_ranx, ranx_means = timed(lambda q=qrels, r=run: run_ranx(q, r), args.repeat)
+        t_read, _ = timed(lambda q=qrels, r=run: read_dicts_evalcore(q, r), args.repeat)
         agreement = check(ours, pytrec, ranx_means)
         print(f"{n:>8} {t_ours:>9.2f}s {t_pytrec:>11.2f}s {t_ranx:>9.2f}s "
               f"{t_pytrec / t_ours:>14.1f}x {t_ranx / t_ours:>7.1f}x")

@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from evalcore import InputError
 from evalcore.trec import read_qrels, read_run, records_from_trec
 

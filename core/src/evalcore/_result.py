@@ -23,8 +23,8 @@ class Score:
     """The result of one metric on one sample.
 
     ``value`` is ``None`` unless ``status`` is ``ok``; ``confidence`` (0–1) is how much the
-    metric trusts its own value, where it knows (seed 000's MetricScore). ``reason`` says why a sample was skipped; ``error_type`` and
-    ``error_message`` say what went wrong.
+    metric trusts its own value, where it knows (seed 000's MetricScore). ``reason`` says
+    why a sample was skipped; ``error_type`` and ``error_message`` say what went wrong.
     """
 
     value: float | None

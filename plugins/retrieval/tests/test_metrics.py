@@ -10,7 +10,6 @@ import sys
 import evalcore
 import pytest
 from evalcore import ParameterError, Status
-
 from evalcore_retrieval import evaluate_run
 
 

@@ -12,10 +12,9 @@ from unittest.mock import patch
 import evalcore
 import pytest
 from evalcore.trec import records_from_trec
+from evalcore_retrieval import _dicts, average, evaluate_run
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from evalcore_retrieval import _dicts, average, evaluate_run
 
 pytrec_eval = pytest.importorskip("pytrec_eval", reason="pytrec-eval-terrier is the reference")
 

@@ -13,7 +13,6 @@ from pathlib import Path
 import evalcore
 import pytest
 from evalcore.trec import read_qrels, read_run, records_from_trec
-
 from evalcore_retrieval import average, evaluate_run
 
 REFERENCE = Path(__file__).resolve().parents[3].parent / "shared" / "reference" / "trec_eval"

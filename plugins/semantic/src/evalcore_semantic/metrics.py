@@ -7,7 +7,7 @@ for that pair only.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from evalcore.plugin import (
