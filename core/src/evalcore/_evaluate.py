@@ -366,10 +366,12 @@ class _Run:
 
     def _score_column(self, metric: Metric, units: list[_Unit]) -> None:
         """A batch or corpus metric over many units at once."""
-        ready = [u for u in units if self._precheck(metric, u) is None]
+        ready = []
         for unit in units:
             blocked = self._precheck(metric, unit)
-            if blocked is not None:
+            if blocked is None:
+                ready.append(unit)
+            else:
                 self._store(unit, metric, blocked)
         if not ready:
             return
