@@ -113,7 +113,7 @@ def test_sync_metrics_run_concurrently_in_threads():
             with lock:
                 active[0] += 1
                 peak[0] = max(peak[0], active[0])
-            time.sleep(0.05)
+            time.sleep(0.2)  # long enough for every worker to start under load
             with lock:
                 active[0] -= 1
             return 1.0
