@@ -2,12 +2,8 @@
 
 from __future__ import annotations
 
-import json
 import random
-import threading
 import time
-from collections import deque
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
@@ -26,49 +22,17 @@ from evalcore.http import (  # noqa: E402
     Usage,
     parse_retry_after,
 )
+from evalcore.testing import Reply, ScriptedServer  # noqa: E402
 
 CHAT_OK = {"choices": [{"message": {"content": "0.5"}, "finish_reason": "stop"}],
            "usage": {"prompt_tokens": 12, "completion_tokens": 2}, "model": "m"}
 
 
-class Server:
-    """Plays (status, body, headers, delay) replies in order; records (time, path, json, headers)."""
-
-    def __init__(self, *replies):
-        self.replies = deque(replies)
-        self.seen = []
-        outer = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self):  # noqa: N802
-                body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-                outer.seen.append((time.monotonic(), self.path, json.loads(body), dict(self.headers)))
-                status, reply, headers, delay = outer.replies.popleft() if outer.replies else (500, "x", {}, 0)
-                time.sleep(delay)
-                data = reply.encode() if isinstance(reply, str) else json.dumps(reply).encode()
-                try:
-                    self.send_response(status)
-                    for k, v in {"Content-Length": str(len(data)), **headers}.items():
-                        self.send_header(k, v)
-                    self.end_headers()
-                    self.wfile.write(data)
-                except OSError:
-                    pass
-
-            def log_message(self, *args):
-                pass
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-
-    def __enter__(self):
-        threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
-        return self
-
-    def __exit__(self, *exc):
-        self.httpd.shutdown()
-        self.httpd.server_close()
+def Server(*replies):  # noqa: N802 - reads like the server it returns
+    """A scripted server playing ``(status, body, headers, delay)`` replies, then HTTP 500."""
+    server = ScriptedServer(default=lambda request: Reply(500, "x"))
+    server.script(*(Reply(*reply) for reply in replies))
+    return server
 
 
 def ok(body=CHAT_OK, headers=None, delay=0.0):
@@ -83,9 +47,10 @@ def client(url, **kw):
 def test_chat_sends_decoding_and_reads_usage(monkeypatch):
     monkeypatch.setenv("MY_KEY", "sekret")
     with Server(ok()) as server:
-        result = client(server.url, api_key_env="MY_KEY").chat(
+        result = client(server.base_url, api_key_env="MY_KEY").chat(
             [{"role": "user", "content": "hi"}], temperature=0.0, seed=7, max_tokens=5)
-    _, path, payload, headers = server.seen[0]
+    request = server.requests[0]
+    path, payload, headers = request["path"], request["json"], request["headers"]
     assert path == "/v1/chat/completions"
     assert payload == {"model": "m", "messages": [{"role": "user", "content": "hi"}], "temperature": 0.0,
                        "seed": 7, "max_tokens": 5}
@@ -96,44 +61,44 @@ def test_chat_sends_decoding_and_reads_usage(monkeypatch):
 
 def test_429_honours_retry_after_then_succeeds():
     with Server((429, "slow down", {"Retry-After": "0.3"}, 0), ok()) as server:
-        result = client(server.url).chat([{"role": "user", "content": "x"}])
+        result = client(server.base_url).chat([{"role": "user", "content": "x"}])
     assert result.text == "0.5"
-    assert len(server.seen) == 2
-    assert server.seen[1][0] - server.seen[0][0] >= 0.29
+    assert len(server.requests) == 2
+    assert server.requests[1]["at"] - server.requests[0]["at"] >= 0.29
 
 
 def test_5xx_retried_with_backoff_until_exhausted():
     with Server(*[(500, "boom", {}, 0)] * 3) as server:
-        c = client(server.url, max_retries=2)
+        c = client(server.base_url, max_retries=2)
         with pytest.raises(ServerError, match=r"HTTP 500.*after 3 attempts"):
             c.chat([{"role": "user", "content": "x"}])
-    assert len(server.seen) == 3 and c.calls == 3
+    assert len(server.requests) == 3 and c.calls == 3
 
 
 def test_timeout_is_retried_then_reported():
     with Server(ok(delay=1.0), ok(delay=1.0)) as server:
         with pytest.raises(BackendTimeout, match="did not answer within 0.2 s"):
-            client(server.url, timeout=0.2, max_retries=1).chat([{"role": "user", "content": "x"}])
-    assert len(server.seen) == 2
+            client(server.base_url, timeout=0.2, max_retries=1).chat([{"role": "user", "content": "x"}])
+    assert len(server.requests) == 2
 
 
 def test_malformed_json_is_not_retried_and_keeps_the_body():
     with Server((200, "{not json", {}, 0)) as server:
         with pytest.raises(MalformedResponse, match="invalid JSON") as info:
-            client(server.url).chat([{"role": "user", "content": "x"}])
-    assert info.value.body == "{not json" and len(server.seen) == 1
+            client(server.base_url).chat([{"role": "user", "content": "x"}])
+    assert info.value.body == "{not json" and len(server.requests) == 1
 
 
 def test_missing_choices_is_malformed():
     with Server(ok({"id": "x"})) as server:
         with pytest.raises(MalformedResponse, match="choices"):
-            client(server.url).chat([{"role": "user", "content": "x"}])
+            client(server.base_url).chat([{"role": "user", "content": "x"}])
 
 
 def test_missing_usage_is_estimated_and_marked():
     body = {"choices": [{"message": {"content": "a fairly long answer"}}]}
     with Server(ok(body)) as server:
-        result = client(server.url).chat([{"role": "user", "content": "12345678"}])
+        result = client(server.base_url).chat([{"role": "user", "content": "12345678"}])
     assert result.usage == Usage(2, 5, reported=False)
 
 
@@ -141,20 +106,20 @@ def test_wrong_key_names_the_variable(monkeypatch):
     monkeypatch.delenv("ABSENT_KEY", raising=False)
     with Server((401, '{"error": "invalid api key"}', {}, 0)) as server:
         with pytest.raises(AuthenticationError, match=r"ABSENT_KEY \(it is not set\)"):
-            client(server.url, api_key_env="ABSENT_KEY").chat([{"role": "user", "content": "x"}])
-    assert len(server.seen) == 1
+            client(server.base_url, api_key_env="ABSENT_KEY").chat([{"role": "user", "content": "x"}])
+    assert len(server.requests) == 1
 
 
 def test_other_4xx_rejected_without_retry():
     with Server((400, '{"error": "context length exceeded"}', {}, 0)) as server:
         with pytest.raises(RequestRejected, match="context length"):
-            client(server.url).chat([{"role": "user", "content": "x"}])
-    assert len(server.seen) == 1
+            client(server.base_url).chat([{"role": "user", "content": "x"}])
+    assert len(server.requests) == 1
 
 
 def test_unreachable_backend():
     with Server() as server:
-        url = server.url
+        url = server.base_url
     with pytest.raises(BackendUnreachable, match="cannot connect"):
         client(url, max_retries=1).chat([{"role": "user", "content": "x"}])
 
@@ -162,15 +127,15 @@ def test_unreachable_backend():
 def test_response_too_large():
     with Server(ok({"choices": [{"message": {"content": "x" * 5000}}]})) as server:
         with pytest.raises(MalformedResponse, match="more than 1000"):
-            client(server.url, max_response_bytes=1000).chat([{"role": "user", "content": "x"}])
+            client(server.base_url, max_response_bytes=1000).chat([{"role": "user", "content": "x"}])
 
 
 def test_embeddings_in_input_order():
     body = {"data": [{"index": 1, "embedding": [0, 1]}, {"index": 0, "embedding": [1, 0]}],
             "usage": {"prompt_tokens": 4}}
     with Server(ok(body)) as server:
-        result = client(server.url).embed(["a", "b"])
-    assert server.seen[0][1] == "/v1/embeddings" and server.seen[0][2]["input"] == ["a", "b"]
+        result = client(server.base_url).embed(["a", "b"])
+    assert server.requests[0]["path"] == "/v1/embeddings" and server.requests[0]["json"]["input"] == ["a", "b"]
     assert result.vectors == [[1.0, 0.0], [0.0, 1.0]] and result.usage.prompt_tokens == 4
 
 
@@ -178,7 +143,7 @@ def test_concurrency_limit_holds():
     import asyncio
 
     with Server(*[ok(delay=0.2)] * 4) as server:
-        c = client(server.url, max_concurrency=2)
+        c = client(server.base_url, max_concurrency=2)
 
         async def run():
             start = time.monotonic()

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import evalcore
+from evalcore.testing import heavy_modules_after_listing
 
 IDS = {
     "format", "keyword", "keyword_coverage", "length", "syntax", "json_schema", "diff",
@@ -29,10 +27,4 @@ def test_all_metrics_listed_with_complete_specs() -> None:
 
 
 def test_listing_imports_nothing_heavy() -> None:
-    code = (
-        "import sys, evalcore; evalcore.list_metrics(); "
-        "bad = [m for m in sys.modules if m.startswith(('jsonschema', 'numpy')) "
-        "or (m.startswith('evalcore_checks') and m != 'evalcore_checks._register' "
-        "and m != 'evalcore_checks')]; print(bad); assert not bad"
-    )
-    subprocess.run([sys.executable, "-c", code], check=True)
+    assert heavy_modules_after_listing("evalcore_checks", ("jsonschema", "numpy")) == []

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from evalcore_judge.testing import ScriptedServer
+from evalcore.testing import ScriptedServer
 
 
 @pytest.fixture

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 
 import pytest
-from evalcore_judge.testing import Reply
+from evalcore.testing import Reply
 
 EXAMPLE = {"query": "Where is the Eiffel Tower?", "reference_answer": "In Paris, France.",
            "relevant_docs": [{"doc_id": "d1", "text": "The Eiffel Tower is in Paris."}]}

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import json
-import sys
 
+import evalcore
 import pytest
-from evalcore_judge.testing import Reply
+from evalcore.testing import Reply, heavy_modules_after_listing
 
 EXAMPLE = {"query": "Who wrote Hamlet?", "reference_answer": ["Shakespeare wrote it."],
            "relevant_docs": [{"doc_id": "r", "text": "Hamlet is a tragedy by William Shakespeare."}]}
@@ -182,16 +182,10 @@ def test_missing_configuration_is_a_clear_error(monkeypatch):
 
 
 def test_specs_and_listing_stay_light():
-    import subprocess
-
-    code = ("import sys, evalcore; ids = [s.key for s in evalcore.list_metrics() if s.key.startswith('judge/')];"
-            "print(sorted(ids)); print([m for m in ('httpx', 'torch', 'numpy', 'evalcore_judge.metrics')"
-            " if m in sys.modules])")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.splitlines()
-    assert out[0] == str(sorted(f"judge/{n}" for n in ("answer_quality", "complete_and_grounded", "diff_semantic",
-                                                          "faithfulness", "llm_judge", "semantic_f1")))
-    assert out[1] == "[]"
-    import evalcore
+    assert [k for k in evalcore.metric_keys() if k.startswith("judge/")] == sorted(
+        f"judge/{n}" for n in ("answer_quality", "complete_and_grounded", "diff_semantic", "faithfulness",
+                               "llm_judge", "semantic_f1"))
+    assert heavy_modules_after_listing("evalcore_judge", ("httpx", "torch", "numpy")) == []
     spec = evalcore.describe("judge/faithfulness")
     spec = getattr(spec, "spec", spec)
     assert spec.tier.value == "truth" and spec.cost_msats > 0 and "OPENAI_API_KEY" in spec.env

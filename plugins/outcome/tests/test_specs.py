@@ -1,23 +1,15 @@
 """The outcome specs list without importing implementations, and are complete."""
 
-import subprocess
-import sys
 
 import evalcore
+from evalcore.testing import heavy_modules_after_listing
 
 IDS = {"outcome_coupled", "step_score", "was_repeated", "tool_params_schema", "sandbox", "test_pass",
        "verification_delta"}
 
 
 def test_listing_imports_nothing_heavy():
-    code = (
-        "import sys, evalcore; evalcore.list_metrics('outcome');"
-        "bad = [m for m in sys.modules if m.startswith(('jsonschema', 'numpy', 'evalcore_outcome.'))"
-        " and m != 'evalcore_outcome._register'];"
-        "print(bad); sys.exit(1 if bad else 0)"
-    )
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert result.returncode == 0, result.stdout + result.stderr
+    assert heavy_modules_after_listing("evalcore_outcome", ("jsonschema", "numpy")) == []
 
 
 def test_specs_complete():

@@ -2,14 +2,10 @@
 
 from __future__ import annotations
 
-import json
-import sys
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-
 import evalcore
 import numpy as np
 import pytest
+from evalcore.testing import ScriptedServer, heavy_modules_after_listing
 
 PAIRS = [
     ("The cat sat on the mat.", "A cat was sitting on the mat."),
@@ -108,33 +104,13 @@ def test_compare_to_query_and_diversity():
 
 
 def test_http_embeddings_endpoint(tmp_path):
-    seen = []
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self):  # noqa: N802
-            payload = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-            seen.append(payload)
-            data = [{"index": i, "embedding": [1.0, float(len(t))]} for i, t in enumerate(payload["input"])]
-            body = json.dumps({"data": data, "usage": {"prompt_tokens": 3}}).encode()
-            self.send_response(200)
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, *args):
-            pass
-
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
-    try:
-        metric = evalcore.get_metric("semantic/embedding_similarity", base_url=f"http://127.0.0.1:{httpd.server_port}/v1",
+    with ScriptedServer() as server:  # answers each text with the vector [len(text), 1.0]
+        metric = evalcore.get_metric("semantic/embedding_similarity", base_url=server.base_url,
                                      model="emb", cache="off", batch_size=4)
         scores = metric.score_many(EXAMPLES, PREDICTIONS)
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
-    assert all(s.ok for s in scores) and sorted(len(p["input"]) for p in seen) == [2, 4, 4]
-    assert seen[0]["model"] == "emb"
+    payloads = [request["json"] for request in server.requests]
+    assert all(s.ok for s in scores) and sorted(len(p["input"]) for p in payloads) == [2, 4, 4]
+    assert payloads[0]["model"] == "emb"
 
 
 def test_bad_input_and_missing_models(minilm, tmp_path, monkeypatch):
@@ -157,10 +133,5 @@ def test_bad_input_and_missing_models(minilm, tmp_path, monkeypatch):
 
 
 def test_listing_imports_nothing_heavy():
-    import subprocess
 
-    code = ("import sys, evalcore; evalcore.list_metrics();"
-            "print([m for m in ('torch', 'numpy', 'transformers', 'httpx', 'evalcore_semantic.metrics') "
-            "if m in sys.modules])")
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert result.stdout.strip() == "[]"
+    assert heavy_modules_after_listing("evalcore_semantic", ("torch", "numpy", "transformers", "httpx")) == []

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import math
-import subprocess
-import sys
 
 import evalcore
 import numpy as np
 import pytest
 from evalcore import ParameterError, Status
+from evalcore.testing import heavy_modules_after_listing
 from evalcore_system.latency import quantile_index
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -43,10 +42,7 @@ def test_specs_complete_and_listing_is_light() -> None:
         assert spec.tier.value == "proxy" and spec.cost_msats == 0 and spec.deterministic and spec.target
     assert {n for n, s in infos.items() if s.granularity.value == "corpus"} == \
         {"mean_latency", "quantile_latency", "distinct_n"}
-    code = ("import sys, evalcore; evalcore.list_metrics(); "
-            "bad = [m for m in sys.modules if m.startswith('numpy') or m.startswith('evalcore_system.')"
-            " and m != 'evalcore_system._register']; print(bad); assert not bad")
-    subprocess.run([sys.executable, "-c", code], check=True)
+    assert heavy_modules_after_listing("evalcore_system") == []
 
 
 # -- quantile_latency (seed 002 §7.1.2) ----------------------------------------------

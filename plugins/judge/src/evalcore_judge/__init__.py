@@ -1,10 +1,31 @@
-"""evalcore-judge: LLM-as-judge metrics and the critic interface (seed 002 §8)."""
+"""evalcore-judge: LLM-as-judge metrics and the critic interface (seed 002 §8).
 
-from .backends import CallableBackend, Completion, Decoding, HTTPBackend
-from .critic import Call, LLMCritic
-from .parsing import UnparseableJudgement, parse_judgement
+Public names are imported on first access, so that listing metrics (which imports the
+registration module, and with it this package) loads no implementation.
+"""
 
-__all__ = [
-    "CallableBackend", "Completion", "Decoding", "HTTPBackend", "Call", "LLMCritic",
-    "UnparseableJudgement", "parse_judgement",
-]
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+_EXPORTS = {
+    "CallableBackend": ".backends", "Completion": ".backends", "Decoding": ".backends",
+    "HTTPBackend": ".backends", "Call": ".critic", "LLMCritic": ".critic",
+    "UnparseableJudgement": ".parsing", "parse_judgement": ".parsing",
+}
+
+__all__ = list(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'evalcore_judge' has no attribute {name!r}")
+    return getattr(importlib.import_module(module, __name__), name)
+
+
+if TYPE_CHECKING:  # pragma: no cover - for type checkers only
+    from .backends import CallableBackend, Completion, Decoding, HTTPBackend
+    from .critic import Call, LLMCritic
+    from .parsing import UnparseableJudgement, parse_judgement

@@ -1,19 +1,25 @@
-"""A scripted OpenAI-compatible server on loopback, for testing judge pipelines offline.
+"""Test helpers for evalcore and plugin authors.
 
-::
+* :class:`ScriptedServer`: a scripted OpenAI-compatible server on loopback, for testing
+  model-backed metrics offline::
 
     with ScriptedServer() as server:
         server.script(Reply.chat('{"score": 0.8}'), Reply(429, headers={"Retry-After": "0"}))
         metric = get_metric("judge/faithfulness", base_url=server.base_url, model="m")
 
-Scripted replies are served in order; when none is left, ``default`` (a function of the
-request JSON) answers. Every request is recorded in ``requests``. The server binds to
-127.0.0.1 only and answers at most ``max_requests`` requests (HTTP 503 after that).
+  Scripted replies are served in order; when none is left, ``default`` (a function of the
+  request JSON) answers. Every request is recorded in ``requests`` (``at``, ``path``,
+  ``json``, ``headers``). The server binds to 127.0.0.1 only and answers at most
+  ``max_requests`` requests (HTTP 503 after that).
+* :func:`modules_imported_by_listing`: what listing the installed metrics imports, measured
+  in a fresh interpreter, so a plugin can check that its registration module stays light.
 """
 
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import threading
 import time
 from collections import deque
@@ -114,7 +120,8 @@ class ScriptedServer:
                     payload = json.loads(raw)
                 except ValueError:
                     payload = None
-                reply = server._next({"path": self.path, "json": payload, "headers": dict(self.headers)})
+                reply = server._next({"at": time.monotonic(), "path": self.path, "json": payload,
+                                      "headers": dict(self.headers)})
                 if reply.delay:
                     time.sleep(reply.delay)
                 body = reply.body if isinstance(reply.body, str) else json.dumps(reply.body)
@@ -134,3 +141,22 @@ class ScriptedServer:
                 """Silent."""
 
         return Handler
+
+
+def modules_imported_by_listing() -> set[str]:
+    """The modules a fresh interpreter has imported after ``evalcore.list_metrics()``."""
+    code = "import json, sys, evalcore; evalcore.list_metrics(); print(json.dumps(sorted(sys.modules)))"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    if result.returncode != 0:
+        raise RuntimeError(f"listing metrics failed: {result.stderr.strip()}")
+    return set(json.loads(result.stdout))
+
+
+def heavy_modules_after_listing(package: str, heavy: tuple[str, ...] = ("numpy",)) -> list[str]:
+    """Modules that listing metrics should not have imported: ``package``'s own modules other
+    than its registration module, and every module under the ``heavy`` top-level names."""
+    allowed = {package, f"{package}._register"}
+    return sorted(
+        m for m in modules_imported_by_listing()
+        if (m.startswith(f"{package}.") and m not in allowed) or m.split(".")[0] in heavy
+    )
