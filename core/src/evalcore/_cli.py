@@ -51,7 +51,7 @@ def _echo_json(data: Any) -> None:
 @click.group()
 @click.option("--strict", is_flag=True, help=f"Fail if any plugin fails to load (also {STRICT_ENV}=1).")
 @click.option("--debug", is_flag=True, help="Show tracebacks.")
-@click.version_option(package_name="evalcore")
+@click.version_option(package_name="evalcore-core")
 @click.pass_context
 def main(ctx: click.Context, strict: bool, debug: bool) -> None:
     """Evaluation metrics for ML, LLM, RAG and agent systems."""

@@ -1,3 +1,3 @@
-"""The version of the evalcore distribution."""
+"""The version of the evalcore-core distribution."""
 
 __version__ = "0.1.0"
