@@ -229,6 +229,18 @@ class CorpusMetric(Metric, Generic[State]):
         """A per-sample value shown next to each record (``None`` by default)."""
         return None
 
+    def encode_state(self, state: State) -> Any:
+        """A JSON-ready form of a state, for the samples journal (resume, compare)."""
+        from ._state_codec import encode_state
+
+        return encode_state(state)
+
+    def decode_state(self, data: Any) -> State:
+        """The state :meth:`encode_state` wrote."""
+        from ._state_codec import decode_state
+
+        return decode_state(data)
+
     def states(self, examples: Sequence[Record], predictions: Sequence[Record]) -> list[tuple[Score, Any]]:
         """Per-sample ``(score, state)``; the state is ``None`` for skipped and failed samples."""
         results: list[tuple[Score, Any]] = []
