@@ -9,12 +9,12 @@ cannot kill a thread) and recorded as a ``TimeoutError``; the run goes on.
 from __future__ import annotations
 
 import asyncio
+import functools
 import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from .._errors import SkipSample
-from .._metric import guarded as guard
 from .._result import Score, coerce_score
 
 
@@ -83,10 +83,15 @@ def _watch(fn: Callable[[int], Score], results: list[Score | None], start: int, 
             current = state["index"]
             if current >= count or failure:
                 break
-            if not progressed.wait_for(lambda: state["index"] != current or failure, timeout=timeout_s):
+            moved = functools.partial(_moved, state, current, failure)
+            if not progressed.wait_for(moved, timeout=timeout_s):
                 state["abandoned"] = True
                 results[current] = timed_out(timeout_s)
                 return current + 1
     if failure:
         raise failure[0]
     return count
+
+
+def _moved(state: dict[str, Any], index: int, failure: list[BaseException]) -> bool:
+    return state["index"] != index or bool(failure)

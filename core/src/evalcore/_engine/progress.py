@@ -17,8 +17,15 @@ class RunProgress:
     def start(self, already: int = 0) -> None:
         if not self.enabled:
             return
-        from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TaskProgressColumn, TextColumn,
-                                   TimeElapsedColumn, TimeRemainingColumn)
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TaskProgressColumn,
+            TextColumn,
+            TimeElapsedColumn,
+            TimeRemainingColumn,
+        )
 
         self._bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                              TaskProgressColumn(), TextColumn("{task.fields[rate]}"), TimeElapsedColumn(),

@@ -184,9 +184,8 @@ def file_fingerprint(path: Path) -> dict[str, Any]:
 
 def stdin_source() -> JsonlSource:
     """Records from standard input (``-``), spooled to a temporary file so they can be hashed."""
-    import tempfile
-
     import atexit
+    import tempfile
 
     spool = tempfile.NamedTemporaryFile(prefix="evalcore-stdin-", suffix=".jsonl", delete=False)  # noqa: SIM115
     with spool:

@@ -23,7 +23,7 @@ from .chunk import Chunk, Source
 from .context import RunContext
 from .executors import make_executor
 from .journal import JournalWriter, Rows
-from .options import RunOptions, check_paths, make_options
+from .options import check_paths, make_options
 from .plan import MetricLike, Plan, bind_metrics
 from .progress import RunProgress
 from .readers import DataSource, JsonlSource, stdin_source

@@ -18,8 +18,9 @@ from concurrent.futures import Executor
 from typing import Any
 
 from .._metric import BatchMetric, CorpusMetric, Metric, SampleMetric
+from .._metric import guarded as guard
 from .._result import Score
-from .calls import aguard, call_each, guard
+from .calls import aguard, call_each
 from .units import Unit
 
 BUDGET_SKIP = "budget exhausted: the estimated cost exceeds what remains"
