@@ -45,4 +45,4 @@ class EvaluationResult:
         return format_table({k: v.to_dict() for k, v in self.metrics.items()})
 
     def __repr__(self) -> str:
-        return f"EvaluationResult(metrics={list(self.metrics)}, samples={len(self.samples)})"
+        return f"EvaluationResult(metrics={list(self.metrics)}, samples={self.samples_path})"

@@ -193,8 +193,8 @@ class _Run:
         for i, record in enumerate(chunk.records):
             key = hash(record.id)
             if key in self.seen_ids:
-                self.rejected.append(InputError(f"duplicate record id {record.id!r}", source=record.source,
-                                                field="id"))
+                self.rejected.append(InputError(f"duplicate record id {record.id!r}",
+                                                source=f"{record.source} (record {record.id!r})", field="id"))
             else:
                 self.seen_ids.add(key)
                 keep.append(i)
@@ -204,12 +204,14 @@ class _Run:
         return chunk.without(dropped)
 
     def _record(self, journal: JournalWriter, result: ChunkResult) -> bool:
-        rows, states = result.rows, result.states
+        rows = result.rows
         if self.error_limit is not None and self.tally.n_errors + result.n_errors > self.error_limit:
-            rows, states = self._until_limit(rows, states)
+            rows, states = self._until_limit(rows, result.states)
             self.stopped = f"stopped after {self.error_limit + 1} errors (max_errors={self.error_limit})"
+            self.tally.add_rows(rows, states)
+        else:
+            self.tally.add_chunk(result.positions, result.columns, result.states, result.n_errors)
         journal.write_chunk(result.index, rows)
-        self.tally.add_rows(rows, states)
         self.progress.scored(len(rows), self.tally.n_errors)
         return self.stopped is None
 
