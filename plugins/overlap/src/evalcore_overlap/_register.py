@@ -309,6 +309,9 @@ def _ter_params() -> tuple[ParamSpec, ...]:
 
 
 _TER = (
+    "Computed by sacrebleu's own code; details carry sacrebleu's signature, the edits and the "
+    "reference length. Each sample's reference_answer (a string or a list) gives that "
+    "sample's references. "
     "Translation edit rate (Snover et al., 2006) as sacrebleu computes it: the fewest word "
     "edits (insertions, deletions, substitutions and shifts of word sequences) that turn the "
     "response into its closest reference, divided by the average reference length, times "
@@ -327,10 +330,10 @@ def _ter_specs() -> list[MetricSpec]:
     return [
         _spec(
             "ter", "sacre:CorpusTer", "Corpus TER, translation edit rate (sacrebleu).",
-            _SACRE + _TER + "Corpus-level, equal to sacrebleu.corpus_ter: per-sample edits and "
+            _TER + "Corpus-level, equal to sacrebleu.corpus_ter: per-sample edits and "
             "average reference lengths are summed, so shards merge exactly. The reference "
             "lengths are added as exact fractions, so with several references per sample the "
-            "value can differ from sacrebleu's float sum in the last digits (relative 1e-15). "
+            "value can differ from sacrebleu's float sum in the last digits. "
             "Samples must all have the same number of references unless "
             "variable_references=True. " + _EMPTY,
             granularity=Granularity.CORPUS,
@@ -338,7 +341,7 @@ def _ter_specs() -> list[MetricSpec]:
         ),
         _spec(
             "sentence_ter", "sacre:SentenceTer", "Sentence TER, translation edit rate (sacrebleu).",
-            _SACRE + _TER + "Per sample, as sacrebleu.sentence_ter. Not the mean of these is "
+            _TER + "Per sample, as sacrebleu.sentence_ter. Not the mean of these is "
             "corpus TER: use overlap/ter for that. " + _EMPTY,
             params=(*_ter_params(), EMPTY_RESPONSE), **ter,
         ),
