@@ -16,19 +16,10 @@ def nltk_punkt_data(tmp_path_factory: pytest.TempPathFactory) -> Iterator[pathli
     package ships, on ``nltk.data.path`` for the session (what ``nltk.download('punkt_tab')``
     would install)."""
     import nltk
-    from punkt.data import english
+    from evalcore_overlap._punkt import write_nltk_data
 
     root = tmp_path_factory.mktemp("nltk_data")
-    model = root / "tokenizers" / "punkt_tab" / "english"
-    model.mkdir(parents=True)
-    lines = {
-        "abbrev_types.txt": sorted(english.ABBREV_TYPES),
-        "sent_starters.txt": sorted(english.SENT_STARTERS),
-        "collocations.tab": sorted("\t".join(pair) for pair in english.COLLOCATIONS),
-        "ortho_context.tab": sorted(f"{word}\t{flags}" for word, flags in english.ORTHO_CONTEXT.items()),
-    }
-    for name, rows in lines.items():
-        (model / name).write_text("".join(f"{row}\n" for row in rows), encoding="utf-8", newline="")
+    write_nltk_data(root)
     nltk.data.path.insert(0, str(root))
     yield root
     nltk.data.path.remove(str(root))

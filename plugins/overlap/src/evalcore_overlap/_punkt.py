@@ -9,6 +9,7 @@ with that model, and nothing is fetched at run time.
 from __future__ import annotations
 
 import functools
+import pathlib
 from collections import defaultdict
 from typing import Any
 
@@ -29,3 +30,22 @@ def _tokenizer() -> Any:
 def sent_tokenize(text: str) -> list[str]:
     """The sentences of ``text`` by NLTK's English Punkt model (``nltk.sent_tokenize``)."""
     return _tokenizer().tokenize(text)
+
+
+def write_nltk_data(root: pathlib.Path) -> pathlib.Path:
+    """Write the model as NLTK's ``tokenizers/punkt_tab/english`` files under ``root`` (what
+    ``nltk.download('punkt_tab')`` installs), so that with ``root`` on ``nltk.data.path``
+    NLTK's own ``sent_tokenize`` (and rouge-score's) runs offline; returns the model folder."""
+    from punkt.data import english
+
+    model = root / "tokenizers" / "punkt_tab" / "english"
+    model.mkdir(parents=True, exist_ok=True)
+    files = {
+        "abbrev_types.txt": sorted(english.ABBREV_TYPES),
+        "sent_starters.txt": sorted(english.SENT_STARTERS),
+        "collocations.tab": sorted("\t".join(pair) for pair in english.COLLOCATIONS),
+        "ortho_context.tab": sorted(f"{word}\t{flags}" for word, flags in english.ORTHO_CONTEXT.items()),
+    }
+    for name, rows in files.items():
+        (model / name).write_text("".join(f"{row}\n" for row in rows), encoding="utf-8", newline="")
+    return model
