@@ -197,3 +197,5 @@ def test_string_exact_match_parameters() -> None:
         evalcore.get_metric("overlap/string_exact_match", regexes_to_ignore=["("])
     with pytest.raises(evalcore.ParameterError):
         evalcore.get_metric("overlap/string_exact_match", regexes_to_ignore="the ")
+    with pytest.raises(evalcore.ParameterError, match="expected strings"):
+        evalcore.get_metric("overlap/string_exact_match", regexes_to_ignore=[3])

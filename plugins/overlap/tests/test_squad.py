@@ -264,7 +264,9 @@ def test_inputs_and_parameters() -> None:
     assert metric.id == "overlap/squad_v2(measure='f1')"
     bad = metric.score_one({"reference_answer": ["x"]}, {"response": "x", "no_answer_probability": "high"})
     assert bad.status.value == "error" and "prediction.no_answer_probability" in bad.error_message
-    assert metric.score_one({"reference_answer": []}, {"response": ""}).value == 100.0
+    assert metric.score_one({"reference_answer": []}, {"response": ""}).value == 100.0  # abstained
+    assert metric.score_one({"reference_answer": []}, {}).reason == "prediction.response is missing"
+    assert metric.score_one({}, {"response": ""}).reason == "example.reference_answer is missing"
     with pytest.raises(evalcore.ParameterError, match="subset"):
         evalcore.get_metric("overlap/squad_v2", measure="best_f1", subset="has_ans")
     with pytest.raises(evalcore.ParameterError):

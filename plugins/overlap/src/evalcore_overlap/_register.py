@@ -395,7 +395,7 @@ def _squad_v2_spec() -> MetricSpec:
         "rows merge in record order; the details carry every number HF evaluate reports "
         "under its names (exact, f1, total, HasAns_*, NoAns_*, best_exact, "
         "best_exact_thresh, best_f1, best_f1_thresh). A subset with no questions is skipped. "
-        + _EMPTY,
+        "An empty response is the prediction 'no answer'; a missing one skips the sample.",
         family="squad", value_range=(0.0, 100.0), granularity=Granularity.CORPUS,
         inputs=(_REFERENCE, _RESPONSE, "prediction.no_answer_probability"),
         params=(
@@ -409,7 +409,6 @@ def _squad_v2_spec() -> MetricSpec:
                       "unanswerable (NoAns) ones; best_* use all"),
             ParamSpec(name="no_answer_threshold", type="float", default=1.0, identity=True,
                       description="a no-answer probability above this predicts 'no answer'"),
-            EMPTY_RESPONSE,
         ),
     )
 

@@ -140,13 +140,15 @@ class StringExactMatch(SampleMetric):
     def score(self, example: Record, prediction: Record) -> Score:
         pred = self.clean(response(prediction, self.params["empty_response"]))
         matches = [pred == self.clean(ref) for ref in targets(example)]
-        return Score(float(any(matches)), details={"best_reference": matches.index(True) if any(matches) else 0})
+        best = next((index for index, match in enumerate(matches) if match), 0)
+        return Score(float(matches[best]), details={"best_reference": best})
 
 
-def _compile(pattern: str, metric: str) -> re.Pattern[str]:
+def _compile(pattern: object, metric: str) -> re.Pattern[str]:
+    where = f"parameter 'regexes_to_ignore' of {metric}"
+    if not isinstance(pattern, str):
+        raise ParameterError(f"{where}: expected strings; got {pattern!r}")
     try:
         return re.compile(pattern)
     except re.error as exc:
-        raise ParameterError(
-            f"parameter 'regexes_to_ignore' of {metric}: {pattern!r} is not a regular expression ({exc})"
-        ) from None
+        raise ParameterError(f"{where}: {pattern!r} is not a regular expression ({exc})") from None

@@ -129,7 +129,7 @@ class SquadV2(CorpusMetric[SquadState]):
 
     def sample_state(self, example: Record, prediction: Record) -> SquadState:
         answers = gold_answers(example)
-        text = response(prediction, self.params["empty_response"])
+        text = response(prediction)
         exact, f1 = raw_scores(answers, text)
         return SquadState((Question(no_answer_probability(prediction), bool(answers), bool(text), exact, f1),))
 
