@@ -7,7 +7,7 @@ import pytest
 import sacrebleu
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from overlap_strategies import any_texts, texts
+from overlap_strategies import any_texts, shards, texts
 from sacrebleu.metrics import BLEU, CHRF, TER
 
 SETTINGS = settings(max_examples=60, deadline=None)
@@ -57,10 +57,9 @@ def test_shards_merge_to_the_whole_exactly(data: tuple[list[str], list[list[str]
     hyps, refs = data
     metric = evalcore.get_metric("overlap/bleu")
     states = [state for _, state in metric.states(*records(hyps, refs))]
-    bounds = sorted({0, len(states), *(min(c, len(states)) for c in cuts)})
-    shards = [metric.merge(states[a:b]) for a, b in zip(bounds, bounds[1:])]
-    assert metric.compute(metric.merge(shards)) == metric.corpus_score(states)
-    assert metric.corpus_score(shards).value == sacrebleu.corpus_bleu(hyps, streams(refs)).score
+    parts = [metric.merge(shard) for shard in shards(states, cuts)]
+    assert metric.compute(metric.merge(parts)) == metric.corpus_score(states)
+    assert metric.corpus_score(parts).value == sacrebleu.corpus_bleu(hyps, streams(refs)).score
 
 
 @SETTINGS
@@ -143,11 +142,10 @@ def test_ter_shards_merge_to_the_whole_exactly(data: tuple[list[str], list[list[
     hyps, refs = data
     metric = evalcore.get_metric("overlap/ter")
     states = [state for _, state in metric.states(*records(hyps, refs))]
-    bounds = sorted({0, len(states), *(min(c, len(states)) for c in cuts)})
-    shards = [metric.merge(states[a:b]) for a, b in zip(bounds, bounds[1:])]
-    assert metric.merge(shards) == metric.merge(states)
-    assert metric.compute(metric.merge(shards)) == metric.corpus_score(states)
-    journalled = [metric.decode_state(metric.encode_state(state)) for state in shards]
+    parts = [metric.merge(shard) for shard in shards(states, cuts)]
+    assert metric.merge(parts) == metric.merge(states)
+    assert metric.compute(metric.merge(parts)) == metric.corpus_score(states)
+    journalled = [metric.decode_state(metric.encode_state(state)) for state in parts]
     assert metric.corpus_score(journalled) == metric.corpus_score(states)
 
 

@@ -13,7 +13,7 @@ import evalcore
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from overlap_strategies import texts
+from overlap_strategies import shards, texts
 
 SETTINGS = settings(max_examples=200, deadline=None)
 MEASURES = ("exact", "f1", "best_exact", "best_f1")
@@ -219,9 +219,8 @@ def test_every_number_equals_the_squad_v2_script(data: list[Question], threshold
 def test_shards_merge_to_the_whole(data: list[Question], cuts: list[int]) -> None:
     metric = evalcore.get_metric("overlap/squad_v2", measure="best_f1")
     states = [state for _, state in metric.states(*records(data))]
-    bounds = sorted({0, len(states), *(min(c, len(states)) for c in cuts)})
-    shards = [metric.merge(states[a:b]) for a, b in zip(bounds, bounds[1:])]
-    journalled = [metric.decode_state(metric.encode_state(shard)) for shard in shards]
+    parts = [metric.merge(shard) for shard in shards(states, cuts)]
+    journalled = [metric.decode_state(metric.encode_state(shard)) for shard in parts]
     assert metric.corpus_score(journalled) == metric.corpus_score(states)
 
 
