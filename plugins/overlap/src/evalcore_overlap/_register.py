@@ -394,8 +394,10 @@ def _squad_v2_spec() -> MetricSpec:
         "answerable (HasAns) or the unanswerable (NoAns) ones. Corpus-level: per-question "
         "rows merge in record order; the details carry every number HF evaluate reports "
         "under its names (exact, f1, total, HasAns_*, NoAns_*, best_exact, "
-        "best_exact_thresh, best_f1, best_f1_thresh). A subset with no questions is skipped. "
-        "An empty response is the prediction 'no answer'; a missing one skips the sample.",
+        "best_exact_thresh, best_f1, best_f1_thresh). HF evaluate stores the probabilities "
+        "as float32, so its best_*_thresh shows them rounded (0.10000000149011612 for 0.1); "
+        "here they stay as given, as in the official script. A subset with no questions is "
+        "skipped. An empty response is the prediction 'no answer'; a missing one skips the sample.",
         family="squad", value_range=(0.0, 100.0), granularity=Granularity.CORPUS,
         inputs=(_REFERENCE, _RESPONSE, "prediction.no_answer_probability"),
         params=(
