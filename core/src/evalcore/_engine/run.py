@@ -242,6 +242,7 @@ class _Run:
             "fingerprint": {
                 "input": source,
                 "metrics": {m.id: m.spec.version for m in self.plan.metrics},
+                "program": _name_of(self.program),
                 "options": self.options.fingerprint(),
             },
             "metrics": self._metric_provenance(),
@@ -299,6 +300,12 @@ class _Run:
             write_json(self.options.output, result.to_dict())
         if self.options.csv is not None:
             write_csv(self.options.csv, list(result.metrics), result.samples)
+
+
+def _name_of(program: Callable[..., Any] | None) -> str | None:
+    if program is None:
+        return None
+    return f"{getattr(program, '__module__', '?')}:{getattr(program, '__qualname__', type(program).__name__)}"
 
 
 def _unlink(path: Path) -> None:
