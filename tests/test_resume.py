@@ -32,7 +32,8 @@ def _records(path, n):
 
 def _evaluate(tmp_path, name, *extra):
     command = [sys.executable, "-m", "evalcore", "evaluate", "data.jsonl", *METRICS, "--program", "slow:predict",
-               "--chunk-size", "50", "--concurrency", "2", "--samples", f"{name}.rows.jsonl", "-o", f"{name}.json", "--no-progress", *extra]
+               "--chunk-size", "50", "--concurrency", "2", "--samples", f"{name}.rows.jsonl", "-o", f"{name}.json",
+               "--no-progress", *extra]
     return subprocess.Popen(command, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env={**os.environ, "PYTHONPATH": str(tmp_path)})
 
