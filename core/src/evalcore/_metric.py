@@ -22,7 +22,7 @@ import attrs
 from ._errors import SkipSample
 from ._fields import as_record
 from ._identity import canonical_id
-from ._result import Score, Status, coerce_score
+from ._result import ColumnScores, Score, Status, coerce_score
 from ._spec import Granularity, MetricSpec
 
 if TYPE_CHECKING:
@@ -216,10 +216,14 @@ class BatchMetric(Metric):
     def score_batch(self, examples: Sequence[Record], predictions: Sequence[Record]) -> Sequence[Any]:
         raise NotImplementedError
 
-    def score_columns(self, columns: Any) -> list[Score] | None:
-        """Score a reader's columnar chunk directly (e.g. TREC runs for retrieval metrics);
-        ``None`` when this metric does not read that form (the records are used instead)."""
-        return None
+    def accepts_columns(self, columns: Any) -> bool:
+        """Whether :meth:`score_columns` reads this reader's columnar chunk (``False`` by default)."""
+        return False
+
+    def score_columns(self, columns: Any) -> ColumnScores:
+        """Score a reader's columnar chunk directly (e.g. TREC runs for retrieval metrics),
+        when :meth:`accepts_columns` says so; the engine uses the records otherwise."""
+        raise NotImplementedError
 
     def score_many(self, examples: Sequence[Record], predictions: Sequence[Record]) -> list[Score]:
         try:

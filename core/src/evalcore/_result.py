@@ -119,3 +119,21 @@ def _check_number(raw: Any) -> float:
     if math.isnan(value):
         raise ValueError("metric returned NaN")
     return value
+
+
+@attrs.frozen
+class ColumnScores:
+    """A metric's results over a whole columnar chunk, without a :class:`Score` per sample.
+
+    ``values`` holds the value of each sample (anything where it was not scored);
+    ``skipped`` maps the position of each skipped sample to its reason. For metrics that
+    score a reader's columns directly (see ``BatchMetric.score_columns``).
+    """
+
+    values: Any
+    skipped: Mapping[int, str] = attrs.field(factory=dict)
+
+    def scores(self) -> list[Score]:
+        """One :class:`Score` per sample (the slow, general form)."""
+        return [Score.skipped(self.skipped[i]) if i in self.skipped else Score(float(v))
+                for i, v in enumerate(self.values.tolist() if hasattr(self.values, "tolist") else self.values)]

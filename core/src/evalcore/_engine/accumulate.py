@@ -33,6 +33,20 @@ class Column:
         self.status = array("b")
         self.cost_msats = 0
 
+    @classmethod
+    def from_values(cls, values: Any, skipped: dict[int, str]) -> Column:
+        """A column from a metric's values over a chunk and the positions it skipped."""
+        column = cls()
+        array_values = np.asarray(values, dtype=float).copy()
+        status = np.zeros(len(array_values), dtype=np.int8)
+        if skipped:
+            where = np.fromiter(skipped, dtype=np.int64, count=len(skipped))
+            array_values[where] = np.nan
+            status[where] = SKIPPED
+        column.values.frombytes(array_values.tobytes())
+        column.status.frombytes(status.tobytes())
+        return column
+
     def add(self, score: Score) -> int:
         """Add one record's score; 1 if it is an error, else 0."""
         status = score.status

@@ -125,8 +125,8 @@ class BatchRunner(MetricRunner):
         admitted, reserved, out = self._admit(units)
         chosen = [units[i] for i in admitted]
         scores = None
-        if self.columns is not None and len(chosen) == len(units):
-            scores = await self._in_thread(metric.score_columns, self.columns)
+        if self.columns is not None and len(chosen) == len(units) and metric.accepts_columns(self.columns):
+            scores = (await self._in_thread(metric.score_columns, self.columns)).scores()
         if scores is None:
             scores = await self._in_thread(
                 metric.score_many, [u.example for u in chosen], [u.view for u in chosen])

@@ -17,7 +17,7 @@ import attrs
 
 from .._fields import as_record
 from .._functions import RecordView
-from .._metric import CorpusMetric, Metric
+from .._metric import BatchMetric, CorpusMetric, Metric
 from .._records import Record
 from .._result import Score
 from .._spec import Tier
@@ -46,7 +46,13 @@ class ChunkResult:
 async def score_chunk(plan: Plan, chunk: Chunk, pool: Executor,
                       program: Callable[..., Any] | None = None) -> ChunkResult:
     """Score every metric of ``plan`` on the records of ``chunk``."""
-    units = await _predict(plan, chunk.records, pool, program)
+    if program is None and _all_columnar(plan, chunk.columns):
+        return await _score_columns(plan, chunk, pool)
+    records = chunk.records
+    if chunk.columns is not None and hasattr(chunk.columns, "records"):
+        records = chunk.columns.records()  # a metric needs the records themselves
+        chunk = attrs.evolve(chunk, records=records)
+    units = await _predict(plan, records, pool, program)
     flat = [u for rollouts in units for u in rollouts]
     aliases = plan.aliases
     gate: list[dict[str, Any]] | None = None
@@ -56,6 +62,31 @@ async def score_chunk(plan: Plan, chunk: Chunk, pool: Executor,
         for metric in plan.tier(tier):
             await _score_metric(plan, metric, flat, pool, aliases, chunk.columns if program is None else None)
     return _result(plan, chunk, units, gate)
+
+
+def _all_columnar(plan: Plan, columns: Any) -> bool:
+    """Whether every metric scores the reader's columns directly, with nothing in between
+    (no threshold gate, no cost to reserve)."""
+    return (columns is not None and plan.options.threshold is None
+            and all(isinstance(m, BatchMetric) and m.accepts_columns(columns) for m in plan.metrics)
+            and (plan.context.budget.limit_msats is None or all(m.spec.cost_msats == 0 for m in plan.metrics)))
+
+
+async def _score_columns(plan: Plan, chunk: Chunk, pool: Executor) -> ChunkResult:
+    """The fast path of columnar readers: every metric over the whole chunk, no per-sample objects."""
+    loop = asyncio.get_running_loop()
+    results = [await loop.run_in_executor(pool, m.score_columns, chunk.columns) for m in plan.metrics]
+    ids = chunk.columns.ids
+    rows: list[dict[str, Any]] = [{"id": i, "i": p, "scores": {}} for i, p in zip(ids, chunk.positions)]
+    columns = {}
+    for metric, result in zip(plan.metrics, results):
+        column = columns[metric.id] = Column.from_values(result.values, result.skipped)
+        metric_id = metric.id
+        for row, value in zip(rows, column.values.tolist()):
+            row["scores"][metric_id] = {"value": value, "status": "ok"}
+        for index, reason in result.skipped.items():
+            rows[index]["scores"][metric_id] = {"value": None, "status": "skipped", "reason": reason}
+    return ChunkResult(chunk.index, list(chunk.positions), rows, [{}] * len(rows), 0, columns)
 
 
 def _result(plan: Plan, chunk: Chunk, units: list[list[Unit]], gate: list[dict[str, Any]] | None) -> ChunkResult:
