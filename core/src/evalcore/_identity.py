@@ -15,6 +15,9 @@ from typing import Any, NamedTuple
 from ._errors import MetricIdError
 from ._spec import MetricSpec
 
+#: Longest metric id accepted (parameters included); longer text is not an id.
+MAX_ID_CHARS = 4096
+
 _ID_PATTERN = re.compile(
     r"""^\s*
     (?:(?P<namespace>[a-z][a-z0-9_]*)/)?
@@ -44,6 +47,10 @@ def parse_metric_id(text: str) -> ParsedId:
     >>> parse_metric_id("retrieval/ndcg(gain='exp2')@10")
     ParsedId(namespace='retrieval', name='ndcg', params={'gain': 'exp2', 'k': 10})
     """
+    if not isinstance(text, str):
+        raise MetricIdError(f"a metric id must be a string; got {type(text).__name__}")
+    if len(text) > MAX_ID_CHARS:
+        raise MetricIdError(f"metric id {text[:60]!r}… has {len(text)} characters; at most {MAX_ID_CHARS} are allowed")
     match = _ID_PATTERN.match(text)
     if not match:
         raise MetricIdError(
@@ -64,8 +71,10 @@ def _parse_params(text: str, params_text: str | None) -> dict[str, Any]:
         return {}
     try:
         call = ast.parse(f"f({params_text})", mode="eval").body
-    except SyntaxError:
+    except (SyntaxError, ValueError):
         raise MetricIdError(f"cannot parse the parameters of metric id {text!r}") from None
+    except (RecursionError, MemoryError):
+        raise MetricIdError(f"the parameters of metric id {text[:60]!r}… are nested too deeply") from None
     if not isinstance(call, ast.Call) or call.args:
         raise MetricIdError(f"parameters of metric id {text!r} must be written name=value")
     params: dict[str, Any] = {}
@@ -74,7 +83,9 @@ def _parse_params(text: str, params_text: str | None) -> dict[str, Any]:
             raise MetricIdError(f"parameters of metric id {text!r} must be written name=value")
         try:
             params[keyword.arg] = ast.literal_eval(keyword.value)
-        except ValueError:
+        except (RecursionError, MemoryError):
+            raise MetricIdError(f"parameter {keyword.arg!r} in metric id {text[:60]!r}… is nested too deeply") from None
+        except (ValueError, TypeError, SyntaxError):
             source = ast.unparse(keyword.value)
             raise MetricIdError(
                 f"parameter {keyword.arg!r} in metric id {text!r} must be a literal; "
@@ -86,7 +97,7 @@ def _parse_params(text: str, params_text: str | None) -> dict[str, Any]:
 def _parse_value(text: str, name: str, value_text: str) -> Any:
     try:
         return ast.literal_eval(value_text)
-    except (ValueError, SyntaxError):
+    except (ValueError, SyntaxError, TypeError, RecursionError, MemoryError):
         raise MetricIdError(
             f"parameter {name!r} in metric id {text!r} must be a literal; got {value_text!r}"
         ) from None

@@ -40,17 +40,15 @@ class Score:
     @classmethod
     def skipped(cls, reason: str, **details: Any) -> Score:
         """A skipped sample; it does not count towards the aggregate value."""
-        return cls(None, Status.SKIPPED, reason=reason, details=details)
+        return cls(None, Status.SKIPPED, reason=cap_text(reason), details=cap_details(details))
 
     @classmethod
     def error(cls, exc: BaseException | str, message: str | None = None, **details: Any) -> Score:
-        """An error; pass an exception, or an error type name and a message."""
+        """An error; pass an exception, or an error type name and a message (both capped)."""
         if isinstance(exc, BaseException):
-            return cls(
-                None, Status.ERROR, error_type=type(exc).__name__,
-                error_message=str(exc), details=details,
-            )
-        return cls(None, Status.ERROR, error_type=exc, error_message=message, details=details)
+            exc, message = type(exc).__name__, _message(exc)
+        return cls(None, Status.ERROR, error_type=exc, error_message=cap_text(message),
+                   details=cap_details(details))
 
     @property
     def ok(self) -> bool:
@@ -82,9 +80,11 @@ def coerce_score(raw: Any) -> Score:
     (DSPy's ``Prediction(score=..., feedback=...)``). ``None`` and NaN are errors.
     """
     if isinstance(raw, Score):
+        capped = attrs.evolve(raw, feedback=cap_text(raw.feedback), details=cap_details(raw.details),
+                              reason=cap_text(raw.reason), error_message=cap_text(raw.error_message))
         if raw.status is Status.OK:
-            return attrs.evolve(raw, value=_check_number(raw.value))
-        return raw
+            return attrs.evolve(capped, value=_check_number(raw.value))
+        return capped
     feedback = None
     if isinstance(raw, tuple) and len(raw) == 2 and isinstance(raw[1], (str, type(None))):
         raw, feedback = raw
@@ -94,7 +94,57 @@ def coerce_score(raw: Any) -> Score:
     elif hasattr(raw, "score") and not isinstance(raw, (int, float)):
         feedback = getattr(raw, "feedback", None)
         raw = raw.score
-    return Score(_check_number(raw), feedback=feedback)
+    return Score(_check_number(raw), feedback=cap_text(feedback))
+
+
+#: Longest message, feedback or string in the details a result keeps (characters).
+MAX_TEXT_CHARS = 4000
+#: Most entries (all levels together) and deepest nesting kept in a result's details.
+MAX_DETAIL_ITEMS = 2000
+MAX_DETAIL_DEPTH = 32
+
+
+def cap_text(text: Any) -> Any:
+    """``text`` cut to :data:`MAX_TEXT_CHARS`, saying how much was cut (non-strings unchanged)."""
+    if not isinstance(text, str) or len(text) <= MAX_TEXT_CHARS:
+        return text
+    return f"{text[:MAX_TEXT_CHARS]}… [{len(text) - MAX_TEXT_CHARS} more characters cut]"
+
+
+def cap_details(details: Mapping[str, Any]) -> Mapping[str, Any]:
+    """``details`` with long strings cut, and entries beyond the item and depth limits left out."""
+    if not details:
+        return details
+    return _bounded(details, [MAX_DETAIL_ITEMS], 0)
+
+
+def _bounded(value: Any, budget: list[int], depth: int) -> Any:
+    if isinstance(value, str):
+        return cap_text(value)
+    if not isinstance(value, (Mapping, list, tuple)):
+        return value
+    if depth >= MAX_DETAIL_DEPTH:
+        return f"<{type(value).__name__} nested deeper than {MAX_DETAIL_DEPTH} levels, left out>"
+    items = value.items() if isinstance(value, Mapping) else enumerate(value)
+    kept: list[tuple[Any, Any]] = []
+    for key, item in items:
+        if budget[0] <= 0:
+            kept.append(("…", f"{len(value) - len(kept)} more entries left out"))
+            break
+        budget[0] -= 1
+        kept.append((key, _bounded(item, budget, depth + 1)))
+    if isinstance(value, Mapping):
+        return dict(kept)
+    values = [item for _, item in kept]
+    return tuple(values) if type(value) is tuple else values
+
+
+def _message(exc: BaseException) -> str:
+    """``str(exc)``, or what can be said when even that fails (a too deeply nested value)."""
+    try:
+        return str(exc)
+    except Exception as inner:  # noqa: BLE001 - RecursionError, a broken __str__
+        return f"(the message could not be shown: {type(inner).__name__})"
 
 
 def _check_number(raw: Any) -> float:

@@ -17,7 +17,9 @@ from ._fields import as_record, doc_texts, get_path, reference_answers, response
 from ._hooks import PLUGIN_API_VERSION, hookimpl
 from ._metric import BatchMetric, CorpusMetric, Metric, Record, SampleMetric
 from ._records import iter_jsonl
+from ._regex import regex_search
 from ._result import Score, Status
+from ._schema import schema_validator
 from ._spec import Direction, Granularity, MetricSpec, ParamSpec, TargetCategory, Tier
 
 __all__ = [
@@ -25,4 +27,5 @@ __all__ = [
     "Direction", "Granularity", "Metric", "SampleMetric", "BatchMetric", "CorpusMetric",
     "Record", "Score", "Status", "SkipSample", "InputError", "ParameterError", "as_record", "doc_texts",
     "get_path", "reference_answers", "response_text", "text_field", "iter_jsonl",
+    "regex_search", "schema_validator",
 ]
