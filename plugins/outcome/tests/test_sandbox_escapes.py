@@ -215,6 +215,7 @@ def test_isolation_no_network_readonly_root_private_tmp(tmp_path, mode):
         "attempt('write_tmp', lambda: open('/tmp/evalcore-private', 'w').write('x'))\n"
         "attempt('connect', lambda: socket.create_connection(('1.1.1.1', 53), timeout=2))\n"
         "results['tmp_entries'] = sorted(os.listdir('/tmp'))\n"
+        f"results['outside_visible'] = os.path.exists({str(outside)!r})\n"
         "print(results)\n"
     )
     metric = evalcore.get_metric("outcome/sandbox", command=py(probe), isolation=mode, timeout_s=60)
@@ -224,5 +225,10 @@ def test_isolation_no_network_readonly_root_private_tmp(tmp_path, mode):
     assert results["write_outside"] == "denied" and results["write_home"] == "denied"
     assert results["connect"] == "denied"
     assert results["write_workdir"] == "allowed" and (workdir / "result.txt").exists()
-    assert results["write_tmp"] == "allowed" and results["tmp_entries"] == ["evalcore-private"]
+    # the private /tmp holds what the command wrote and, when the workdir lies under /tmp, the
+    # directories leading to it — nothing else of the host's /tmp
+    leading = {workdir.relative_to("/tmp").parts[0]} if workdir.is_relative_to("/tmp") else set()
+    assert results["write_tmp"] == "allowed"
+    assert set(results["tmp_entries"]) - leading == {"evalcore-private"}
+    assert results["outside_visible"] is (outside.is_relative_to("/tmp") is False)
     assert not os.path.exists("/tmp/evalcore-private") and not (outside / "x").exists()

@@ -30,7 +30,7 @@ awk -v r="$root/" 'index($5, r) == 1 {print $5}' /proc/self/mountinfo | while re
 done
 mount -t tmpfs evalcore-tmp "$root/tmp"
 mkdir -p "$root$cwd"
-mount --bind . "$root$cwd"
+mount --no-canonicalize --bind . "$root$cwd"
 exec chroot "$root" /bin/sh -c 'cd "$0" && exec "$@"' "$cwd" "$@"
 """
 
