@@ -12,16 +12,6 @@ from evalcore import (
 from evalcore._registry import PluginStatus
 
 
-@pytest.fixture
-def registry_at(site, monkeypatch):
-    monkeypatch.syspath_prepend(str(site))
-
-    def make(**kwargs):
-        return Registry(path=[str(site)], **kwargs)
-
-    return make
-
-
 def test_discovers_a_plugin_through_its_distribution(make_distribution, toy_plugin, registry_at):
     make_distribution("evalcore-toy", "2.1", plugins={"toy": "toy_pkg._register"}, modules=toy_plugin("toy_pkg"))
     registry = registry_at()

@@ -99,8 +99,10 @@ def coerce_score(raw: Any) -> Score:
 
 #: Longest message, feedback or string in the details a result keeps (characters).
 MAX_TEXT_CHARS = 4000
-#: Most entries (all levels together) and deepest nesting kept in a result's details.
-MAX_DETAIL_ITEMS = 2000
+#: Most entries kept of one list or mapping in a result's details, of all of them together,
+#: and the deepest nesting kept.
+MAX_DETAIL_ITEMS = 1000
+MAX_DETAIL_TOTAL = 10_000
 MAX_DETAIL_DEPTH = 32
 
 
@@ -115,7 +117,7 @@ def cap_details(details: Mapping[str, Any]) -> Mapping[str, Any]:
     """``details`` with long strings cut, and entries beyond the item and depth limits left out."""
     if not details:
         return details
-    return _bounded(details, [MAX_DETAIL_ITEMS], 0)
+    return _bounded(details, [MAX_DETAIL_TOTAL], 0)
 
 
 def _bounded(value: Any, budget: list[int], depth: int) -> Any:
@@ -128,7 +130,7 @@ def _bounded(value: Any, budget: list[int], depth: int) -> Any:
     items = value.items() if isinstance(value, Mapping) else enumerate(value)
     kept: list[tuple[Any, Any]] = []
     for key, item in items:
-        if budget[0] <= 0:
+        if budget[0] <= 0 or len(kept) >= MAX_DETAIL_ITEMS:
             kept.append(("…", f"{len(value) - len(kept)} more entries left out"))
             break
         budget[0] -= 1

@@ -7,7 +7,6 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 import attrs
-from evalcore import ParameterError
 from evalcore.plugin import InputError, Record, SampleMetric, Score
 
 from .environment import Redactor, command_environment
@@ -32,14 +31,14 @@ class _CommandMetric(SampleMetric):
         isolation = self.params["isolation"]
         reason = unavailable(isolation)
         if reason is not None:
-            raise ParameterError(f"parameter 'isolation' of {self.spec.key}: {isolation!r} is unavailable: {reason}")
+            raise self.parameter_error("isolation", f"{isolation!r} is unavailable: {reason}")
         self.cost = self.spec.cost_msats if self.params["cost_msats"] is None else self.params["cost_msats"]
 
     def _param(self, name: str, convert: Callable[[Any], Any]) -> Any:
         try:
             return convert(self.params[name])
         except ValueError as exc:
-            raise ParameterError(f"parameter {name!r} of {self.spec.key}: {exc}") from None
+            raise self.parameter_error(name, str(exc)) from None
 
     def estimate(self, example: Record, prediction: Record) -> dict[str, int]:
         """What one sample costs: the configured or the spec's cost of one run."""
