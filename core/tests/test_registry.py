@@ -6,7 +6,6 @@ from evalcore import (
     MetricConflictError,
     ParameterError,
     PluginError,
-    Registry,
     UnknownMetricError,
 )
 from evalcore._registry import PluginStatus

@@ -59,7 +59,7 @@ def _extras_message(extras: list[str], patterns: list[str]) -> str:
     return f"Additional properties are not allowed ({listed} {verb} unexpected)"
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _linear_class(cls: type) -> type:
     from jsonschema import validators
 

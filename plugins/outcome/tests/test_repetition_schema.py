@@ -70,3 +70,18 @@ def test_tool_params_schema_from_example():
 def test_tool_params_schema_missing_params():
     s = schema_score({"tool": "read"}, schemas=SCHEMAS)
     assert s.status is Status.ERROR and "prediction.params" in s.error_message
+
+
+@pytest.mark.parametrize("pattern, text", [("^(a+)+$", "a" * 40 + "!"), ("^(a|a)*$", "a" * 40 + "!"),
+                                           ("(x+x+)+y", "x" * 40)])
+def test_tool_params_schema_catastrophic_pattern_finishes(pattern, text):
+    import time
+
+    metric = evalcore.get_metric("outcome/tool_params_schema")
+    schema = {"type": "object", "properties": {"q": {"type": "string", "pattern": pattern}},
+              "patternProperties": {pattern: {}}}
+    example = {"tool_schemas": {"search": schema}}
+    started = time.monotonic()
+    score = metric.score_one(example, {"tool": "search", "params": {"q": text, text: 1}})
+    assert time.monotonic() - started < 5
+    assert score.value == 0.0 and "does not match" in score.feedback

@@ -110,7 +110,8 @@ def test_secrets_are_redacted_from_stored_output(monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-very-secret-123")
     monkeypatch.setenv("DB_PASSWORD", "hunter2hunter2")
     # the command is given the key explicitly and prints it on both streams
-    code = "import os, sys; k = os.environ['OPENAI_API_KEY']; print('key=' + k); print(k + ' hunter2hunter2', file=sys.stderr)"
+    code = ("import os, sys; k = os.environ['OPENAI_API_KEY']; print('key=' + k);"
+            " print(k + ' hunter2hunter2', file=sys.stderr)")
     metric = evalcore.get_metric("outcome/test_pass", command=py(code), pass_env=["OPENAI_API_KEY"])
     score = metric.score_one({}, {})
     stored = repr(score.to_dict())
