@@ -15,7 +15,9 @@ CASES = [
     ("outcome/test_pass", {"pass_env": "HOME"}, "pass_env"),
     ("judge/llm_judge", {"judge": "nosuchmod:fn"}, "judge"),
     ("judge/llm_judge", {"judge": "os:no_such_function"}, "judge"),
-    ("adjutant/decision_accuracy", {"window": 0}, "window"),
+    ("adjutant/decision_accuracy", {"complexity_iterations": {"low": "two"}}, "complexity_iterations"),
+    ("adjutant/rolling_accuracy", {"complexity_iterations": {"high": -1}}, "complexity_iterations"),
+    ("adjutant/rolling_accuracy", {"window": 0}, "window"),
 ]
 
 

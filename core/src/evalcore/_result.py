@@ -80,8 +80,7 @@ def coerce_score(raw: Any) -> Score:
     (DSPy's ``Prediction(score=..., feedback=...)``). ``None`` and NaN are errors.
     """
     if isinstance(raw, Score):
-        capped = attrs.evolve(raw, feedback=cap_text(raw.feedback), details=cap_details(raw.details),
-                              reason=cap_text(raw.reason), error_message=cap_text(raw.error_message))
+        capped = _capped(raw)
         if raw.status is Status.OK:
             return attrs.evolve(capped, value=_check_number(raw.value))
         return capped
@@ -106,6 +105,19 @@ MAX_DETAIL_TOTAL = 10_000
 MAX_DETAIL_DEPTH = 32
 
 
+def _capped(score: Score) -> Score:
+    """``score`` with its texts and details capped (the same object when nothing is too big)."""
+    changed = {}
+    for name in ("feedback", "reason", "error_message"):
+        text = getattr(score, name)
+        if isinstance(text, str) and len(text) > MAX_TEXT_CHARS:
+            changed[name] = cap_text(text)
+    details = cap_details(score.details)
+    if details is not score.details:
+        changed["details"] = details
+    return attrs.evolve(score, **changed) if changed else score
+
+
 def cap_text(text: Any) -> Any:
     """``text`` cut to :data:`MAX_TEXT_CHARS`, saying how much was cut (non-strings unchanged)."""
     if not isinstance(text, str) or len(text) <= MAX_TEXT_CHARS:
@@ -115,9 +127,23 @@ def cap_text(text: Any) -> Any:
 
 def cap_details(details: Mapping[str, Any]) -> Mapping[str, Any]:
     """``details`` with long strings cut, and entries beyond the item and depth limits left out."""
-    if not details:
+    if not details or _flat_and_small(details):
         return details
     return _bounded(details, [MAX_DETAIL_TOTAL], 0)
+
+
+_SCALARS = frozenset({int, float, bool, type(None)})
+
+
+def _flat_and_small(details: Mapping[str, Any]) -> bool:
+    """The common case, checked quickly: a few numbers and short strings."""
+    if len(details) > MAX_DETAIL_ITEMS:
+        return False
+    for value in details.values():
+        kind = type(value)
+        if kind not in _SCALARS and not (kind is str and len(value) <= MAX_TEXT_CHARS):
+            return False
+    return True
 
 
 def _bounded(value: Any, budget: list[int], depth: int) -> Any:
@@ -129,12 +155,18 @@ def _bounded(value: Any, budget: list[int], depth: int) -> Any:
         return f"<{type(value).__name__} nested deeper than {MAX_DETAIL_DEPTH} levels, left out>"
     items = value.items() if isinstance(value, Mapping) else enumerate(value)
     kept: list[tuple[Any, Any]] = []
+    changed = False
     for key, item in items:
         if budget[0] <= 0 or len(kept) >= MAX_DETAIL_ITEMS:
             kept.append(("…", f"{len(value) - len(kept)} more entries left out"))
+            changed = True
             break
         budget[0] -= 1
-        kept.append((key, _bounded(item, budget, depth + 1)))
+        bounded = _bounded(item, budget, depth + 1)
+        changed = changed or bounded is not item
+        kept.append((key, bounded))
+    if not changed:
+        return value
     if isinstance(value, Mapping):
         return dict(kept)
     values = [item for _, item in kept]
