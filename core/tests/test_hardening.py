@@ -9,6 +9,8 @@ from evalcore._identity import MAX_ID_CHARS, parse_metric_id
 from evalcore._registry import PluginStatus
 from evalcore._result import MAX_DETAIL_DEPTH, MAX_DETAIL_ITEMS, MAX_TEXT_CHARS, coerce_score
 from evalcore.plugin import InputError, regex_search, schema_validator
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 EXITING_PLUGINS = {
     "sys-exit": "import sys\nsys.exit(3)\n",
@@ -183,3 +185,22 @@ def test_schema_validator_keeps_jsonschema_behaviour():
     plain = schema_validator({"properties": {"a": {}}, "additionalProperties": False})
     assert [e.message for e in plain.iter_errors({"a": 1, "b": 2})] == \
         ["Additional properties are not allowed ('b' was unexpected)"]
+
+
+PATTERNS = st.sampled_from(["^a", "b$", "a+b", "^[a-c]{2}$", "x|y", "^$", "(ab)*c", "[0-9]+", "(?i)A"])
+KEYS = st.sampled_from(["a", "ab", "abc", "b", "x1", "cc", "", "A", "aab"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(pattern=PATTERNS, pattern_key=PATTERNS, properties=st.lists(KEYS, max_size=2),
+       additional=st.sampled_from([True, False, {"type": "integer"}]),
+       instance=st.one_of(KEYS, st.dictionaries(KEYS, st.one_of(st.integers(0, 3), KEYS), max_size=4)))
+def test_schema_validator_agrees_with_jsonschema(pattern, pattern_key, properties, additional, instance):
+    jsonschema = pytest.importorskip("jsonschema")
+    schema = {"pattern": pattern, "patternProperties": {pattern_key: {"type": "integer"}},
+              "properties": {p: {"type": "string"} for p in properties}, "additionalProperties": additional}
+    reference = jsonschema.Draft202012Validator(schema)
+    ours = schema_validator(schema)
+    assert ours.is_valid(instance) == reference.is_valid(instance)
+    assert sorted(e.message for e in ours.iter_errors(instance)) == \
+        sorted(e.message for e in reference.iter_errors(instance))

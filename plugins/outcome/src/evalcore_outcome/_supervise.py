@@ -14,7 +14,6 @@ from __future__ import annotations
 import ctypes
 import os
 import signal
-import subprocess
 import sys
 
 _PR_SET_CHILD_SUBREAPER = 36
@@ -73,24 +72,44 @@ def _kill_everything(group: int) -> None:
                 pass
 
 
+def _start(argv: list[str], status: int) -> int:
+    """Fork and exec ``argv`` in a new session; a failed exec is reported on ``status``.
+
+    SIGTERM is blocked around the fork, so the caller's stop cannot come between the
+    fork and knowing the command's pid; the command starts with it unblocked and default.
+    """
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
+    pid = os.fork()
+    if pid == 0:
+        try:
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
+            os.setsid()
+            os.execvp(argv[0], argv)
+        except OSError as exc:
+            os.write(status, f"error cannot start {argv[0]!r}: {exc.strerror or exc}\n".encode())
+        finally:
+            os._exit(127)
+    os.write(status, f"pid {pid}\n".encode())
+    return pid
+
+
 def main(argv: list[str]) -> int:
     status = int(argv[0])
+    os.set_inheritable(status, False)  # the command itself never sees it
     signal.signal(signal.SIGTERM, _stop)
     _become_subreaper()
+    pid = _start(argv[1:], status)
+    code = 124
     try:
-        child = subprocess.Popen(argv[1:], start_new_session=True)
-    except OSError as exc:
-        os.write(status, f"error cannot start {argv[1]!r}: {exc.strerror or exc}\n".encode())
-        return 127
-    os.write(status, f"pid {child.pid}\n".encode())
-    try:
-        code = child.wait()
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
+        code = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
         os.write(status, f"exit {code}\n".encode())
     except _Stop:
-        code = 124
+        pass
     finally:
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
-        _kill_everything(child.pid)
+        _kill_everything(pid)
     return 0 if code >= 0 else 128 - code
 
 
