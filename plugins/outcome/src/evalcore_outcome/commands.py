@@ -27,7 +27,6 @@ class _CommandMetric(SampleMetric):
         self.argv = self._param("command", as_argv)
         self.environment = command_environment(self._param("env", _string_map),
                                                self._param("pass_env", _names))
-        self.redact = Redactor.from_environments(os.environ, self.environment)
         isolation = self.params["isolation"]
         reason = unavailable(isolation)
         if reason is not None:
@@ -51,7 +50,7 @@ class _CommandMetric(SampleMetric):
         return run_command(
             self.argv, timeout_s=self.params["timeout_s"], cwd=cwd,
             max_output_bytes=self.params["max_output_bytes"], env=self.environment,
-            isolation=self.params["isolation"], redact=self.redact,
+            isolation=self.params["isolation"], redact=Redactor.from_environments(os.environ, self.environment),
         )
 
     def details(self, result: CommandResult, **extra: Any) -> dict[str, Any]:
