@@ -11,6 +11,7 @@ import pytest
     ("semantic/intra_list_diversity", {"model": "./missing"}, "model"),
     ("semantic/bertscore", {}, "model"),
     ("semantic/bertscore", {"model": "roberta-large"}, "model"),
+    ("semantic/embedding_similarity", {"embed": "not callable"}, "embed"),
 ])
 def test_missing_model_or_backend_is_a_parameter_error(monkeypatch, metric_id, params, parameter):
     monkeypatch.delenv("EVALCORE_EMBEDDING_MODEL", raising=False)

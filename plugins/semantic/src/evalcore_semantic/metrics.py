@@ -70,6 +70,8 @@ class _EmbeddingMetric(BatchMetric):
             self.embedder = build_embedder(self.params)
         except (ModelUnavailable, ValueError) as exc:
             raise self.parameter_error("model", str(exc)) from None
+        except TypeError as exc:
+            raise self.parameter_error("embed", str(exc)) from None
 
     def usage_summary(self) -> dict[str, Any]:
         """The embedding cache's hits, misses and writes (empty without a cache)."""
