@@ -60,3 +60,19 @@ def test_custom_scriptable_errors_stay_small(metric, expression, prediction):
 def test_unknown_name_lists_a_few_fields(metric):
     score = metric("checks/custom_scriptable", expression="nope > 1").score_one({}, huge_prediction())
     assert "and 999980 more" in score.error_message and "field_0" in score.error_message
+
+
+@pytest.mark.parametrize("text", ["[" * 100_000 + "]" * 100_000, '{"a":' * 50_000 + "1" + "}" * 50_000])
+def test_json_nested_too_deeply_is_invalid_json(metric, text):
+    score = metric("checks/json_schema", schema={"type": "array"}).score_one({}, {"response": text})
+    assert score.value == 0.0 and "nested too deeply" in score.feedback
+
+
+@pytest.mark.parametrize("metric_id, params", [
+    ("checks/format", {"require_valid_json": True}),
+    ("checks/syntax", {"language": "json"}),
+    ("checks/syntax", {"language": "python"}),
+])
+def test_deep_text_is_a_failed_check_not_a_crash(metric, metric_id, params):
+    score = metric(metric_id, **params).score_one({}, {"response": "[" * 100_000 + "]" * 100_000})
+    assert score.status is Status.OK and score.value == 0.0

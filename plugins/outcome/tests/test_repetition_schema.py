@@ -85,3 +85,23 @@ def test_tool_params_schema_catastrophic_pattern_finishes(pattern, text):
     score = metric.score_one(example, {"tool": "search", "params": {"q": text, text: 1}})
     assert time.monotonic() - started < 5
     assert score.value == 0.0 and "does not match" in score.feedback
+
+
+def _deep(depth=200_000):
+    value: list = []
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+@pytest.mark.parametrize("params, history, field, words", [
+    ({"a": _deep()}, [], "prediction.params", "nested too deeply"),
+    ({"a": float("nan")}, [], "prediction.params", "not plain JSON"),
+    ({"a": {1, 2}}, [], "prediction.params", "not plain JSON"),
+    ({"a": 1}, [{"tool": "t", "params": {"a": _deep()}}], "example.execution_history[0]", "nested too deeply"),
+])
+def test_was_repeated_bad_params_are_input_errors(params, history, field, words):
+    score = evalcore.get_metric("outcome/was_repeated").score_one({"execution_history": history},
+                                                                  {"tool": "t", "params": params})
+    assert score.status is Status.ERROR and score.error_type == "InputError"
+    assert field in score.error_message and words in score.error_message
