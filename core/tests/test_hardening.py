@@ -9,6 +9,7 @@ from evalcore._identity import MAX_ID_CHARS, parse_metric_id
 from evalcore._registry import PluginStatus
 from evalcore._result import MAX_DETAIL_DEPTH, MAX_DETAIL_ITEMS, MAX_TEXT_CHARS, coerce_score
 from evalcore.plugin import InputError, regex_search, schema_validator
+from evalcore.testing import nested_list
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -81,10 +82,7 @@ def test_ids_up_to_the_limit_still_parse():
 
 class _Deep(Exception):
     def __str__(self):
-        nested: list = []
-        for _ in range(200_000):
-            nested = [nested]
-        return repr(nested)
+        return repr(nested_list(200_000))
 
 
 @pytest.mark.parametrize("exc", [
@@ -100,9 +98,7 @@ def test_error_messages_are_capped(exc):
 
 
 def test_details_and_feedback_are_capped():
-    deep: list = []
-    for _ in range(200_000):
-        deep = [deep]
+    deep = nested_list(200_000)
     raw = Score(1.0, feedback="f" * 1_000_000, details={
         "fields": {f"k{i}": i for i in range(1_000_000)}, "deep": deep, "text": "t" * 100_000,
         "kept": (1, 2.5, None, True),

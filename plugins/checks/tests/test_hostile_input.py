@@ -4,6 +4,7 @@ import time
 
 import pytest
 from evalcore import Status
+from evalcore.testing import nested_list
 
 CATASTROPHIC = [
     ("^(a+)+$", "a" * 40 + "!"),
@@ -37,10 +38,7 @@ def huge_prediction(n=1_000_000):
 
 
 def deep_value(depth=200_000):
-    value: list = []
-    for _ in range(depth):
-        value = [value]
-    return value
+    return nested_list(depth)
 
 
 @pytest.mark.parametrize("expression, prediction", [

@@ -3,6 +3,7 @@
 import evalcore
 import pytest
 from evalcore import Status
+from evalcore.testing import nested_list
 from evalcore_outcome.repetition import canonical_hash
 
 
@@ -88,10 +89,7 @@ def test_tool_params_schema_catastrophic_pattern_finishes(pattern, text):
 
 
 def _deep(depth=200_000):
-    value: list = []
-    for _ in range(depth):
-        value = [value]
-    return value
+    return nested_list(depth)
 
 
 @pytest.mark.parametrize("params, history, field, words", [
