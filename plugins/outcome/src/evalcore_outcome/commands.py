@@ -41,7 +41,7 @@ class _CommandMetric(SampleMetric):
 
     def estimate(self, example: Record, prediction: Record) -> dict[str, int]:
         """What one sample costs: the configured or the spec's cost of one run."""
-        return {"calls": 1, "cost_msats": self.cost}
+        return {"calls": 1, "prompt_tokens": 0, "completion_tokens": 0, "cost_msats": self.cost}
 
     def run(self, prediction: Record) -> CommandResult:
         cwd = prediction.get("workdir", self.params["cwd"])
