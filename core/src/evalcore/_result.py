@@ -115,6 +115,11 @@ MAX_DETAIL_DEPTH = 32
 
 def _capped(score: Score) -> Score:
     """``score`` with its texts and details capped (the same object when nothing is too big)."""
+    feedback, reason, message, details = score.feedback, score.reason, score.error_message, score.details
+    if ((feedback is None or (type(feedback) is str and len(feedback) <= MAX_TEXT_CHARS))
+            and reason is None and message is None
+            and (not details or _flat_and_small(details))):
+        return score  # the common case, decided without building anything
     changed = {}
     for name in ("feedback", "reason", "error_message"):
         text = getattr(score, name)
