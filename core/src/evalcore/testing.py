@@ -160,3 +160,11 @@ def heavy_modules_after_listing(package: str, heavy: tuple[str, ...] = ("numpy",
         m for m in modules_imported_by_listing()
         if (m.startswith(f"{package}.") and m not in allowed) or m.split(".")[0] in heavy
     )
+
+
+def nested_list(depth: int) -> list[Any]:
+    """``[[[...]]]`` nested ``depth`` levels deep: hostile input for anything that recurses."""
+    value: list[Any] = []
+    for _ in range(depth):
+        value = [value]
+    return value
