@@ -1,4 +1,4 @@
-"""The ``evalcore`` command line: list, describe, plugins, evaluate."""
+"""The ``evalcore`` command line: list, describe, plugins, evaluate, calibrate (compare and report in _cli_compare)."""
 
 from __future__ import annotations
 
@@ -263,3 +263,9 @@ def _echo_rows(header: Sequence[str], rows: Sequence[Sequence[str]]) -> None:
     widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
     for row in [header, ["-" * w for w in widths], *rows]:
         click.echo("  ".join(str(c).ljust(w) for c, w in zip(row, widths)).rstrip())
+
+
+from ._cli_compare import compare_command, report_command  # noqa: E402 - they use the helpers above
+
+main.add_command(compare_command)
+main.add_command(report_command)
