@@ -13,7 +13,9 @@ states for corpus metrics), so one drawing scheme serves both kinds of metric.
   of the two systems are swapped. ``p = (#(|a - b| > d) + 1) / (trials + 1)``.
 
 Where the observed difference is exactly zero, both give ``p = 1`` (sacrebleu would
-report ``1 / (resamples + 1)``, calling two identical systems different).
+report ``1 / (resamples + 1)``, calling two identical systems different). A resampled
+statistic within a relative 1e-12 of the observed one counts as equal, not greater, so
+that means summed in another order do not pass for larger ones.
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ from typing import Any
 
 import attrs
 import numpy as np
+
+_TOLERANCE = 1e-12
 
 ValuesOf = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]
 """Given an index matrix (one resample per row), each system's value per row."""
@@ -65,7 +69,7 @@ def approximate_randomization(
 def _p_value(stats: np.ndarray, observed: float) -> float:
     if observed == 0.0:
         return 1.0
-    count = int(np.sum(stats > observed))
+    count = int(np.sum(stats > observed + _TOLERANCE * max(1.0, observed)))
     return (count + 1) / (len(stats) + 1)
 
 

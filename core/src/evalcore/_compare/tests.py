@@ -12,6 +12,7 @@ drawn with ``numpy.random.default_rng(seed)``.
 from __future__ import annotations
 
 import itertools
+import math
 
 import numpy as np
 
@@ -44,9 +45,16 @@ def scipy_available() -> bool:
 
 
 def paired_t_test(base: np.ndarray, system: np.ndarray) -> tuple[float, float]:
-    """Two-sided paired Student's t-test: ``(t, p)``; ``t > 0`` when the system is higher."""
-    if np.all(system == base):
+    """Two-sided paired Student's t-test: ``(t, p)``; ``t > 0`` when the system is higher.
+
+    Identical values give ``p = 1``; a constant non-zero difference gives ``t = ±inf, p = 0``
+    (scipy would divide float noise by float noise there).
+    """
+    diffs = system - base
+    if np.all(diffs == 0):
         return 0.0, 1.0
+    if np.allclose(diffs, diffs[0], rtol=1e-12, atol=0.0):
+        return math.copysign(math.inf, diffs[0]), 0.0
     result = scipy_stats().ttest_rel(system, base)
     return float(result.statistic), float(result.pvalue)
 
