@@ -116,8 +116,8 @@ def _comparison_section(comparison: Comparison) -> str:
     return (f"<section id=\"comparison\"><h2>Comparison with {escape(comparison.baseline)} (baseline)</h2>"
             f"<p class=\"muted\">p-values corrected ({escape(options['correction'])}) across all metrics and "
             f"systems; * marks the test that decides (the first that applies), significant at "
-            f"{options['alpha']}; seed {options['seed']}.</p><table><thead>{head}</thead><tbody>"
-            + "".join(rows) + f"</tbody></table><ul>{wins}{records}{notes}</ul></section>")
+            f"{options['alpha']}; seed {options['seed']}.</p><div class=\"wide\"><table><thead>{head}</thead>"
+            "<tbody>" + "".join(rows) + f"</tbody></table></div><ul>{wins}{records}{notes}</ul></section>")
 
 
 def _failures_section(run: Run) -> str:
