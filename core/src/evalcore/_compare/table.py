@@ -11,6 +11,11 @@ def _number(value: float | None, signed: bool = False) -> str:
     return f"{value:+.4f}" if signed else f"{value:.4f}"
 
 
+def format_p(p: float) -> str:
+    """A p-value with four decimals; ``<0.0001`` below that."""
+    return "<0.0001" if p < 0.0001 else f"{p:.4f}"
+
+
 def marker(entry: MetricComparison) -> str:
     """``▲`` the system is significantly better, ``▼`` worse, blank otherwise."""
     return {"system": "▲", "baseline": "▼", None: ""}[entry.winner]
@@ -21,7 +26,7 @@ def _cell(entry: MetricComparison) -> str:
         return "- (no shared scores)"
     ci = f" [{entry.ci[0]:+.4f}, {entry.ci[1]:+.4f}]" if entry.ci else ""
     test = entry.decided_by
-    p = f" p={entry.tests[test].p_adjusted:.4f}" if test else ""
+    p = f" p={format_p(entry.tests[test].p_adjusted)}" if test else ""
     return f"{_number(entry.system_value)} ({_number(entry.difference, True)}{ci}{p}) {marker(entry)}".rstrip()
 
 
@@ -48,6 +53,7 @@ def format_comparison(comparison: Comparison) -> str:
         dropped = counts["only_in_baseline"] + counts["only_in_system"]
         if dropped:
             lines.append(f"{system}: compared on {counts['n']} shared records; left out "
-                         f"{counts['only_in_baseline']} only in the baseline, {counts['only_in_system']} only in the system")
+                         f"{counts['only_in_baseline']} only in the baseline, "
+                         f"{counts['only_in_system']} only in the system")
     lines += [f"note: {note}" for note in comparison.notes]
     return "\n".join(lines)

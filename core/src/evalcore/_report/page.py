@@ -10,10 +10,13 @@ from typing import Any
 
 from .._compare.load import Run
 from .._compare.result import TEST_NAMES, Comparison
+from .._compare.table import format_p
 from .plots import histogram
 from .summary import aggregates, failures, values_of
 
 MAX_ROWS = 10_000
+_SHORT = {"bootstrap": "bootstrap", "randomization": "AR", "ttest": "t-test", "wilcoxon": "Wilcoxon",
+          "fisher": "Fisher"}
 
 
 def _asset(name: str) -> str:
@@ -84,7 +87,7 @@ def _comparison_section(comparison: Comparison) -> str:
     tests = comparison.options["tests"]
     head = ("<tr><th>metric</th><th>system</th><th class=\"num\">baseline</th><th class=\"num\">system</th>"
             "<th class=\"num\">difference</th><th class=\"num\">95% interval</th><th class=\"num\">effect</th>"
-            + "".join(f"<th class=\"num\">{escape(TEST_NAMES[t])} p</th>" for t in tests)
+            + "".join(f"<th class=\"num\" title=\"{escape(TEST_NAMES[t])}\">{_SHORT[t]} p</th>" for t in tests)
             + "<th>result</th></tr>")
     rows = []
     for entry in comparison.entries:
@@ -97,14 +100,14 @@ def _comparison_section(comparison: Comparison) -> str:
             else:
                 mark = " *" if test == entry.decided_by and entry.significant else ""
                 cells.append(f"<td class=\"num\" title=\"uncorrected {outcome.p_value:.4g}\">"
-                             f"{outcome.p_adjusted:.4f}{mark}</td>")
+                             f"{format_p(outcome.p_adjusted)}{mark}</td>")
         verdict = {"system": ("better", "▲ better"), "baseline": ("worse", "▼ worse"),
                    None: ("muted", "no significant difference")}[entry.winner]
+        numbers = [_num(entry.baseline_value), _num(entry.system_value), _num(entry.difference, "+.4f"), ci]
         rows.append(f"<tr><td>{escape(entry.metric)}</td><td>{escape(entry.system)}</td>"
-                    f"<td class=\"num\">{_num(entry.baseline_value)}</td><td class=\"num\">{_num(entry.system_value)}</td>"
-                    f"<td class=\"num\">{_num(entry.difference, '+.4f')}</td><td class=\"num\">{ci}</td>"
-                    f"<td class=\"num\" title=\"{escape(entry.effect_size_kind)}\">{_num(entry.effect_size, '+.3f')}</td>"
-                    + "".join(cells) + f"<td class=\"{verdict[0]}\">{verdict[1]}</td></tr>")
+                    + "".join(f"<td class=\"num\">{n}</td>" for n in numbers)
+                    + f"<td class=\"num\" title=\"{escape(entry.effect_size_kind)}\">"
+                    f"{_num(entry.effect_size, '+.3f')}</td>" + "".join(cells) + f"<td class=\"{verdict[0]}\">{verdict[1]}</td></tr>")
     wins = "".join(f"<li>{escape(system)}: better on {len(w['wins'])}, worse on {len(w['losses'])}, no "
                    f"significant difference on {len(w['ties'])}</li>" for system, w in comparison.wins().items())
     records = "".join(
