@@ -107,7 +107,8 @@ def _comparison_section(comparison: Comparison) -> str:
         rows.append(f"<tr><td>{escape(entry.metric)}</td><td>{escape(entry.system)}</td>"
                     + "".join(f"<td class=\"num\">{n}</td>" for n in numbers)
                     + f"<td class=\"num\" title=\"{escape(entry.effect_size_kind)}\">"
-                    f"{_num(entry.effect_size, '+.3f')}</td>" + "".join(cells) + f"<td class=\"{verdict[0]}\">{verdict[1]}</td></tr>")
+                    f"{_num(entry.effect_size, '+.3f')}</td>" + "".join(cells)
+                    + f"<td class=\"{verdict[0]}\">{verdict[1]}</td></tr>")
     wins = "".join(f"<li>{escape(system)}: better on {len(w['wins'])}, worse on {len(w['losses'])}, no "
                    f"significant difference on {len(w['ties'])}</li>" for system, w in comparison.wins().items())
     records = "".join(
