@@ -73,3 +73,13 @@ def test_distinct_n_opts_out_of_the_bootstrap_but_is_permuted(tmp_path):
     entry = compare(*paths, tests=["bootstrap", "randomization"], n_resamples=500).entries[0]
     assert entry.tests["bootstrap"].p_value is None and entry.ci is None
     assert entry.decided_by == "randomization" and entry.winner == "system"
+
+
+def test_report_of_a_bare_corpus_journal_shows_the_corpus_value(tmp_path):
+    from evalcore import write_report
+    from sacrebleu import corpus_bleu
+
+    refs, base, _ = corpus(30, 11)
+    html = open(write_report(journal(tmp_path / "b.jsonl", "overlap/bleu", refs, base), tmp_path / "r.html"),
+                encoding="utf-8").read()
+    assert f'<td>overlap/bleu</td><td class="num">{corpus_bleu(base, [refs]).score:.4f}</td>' in html

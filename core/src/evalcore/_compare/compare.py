@@ -155,6 +155,8 @@ class _Pairing:
                   "direction": self.base.direction(metric_id), "n": n, "n_unscored": len(ids) - n}
         if n == 0:
             note = "no record scored by both runs"
+            if corpus and not any("state" in (row["scores"].get(metric_id) or {}) for row in other.rows.values()):
+                note = "the rows carry no per-record corpus states (written by an older evalcore?)"
             return MetricComparison(**common, baseline_value=None, system_value=None, difference=None, ci=None,
                                     effect_size=None, effect_size_kind="none",
                                     tests={t: TestOutcome(None, note=note) for t in chosen})

@@ -21,8 +21,9 @@ def aggregates(run: Run) -> dict[str, dict[str, Any]]:
         values = np.asarray(values_of(run, metric_id), dtype=float)
         statuses = Counter(_score(row, metric_id).get("status", "ok") for row in run.rows.values())
         corpus = info.get("granularity") == "corpus"
+        value = corpus_value(run, metric_id) if corpus else (float(values.mean()) if values.size else None)
         out[metric_id] = {
-            "value": None if corpus or not values.size else float(values.mean()), "n": int(values.size),
+            "value": value, "n": int(values.size),
             "n_skipped": statuses.get("skipped", 0), "n_errors": statuses.get("error", 0),
             "stderr": None if corpus else standard_error(values),
             "ci": None if corpus else bootstrap_interval(values, seed=0),
@@ -31,6 +32,21 @@ def aggregates(run: Run) -> dict[str, dict[str, Any]]:
             "distribution_version": info.get("distribution_version"),
         }
     return out
+
+
+def corpus_value(run: Run, metric_id: str) -> float | None:
+    """The corpus value from the rows' states (``None`` without states or the metric's plugin)."""
+    from .._api import get_metric
+    from .._errors import EvalcoreError
+
+    try:
+        metric = get_metric(metric_id)
+    except EvalcoreError:
+        return None
+    states = [metric.decode_state(score["state"]) for row in run.rows.values()
+              if (score := _score(row, metric_id)).get("status", "ok") == "ok" and score.get("state") is not None]
+    result = metric.corpus_score(states) if states else None
+    return float(result.value) if result is not None and result.ok and result.value is not None else None
 
 
 def values_of(run: Run, metric_id: str) -> list[float]:
