@@ -34,7 +34,8 @@ def console_errors(stderr):
 
 
 @pytest.fixture
-def report(tmp_path):
+def report(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # the page names its inputs as given: short relative names
     rng = np.random.default_rng(4)
     header = {m: {"granularity": "sample", "direction": "higher", "metric_version": "1"}
               for m in ("retrieval/ndcg@10", "retrieval/recall@10", "overlap/f1")}
@@ -47,7 +48,7 @@ def report(tmp_path):
         for i in (11, 23):
             rows[f"q{i:03d}"]["overlap/f1"] = {"value": None, "status": "error",
                                                "error": {"type": "TimeoutError", "message": "model call timed out"}}
-        paths.append(str(write_journal(tmp_path / f"{name}.jsonl", rows, metrics=header)))
+        paths.append(str(write_journal(f"{name}.jsonl", rows, metrics=header)))
     return write_report(paths[0], tmp_path / "report.html", compare_with=paths[1:], n_resamples=1000)
 
 
@@ -58,7 +59,7 @@ def test_chromium_renders_the_report_without_console_errors(tmp_path, report):
     assert console_errors(dom.stderr) == []
     assert "60 of 60 records shown" in dom.stdout  # the script ran to its end
     shot = tmp_path / "report.png"
-    render = chromium(tmp_path, "--window-size=1400,1500", f"--screenshot={shot}", url)
+    render = chromium(tmp_path, "--window-size=1460,1500", f"--screenshot={shot}", url)
     assert render.returncode == 0, render.stderr[-2000:]
     assert console_errors(render.stderr) == []
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 20_000

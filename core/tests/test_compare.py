@@ -1,5 +1,6 @@
 """evalcore.compare on hand-written journals: hand-worked p-values, corrections, loading, records."""
 
+import itertools
 import json
 import math
 
@@ -72,6 +73,21 @@ def test_t_test_and_wilcoxon_are_scipys(tmp_path):
     assert tests["ttest"].p_value == pytest.approx(stats.ttest_rel(system, base).pvalue, rel=1e-12)
     assert tests["ttest"].statistic == pytest.approx(stats.ttest_rel(system, base).statistic, rel=1e-12)
     assert tests["wilcoxon"].p_value == pytest.approx(stats.wilcoxon(system, base).pvalue, rel=1e-12)
+
+
+def test_wilcoxon_equals_the_exhaustive_signed_rank_count(tmp_path):
+    # Ten distinct non-zero differences: ranks 1..10, W = min(W+, W-); under the null every
+    # one of the 2**10 sign assignments is equally likely.
+    diffs = np.array([0.05, -0.01, 0.07, 0.02, -0.03, 0.09, 0.04, 0.06, -0.08, 0.1])
+    base = np.linspace(0.1, 0.6, 10)
+    ranks = np.argsort(np.argsort(np.abs(diffs))) + 1
+    observed = min(ranks[diffs > 0].sum(), ranks[diffs < 0].sum())
+    positive = np.array([ranks[np.array(signs, dtype=bool)].sum() for signs in itertools.product((0, 1), repeat=10)])
+    expected = np.mean(np.minimum(positive, ranks.sum() - positive) <= observed)
+    result = compare(journal(tmp_path, "a", base.tolist()), journal(tmp_path, "b", (base + diffs).tolist()),
+                     tests=["wilcoxon"])
+    assert result.entries[0].tests["wilcoxon"].p_value == pytest.approx(expected)
+    assert result.entries[0].tests["wilcoxon"].statistic == observed
 
 
 def test_identical_systems_are_never_significant(tmp_path):
