@@ -7,7 +7,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ._budget import Budget
-from ._evaluate import EvaluationResult, MetricLike, evaluate
+from ._engine.plan import MetricLike
+from ._evaluate import EvaluationResult, evaluate
 from ._metric import FeedbackScore
 from ._stats import AggregateMethod
 
