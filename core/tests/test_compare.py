@@ -154,11 +154,15 @@ def test_unscored_records_are_left_out_of_the_pairs_and_counted(tmp_path):
     assert entry.difference == pytest.approx(0.1)
 
 
-def test_journal_reading_resumed_rows_checkpoints_and_old_rows(tmp_path):
+def test_journal_reading_resumed_rows_unfinished_chunks_and_old_rows(tmp_path):
     path = tmp_path / "resumed.jsonl"
     write_journal(path, {f"r{i}": {METRIC: 0.0} for i in range(6)}, metrics=HEADER, checkpoint_every=2)
-    with open(path, "a") as handle:  # a resumed run wrote r2 again
-        handle.write(json.dumps({"id": "r2", "i": 2, "scores": {METRIC: {"value": 1.0, "status": "ok"}}}) + "\n")
+    with open(path, "a") as handle:  # a resumed run wrote r2 again, then was killed mid-chunk
+        for i, value in ((2, 1.0), (4, 9.0)):
+            handle.write(json.dumps({"id": f"r{i}", "i": i, "scores": {METRIC: {"value": value, "status": "ok"}}})
+                         + "\n")
+            if i == 2:
+                handle.write(json.dumps({"chunk": 9, "rows": 1}) + "\n")
     old = write_journal(tmp_path / "old.jsonl", {f"r{i}": {METRIC: 0.0} for i in range(6)}, header=False)
     entry = compare(str(old), str(path), tests=["fisher"]).entries[0]
     assert entry.n == 6 and entry.system_value == pytest.approx(1 / 6)

@@ -12,7 +12,7 @@ from .._errors import EvalcoreError, InputError
 from . import resample
 from . import tests as stat_tests
 from .correct import CORRECTIONS, adjust
-from .load import Run, RunLike, load_runs
+from .load import Run, RunLike, load_runs, metric_of
 from .result import TEST_NAMES, Comparison, MetricComparison, TestOutcome
 
 DEFAULT_TESTS = ("bootstrap", "randomization", "ttest", "wilcoxon", "fisher")
@@ -153,16 +153,29 @@ class _Pairing:
         n = len(pairs[0])
         common = {"metric": metric_id, "system": other.name, "granularity": "corpus" if corpus else "sample",
                   "direction": self.base.direction(metric_id), "n": n, "n_unscored": len(ids) - n}
+        note = None
         if n == 0:
             note = "no record scored by both runs"
             if corpus and not any("state" in (row["scores"].get(metric_id) or {}) for row in other.rows.values()):
                 note = "the rows carry no per-record corpus states (written by an older evalcore?)"
+        elif corpus:
+            note = self._corpus_error(metric_id, *pairs)
+        if note is not None:
             return MetricComparison(**common, baseline_value=None, system_value=None, difference=None, ci=None,
                                     effect_size=None, effect_size_kind="none",
                                     tests={t: TestOutcome(None, note=note) for t in chosen})
         if corpus:
             return self._corpus(common, metric_id, *pairs, chosen)
         return self._sample(common, *pairs, chosen)
+
+    def _corpus_error(self, metric_id: str, base: list[Any], system: list[Any]) -> str | None:
+        """Why a corpus value of either run cannot be computed (``None`` when both can)."""
+        metric = self._metric(metric_id)
+        for states in (base, system):
+            score = metric.corpus_score(states)
+            if not score.ok or score.value is None:
+                return f"the corpus value cannot be computed: {score.error_message or score.reason}"
+        return None
 
     def _value_pairs(self, metric_id: str, other: Run, ids: list[str]) -> tuple[np.ndarray, np.ndarray]:
         base, system = [], []
@@ -187,13 +200,7 @@ class _Pairing:
 
     def _metric(self, metric_id: str) -> Any:
         if metric_id not in self._metrics:
-            from .._api import get_metric
-
-            try:
-                self._metrics[metric_id] = get_metric(metric_id)
-            except EvalcoreError as exc:
-                raise InputError(f"a corpus metric is compared from its states and needs its plugin: {exc}",
-                                 field=metric_id) from None
+            self._metrics[metric_id] = metric_of(self.base, metric_id)
         return self._metrics[metric_id]
 
     def _sample(self, common: dict[str, Any], base: np.ndarray, system: np.ndarray,

@@ -12,12 +12,12 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import attrs
 
-from .._errors import InputError
-from .._records import iter_jsonl
+from .._errors import EvalcoreError, InputError
 
 RunLike = Any
 """An :class:`~evalcore.EvaluationResult`, or the path of a JSON report or samples journal."""
@@ -41,6 +41,21 @@ class Run:
 
     def direction(self, metric_id: str) -> str:
         return str(self.metrics[metric_id].get("direction", "higher"))
+
+
+def metric_of(run: Run, metric_id: str) -> Any:
+    """The metric object that computed ``metric_id`` in ``run``, with the parameters it ran with.
+
+    Needed for corpus metrics, whose values are computed again from per-record states.
+    """
+    from .._api import get_metric
+
+    params = run.metrics.get(metric_id, {}).get("params") or {}
+    try:
+        return get_metric(metric_id, **params)
+    except EvalcoreError as exc:
+        raise InputError(f"a corpus metric is computed from its states and needs its plugin: {exc}",
+                         field=metric_id) from None
 
 
 def load_runs(runs: Sequence[RunLike], names: Sequence[str] | None = None) -> list[Run]:
@@ -74,7 +89,8 @@ def _load_result(result: Any, name: str) -> Run:
     path = getattr(result, "samples_path", None)
     source = os.fspath(path) if path else name
     rows = _rows(result.samples, source)
-    header = getattr(result, "journal_header", None) or {}
+    first = _first_value(source) if path and os.path.isfile(source) else None
+    header = first if isinstance(first, Mapping) and "evalcore_journal" in first else {}
     return Run(name=name, source=source, metrics=_metric_info(header.get("metrics"), summary, rows),
                rows=rows, summary=summary, provenance=dict(getattr(result, "provenance", {}) or {}),
                rejected=list(getattr(result, "rejected", []) or []), stopped=getattr(result, "stopped", None))
@@ -105,18 +121,18 @@ def _load_path(path: str, name: str | None) -> Run:
 
 
 def read_journal(path: str) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
-    """The header (``{}`` if none) and the rows by record id, in input order."""
-    header: dict[str, Any] = {}
-    rows: list[dict[str, Any]] = []
-    for source, lineno, data in iter_jsonl(path):
-        if isinstance(data, InputError):
-            raise data
-        if not isinstance(data, Mapping):
-            raise InputError("a journal line must be a JSON object", source=source)
-        if lineno == 1 and "evalcore_journal" in data:
-            header = dict(data)
-        elif "id" in data:
-            rows.append(dict(data))
+    """The header (``{}`` if none) and the committed rows by record id, in input order.
+
+    Rows are read as the engine reads them when it resumes: where checkpoint lines exist,
+    rows after the last one belong to an unfinished chunk and are left out.
+    """
+    from .._engine.journal import iter_rows
+
+    if not os.path.isfile(path):
+        raise InputError("samples journal not found", source=path)
+    first = _first_value(path)
+    header = dict(first) if isinstance(first, Mapping) and "evalcore_journal" in first else {}
+    rows = [row for row in iter_rows(Path(path)) if isinstance(row, Mapping) and "id" in row]
     if not rows:
         raise InputError("no record rows in the samples journal", source=path)
     return header, _rows(rows, path)

@@ -88,10 +88,12 @@ class Comparison:
         raise KeyError((metric, system))
 
     def wins(self) -> dict[str, dict[str, list[str]]]:
-        """Per system: the metrics it wins, loses, and ties on (no significant difference)."""
-        out: dict[str, dict[str, list[str]]] = {s: {"wins": [], "losses": [], "ties": []} for s in self.systems}
+        """Per system: the metrics it wins, loses, ties on (no significant difference), and
+        those that could not be compared (no shared scores, or no computable value)."""
+        out = {s: {"wins": [], "losses": [], "ties": [], "not_compared": []} for s in self.systems}
         for item in self.entries:
-            key = {"system": "wins", "baseline": "losses", None: "ties"}[item.winner]
+            key = ("not_compared" if item.difference is None else
+                   {"system": "wins", "baseline": "losses", None: "ties"}[item.winner])
             out[item.system][key].append(item.metric)
         return out
 

@@ -23,7 +23,8 @@ def marker(entry: MetricComparison) -> str:
 
 def _cell(entry: MetricComparison) -> str:
     if entry.difference is None:
-        return "- (no shared scores)"
+        note = next((o.note for o in entry.tests.values() if o.note), "not compared")
+        return f"- ({note})"
     ci = f" [{entry.ci[0]:+.4f}, {entry.ci[1]:+.4f}]" if entry.ci else ""
     test = entry.decided_by
     p = f" p={format_p(entry.tests[test].p_adjusted)}" if test else ""
@@ -48,7 +49,8 @@ def format_comparison(comparison: Comparison) -> str:
               f"[{options['confidence']:.0%} paired bootstrap interval of the difference]"]
     for system, outcome in comparison.wins().items():
         lines.append(f"{system}: better on {len(outcome['wins'])}, worse on {len(outcome['losses'])}, "
-                     f"no significant difference on {len(outcome['ties'])}")
+                     f"no significant difference on {len(outcome['ties'])}"
+                     + (f", not compared on {len(outcome['not_compared'])}" if outcome["not_compared"] else ""))
     for system, counts in comparison.records["systems"].items():
         dropped = counts["only_in_baseline"] + counts["only_in_system"]
         if dropped:

@@ -103,6 +103,8 @@ def _comparison_section(comparison: Comparison) -> str:
                              f"{format_p(outcome.p_adjusted)}{mark}</td>")
         verdict = {"system": ("better", "▲ better"), "baseline": ("worse", "▼ worse"),
                    None: ("muted", "no significant difference")}[entry.winner]
+        if entry.difference is None:
+            verdict = ("muted", escape(next((o.note for o in entry.tests.values() if o.note), "not compared")))
         numbers = [_num(entry.baseline_value), _num(entry.system_value), _num(entry.difference, "+.4f"), ci]
         rows.append(f"<tr><td>{escape(entry.metric)}</td><td>{escape(entry.system)}</td>"
                     + "".join(f"<td class=\"num\">{n}</td>" for n in numbers)
@@ -110,7 +112,9 @@ def _comparison_section(comparison: Comparison) -> str:
                     f"{_num(entry.effect_size, '+.3f')}</td>" + "".join(cells)
                     + f"<td class=\"{verdict[0]}\">{verdict[1]}</td></tr>")
     wins = "".join(f"<li>{escape(system)}: better on {len(w['wins'])}, worse on {len(w['losses'])}, no "
-                   f"significant difference on {len(w['ties'])}</li>" for system, w in comparison.wins().items())
+                   f"significant difference on {len(w['ties'])}"
+                   + (f", not compared on {len(w['not_compared'])}" if w["not_compared"] else "") + "</li>"
+                   for system, w in comparison.wins().items())
     records = "".join(
         f"<li>{escape(system)}: {c['n']} shared records" + (f"; left out {c['only_in_baseline']} only in the baseline"
         f" and {c['only_in_system']} only in the system" if c["only_in_baseline"] or c["only_in_system"] else "")

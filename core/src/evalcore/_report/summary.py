@@ -7,7 +7,8 @@ from typing import Any
 
 import numpy as np
 
-from .._compare.load import Run
+from .._compare.load import Run, metric_of
+from .._errors import EvalcoreError
 from .._stats import bootstrap_interval, standard_error
 
 
@@ -36,11 +37,8 @@ def aggregates(run: Run) -> dict[str, dict[str, Any]]:
 
 def corpus_value(run: Run, metric_id: str) -> float | None:
     """The corpus value from the rows' states (``None`` without states or the metric's plugin)."""
-    from .._api import get_metric
-    from .._errors import EvalcoreError
-
     try:
-        metric = get_metric(metric_id)
+        metric = metric_of(run, metric_id)
     except EvalcoreError:
         return None
     states = [metric.decode_state(score["state"]) for row in run.rows.values()
