@@ -246,7 +246,7 @@ class _Pairing:
 
         base_value, system_value = value_of(base), value_of(system)
         observed = system_value - base_value
-        values_of, swapped = resample.corpus_values(base, system, value_of)
+        values_of, swapped = resample.corpus_values(base, system, value_of, metric.merge)
         boot = None
         if metric.bootstrap:
             boot = resample.paired_bootstrap(len(base), observed, values_of,

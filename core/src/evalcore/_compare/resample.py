@@ -89,8 +89,15 @@ def mean_values(base: np.ndarray, system: np.ndarray) -> tuple[ValuesOf, Callabl
 
 def corpus_values(
     base: Sequence[Any], system: Sequence[Any], value_of: Callable[[Sequence[Any]], float],
+    merge: Callable[[Sequence[Any]], Any],
 ) -> tuple[ValuesOf, Callable[[np.ndarray], Any]]:
-    """Resampling functions for per-record corpus states (the statistic is the corpus value)."""
+    """Resampling functions for per-record corpus states (the statistic is the corpus value).
+
+    ``value_of`` gives the corpus value of a list of states, ``merge`` merges states. For
+    randomization, records are taken in blocks of :data:`BLOCK`: every way of swapping a
+    block is merged once beforehand, so a trial merges one state per block instead of one
+    per record. Merging is associative, so the values are the same.
+    """
 
     def values_of(idxs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         rows = [row.tolist() for row in idxs]
@@ -98,10 +105,24 @@ def corpus_values(
                 np.array([value_of([system[i] for i in row]) for row in rows]))
 
     def swapped(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        n = len(base)
+        starts = range(0, n, BLOCK)
+        tables = [_swap_table(base[lo:lo + BLOCK], system[lo:lo + BLOCK], merge) for lo in starts]
+        codes = np.stack([mask[:, lo:lo + BLOCK] @ (1 << np.arange(min(BLOCK, n - lo))) for lo in starts], axis=1)
+        full = [len(table) - 1 for table in tables]
         a, b = [], []
-        for row in mask.tolist():
-            a.append(value_of([x if keep else y for keep, x, y in zip(row, base, system)]))
-            b.append(value_of([y if keep else x for keep, x, y in zip(row, base, system)]))
+        for row in codes.tolist():
+            a.append(value_of([table[code] for table, code in zip(tables, row)]))
+            b.append(value_of([table[code ^ top] for table, code, top in zip(tables, row, full)]))
         return np.array(a), np.array(b)
 
     return values_of, swapped
+
+
+BLOCK = 8
+
+
+def _swap_table(base: Sequence[Any], system: Sequence[Any], merge: Callable[[Sequence[Any]], Any]) -> list[Any]:
+    """For each bit pattern (bit j set: record j from the baseline), the merged state."""
+    width = len(base)
+    return [merge([base[j] if code >> j & 1 else system[j] for j in range(width)]) for code in range(1 << width)]
