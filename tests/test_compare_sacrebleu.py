@@ -83,3 +83,21 @@ def test_report_of_a_bare_corpus_journal_shows_the_corpus_value(tmp_path):
     html = open(write_report(journal(tmp_path / "b.jsonl", "overlap/bleu", refs, base), tmp_path / "r.html"),
                 encoding="utf-8").read()
     assert f'<td>overlap/bleu</td><td class="num">{corpus_bleu(base, [refs]).score:.4f}</td>' in html
+
+
+def test_a_corpus_value_that_cannot_be_computed_is_reported_not_compared(tmp_path):
+    metric = get_metric("overlap/bleu")
+    rows = {}
+    for i in range(6):
+        refs = ["a cat sat on the mat", "the cat sat"] if i == 0 else ["a dog ran home"]
+        state = metric.sample_state({"reference_answer": refs}, {"response": "a cat ran home"})
+        rows[f"r{i}"] = {"overlap/bleu": {"value": None, "status": "ok", "state": metric.encode_state(state)}}
+    header = {"overlap/bleu": {"granularity": "corpus", "direction": "higher"}}
+    a = str(write_journal(tmp_path / "a.jsonl", rows, metrics=header))
+    b = str(write_journal(tmp_path / "b.jsonl", rows, metrics=header))
+    comparison = compare(a, b)
+    entry = comparison.entries[0]
+    assert entry.difference is None and entry.winner is None
+    assert "different numbers of references" in entry.tests["bootstrap"].note
+    assert comparison.wins()["b"]["not_compared"] == ["overlap/bleu"]
+    assert "not compared on 1" in comparison.table()
