@@ -40,7 +40,8 @@ def compare(
     sacrebleu; 10000 Fisher assignments). P-values are corrected across all metrics and
     systems (``holm``, ``bonferroni`` or ``none``). Runs over different records raise
     :class:`RecordMismatchError` unless ``intersect=True``, which compares the shared
-    records and reports how many were left out.
+    records and reports how many were left out. ``names`` labels the runs (default: file
+    names, or ``baseline`` / ``system N`` for results in memory).
     """
     if not systems:
         raise InputError("compare needs a baseline and at least one system", field="systems")
