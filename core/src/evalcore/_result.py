@@ -81,9 +81,17 @@ def coerce_score(raw: Any) -> Score:
     ``score`` (and optional ``feedback``) key, or an object with a ``score`` attribute
     (DSPy's ``Prediction(score=..., feedback=...)``). ``None`` and NaN are errors.
     """
+    kind = type(raw)
+    if kind is float and raw == raw:  # noqa: PLR0124 - a plain number, not NaN
+        return Score(raw)
+    if kind is bool or kind is int:
+        return Score(float(raw))
     if isinstance(raw, Score):
         if raw.status is Status.OK:
-            return attrs.evolve(raw, value=_check_number(raw.value))
+            value = raw.value
+            if type(value) is float and value == value:  # noqa: PLR0124 - a number, not NaN
+                return raw
+            return attrs.evolve(raw, value=_check_number(value))
         return raw
     feedback = None
     if isinstance(raw, tuple) and len(raw) == 2 and isinstance(raw[1], (str, type(None))):

@@ -137,6 +137,8 @@ class CorpusRunner(MetricRunner):
         for i, estimate, (score, state) in zip(admitted, reserved, pairs):
             self.budget.settle(estimate, score.cost_msats)
             if state is not None:
+                if units[i].states is None:
+                    units[i].states = {}
                 units[i].states[metric.id] = state
             out[i] = score
         return [out[i] for i in range(len(units))]
