@@ -184,6 +184,18 @@ def test_report_with_relative_samples_file_and_evaluation_result(tmp_path):
     assert result.entries[0].difference == pytest.approx(0.2)
 
 
+def test_report_naming_its_journal_relative_to_the_working_folder(tmp_path, monkeypatch):
+    (tmp_path / "out").mkdir()
+    write_journal(tmp_path / "out" / "rows.jsonl", {f"r{i}": {METRIC: 0.1 * i} for i in range(10)}, metrics=HEADER)
+    (tmp_path / "out" / "report.json").write_text(json.dumps({"metrics": {}, "samples_file": "out/rows.jsonl"}))
+    monkeypatch.chdir(tmp_path)
+    result = compare("out/report.json", str(tmp_path / "out" / "rows.jsonl"), tests=["fisher"])
+    assert result.entries[0].n == 10 and result.entries[0].difference == 0.0
+    monkeypatch.chdir(tmp_path / "out")
+    with pytest.raises(EvalcoreError, match="samples journal not found"):
+        compare("report.json", "rows.jsonl")
+
+
 def test_evaluation_result_from_evaluate(tmp_path):
     import evalcore
 

@@ -108,8 +108,7 @@ def _load_path(path: str, name: str | None) -> Run:
     header: dict[str, Any] = {}
     samples_file = report.get("samples_file")
     if samples_file:
-        journal = samples_file if os.path.isabs(samples_file) else os.path.join(os.path.dirname(path), samples_file)
-        header, rows = read_journal(journal)
+        header, rows = read_journal(_samples_path(path, samples_file))
     elif isinstance(report.get("samples"), list):
         rows = _rows(report["samples"], path)
     else:
@@ -118,6 +117,15 @@ def _load_path(path: str, name: str | None) -> Run:
     return Run(name=label, source=path, metrics=_metric_info(header.get("metrics"), summary, rows), rows=rows,
                summary=summary, provenance=dict(report.get("provenance") or {}),
                rejected=list(report.get("rejected") or []), stopped=report.get("stopped"))
+
+
+def _samples_path(report: str, samples_file: str) -> str:
+    """The journal a report names: absolute, relative to the report's folder, or else relative
+    to the working folder (where a run given relative paths was started)."""
+    if os.path.isabs(samples_file):
+        return samples_file
+    beside = os.path.join(os.path.dirname(report), samples_file)
+    return beside if os.path.isfile(beside) or not os.path.isfile(samples_file) else samples_file
 
 
 def read_journal(path: str) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
