@@ -237,3 +237,16 @@ def test_cli_compare_table_and_json(tmp_path):
     c = journal(tmp_path, "short", BASE[:5])
     mismatch = runner.invoke(main, ["compare", a, c])
     assert mismatch.exit_code == 2 and "--intersect" in mismatch.output
+
+
+def test_without_scipy_the_default_leaves_out_t_test_and_wilcoxon(tmp_path, monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "scipy", None)
+    monkeypatch.setitem(sys.modules, "scipy.stats", None)
+    a, b = journal(tmp_path, "a", BASE), journal(tmp_path, "b", SYSTEM)
+    result = compare(a, b, n_resamples=200)
+    assert result.options["tests"] == ["bootstrap", "randomization", "fisher"]
+    assert any("evalcore-core[stats]" in note for note in result.notes)
+    with pytest.raises(EvalcoreError, match=r"pip install 'evalcore-core\[stats\]'"):
+        compare(a, b, tests=["ttest"])

@@ -22,7 +22,8 @@ _EXPORTS = {
     "evaluate": "._evaluate", "aevaluate": "._evaluate", "EvaluationResult": "._evaluate",
     "Scorer": "._scorer", "Budget": "._budget",
     "read_records": "._records", "Record": "._records",
-    "compare": "._compare", "Comparison": "._compare", "write_report": "._report",
+    "compare": "._compare", "Comparison": "._compare", "RecordMismatchError": "._compare",
+    "write_report": "._report",
     "aggregate": "._stats", "aggregate_metric_values": "._stats", "aggregate_all": "._stats",
     # the metric contract
     "Metric": "._metric", "SampleMetric": "._metric", "BatchMetric": "._metric",
@@ -57,7 +58,7 @@ def __dir__() -> list[str]:
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from ._api import describe, get_metric, list_metrics, list_plugins, metric_keys
     from ._budget import Budget
-    from ._compare import Comparison, compare
+    from ._compare import Comparison, RecordMismatchError, compare
     from ._errors import (
         AmbiguousMetricError,
         EvalcoreError,

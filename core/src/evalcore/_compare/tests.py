@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from typing import Any
 
 import numpy as np
 
@@ -25,7 +26,8 @@ class MissingStatsError(EvalcoreError):
     """scipy is needed for the t-test and the Wilcoxon signed-rank test."""
 
 
-def scipy_stats():  # noqa: ANN202 - the module object
+def scipy_stats() -> Any:
+    """``scipy.stats``, or :class:`MissingStatsError` saying how to install it."""
     try:
         from scipy import stats
     except ImportError:
