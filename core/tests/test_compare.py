@@ -250,3 +250,14 @@ def test_without_scipy_the_default_leaves_out_t_test_and_wilcoxon(tmp_path, monk
     assert any("evalcore-core[stats]" in note for note in result.notes)
     with pytest.raises(EvalcoreError, match=r"pip install 'evalcore-core\[stats\]'"):
         compare(a, b, tests=["ttest"])
+
+
+def test_notes_on_unshared_metrics_and_version_differences(tmp_path):
+    a = write_journal(tmp_path / "a.jsonl", {f"r{i}": {METRIC: 0.1 * i, "toy/extra": 1.0} for i in range(8)},
+                      metrics={METRIC: HEADER[METRIC], "toy/extra": HEADER[METRIC]})
+    b = write_journal(tmp_path / "b.jsonl", {f"r{i}": {METRIC: 0.1 * i} for i in range(8)},
+                      metrics={METRIC: {**HEADER[METRIC], "metric_version": "2"}})
+    result = compare(str(a), str(b), tests=["fisher"])
+    assert result.metrics == [METRIC]
+    assert "not compared, only in some runs (a): toy/extra" in result.notes
+    assert f"{METRIC}: computed by different metric versions (1, 2)" in result.notes
