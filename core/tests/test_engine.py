@@ -167,3 +167,31 @@ def test_memory_grows_by_a_few_numbers_per_record_not_by_rows(tmp_path):
     large = _peak_rss_mb(tmp_path / "large.jsonl", 200_000)
     # holding the extra 180k records would add about 270 MB; a few numbers per record add about 20 MB
     assert large - small < 60, (small, large)
+
+
+@pytest.mark.parametrize("concurrency", [1, 8, 32])
+@pytest.mark.parametrize("asynchronous", [False, True])
+def test_the_budget_admits_the_same_samples_at_any_concurrency(concurrency, asynchronous):
+    """Estimates 300, actual costs 100..290 by record: by hand, one at a time, a sample starts while
+    spent + 300 <= 1000, so r0..r3 run (spent 100+150+200+250 = 700), r4 (700+300 = 1000) runs and
+    spends 290 -> 990; every later sample is refused."""
+    costs = [100, 150, 200, 250, 290, 120, 130, 140, 160, 170]
+
+    class Paid(SampleMetric):
+        def estimate(self, example, prediction):
+            return {"calls": 1, "cost_msats": 300}
+
+        def score(self, example, prediction):
+            time.sleep(0.01)
+            return evalcore.Score(1.0, cost_msats=costs[prediction["value"]])
+
+    class AsyncPaid(Paid):
+        async def ascore(self, example, prediction):
+            await asyncio.sleep(0.01)
+            return evalcore.Score(1.0, cost_msats=costs[prediction["value"]])
+
+    metric = build(AsyncPaid if asynchronous else Paid, "paid", tier="truth", cost_msats=300)
+    result = evalcore.evaluate(records(10), [metric], budget_msats=1000, concurrency=concurrency)
+    ran = [row["id"] for row in result.samples if row["scores"]["t/paid"]["status"] == "ok"]
+    assert ran == ["r0", "r1", "r2", "r3", "r4"]
+    assert result.provenance["budget"]["spent_msats"] == 990
