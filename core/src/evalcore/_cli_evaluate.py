@@ -33,7 +33,7 @@ class _EvaluateCommand(click.Command):
             for option in reader.options:
                 if option.flag not in known:
                     known.add(option.flag)
-                    kind = click.Path(dir_okay=False) if option.is_path else str
+                    kind = {"path": click.Path(dir_okay=False), "int": click.IntRange(min=1)}.get(option.kind, str)
                     extra.append(click.Option([option.flag, option.dest], type=kind,
                                               help=f"{option.help} ({reader.namespace} reader)".strip()))
         return params[:-1] + extra + params[-1:]  # keep --help last
@@ -127,12 +127,12 @@ def _reader_source(registry: Any, options: dict[str, Any]) -> Any:
     chosen = None
     for reader in registry.readers():
         values = {o.dest: options.pop(o.dest, None) for o in reader.options}
+        required = [o for o in reader.options if o.kind == "path"]
         given = {k: v for k, v in values.items() if v is not None}
         if not given:
             continue
-        if len(given) != len(values):
-            flags = " and ".join(o.flag for o in reader.options)
-            raise EvalcoreError(f"{flags} go together")
+        if any(values[o.dest] is None for o in required):
+            raise EvalcoreError(f"{' and '.join(o.flag for o in required)} go together")
         if chosen is not None:
             raise EvalcoreError("give the files of one reader only")
         chosen = reader.open(**values)

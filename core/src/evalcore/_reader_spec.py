@@ -23,7 +23,8 @@ class ReaderOption:
     flag: str
     dest: str
     help: str = ""
-    is_path: bool = True
+    kind: str = "path"
+    """``"path"`` (a file that must exist), ``"int"`` or ``"str"``."""
 
 
 def _options(raw: Iterable[Any]) -> tuple[ReaderOption, ...]:

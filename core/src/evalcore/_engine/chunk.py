@@ -19,7 +19,9 @@ class Chunk:
     ``positions`` are the records' places in the input (0-based, counting rejected
     records too), so results merge in input order whatever order chunks finish in.
     ``columns`` is a reader's columnar form of the same records, for metrics that can
-    score it directly (``BatchMetric.score_columns``); ``None`` for row-wise readers.
+    score it directly (``BatchMetric.score_columns``); ``None`` for row-wise readers. A
+    columnar reader's ``records`` may carry ids only: its columns then provide ``ids`` and
+    ``records()``, the full records, for metrics that need them.
     """
 
     index: int
@@ -33,9 +35,10 @@ class Chunk:
         keep = [i for i, p in enumerate(self.positions) if p not in done]
         if len(keep) == len(self.positions):
             return self
-        columns = self.columns.select(keep) if self.columns is not None else None
-        return attrs.evolve(self, records=[self.records[i] for i in keep],
-                            positions=[self.positions[i] for i in keep], columns=columns)
+        # a part of a columnar chunk goes on as records (the columns cover the whole chunk)
+        records = self.columns.records() if self.columns is not None else self.records
+        return attrs.evolve(self, records=[records[i] for i in keep],
+                            positions=[self.positions[i] for i in keep], columns=None)
 
 
 @runtime_checkable
