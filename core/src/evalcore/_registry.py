@@ -12,6 +12,7 @@ from __future__ import annotations
 import difflib
 import importlib
 import os
+import sys
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from enum import Enum
@@ -36,6 +37,7 @@ from ._metric import Metric, Origin
 from ._spec import MetricSpec
 
 STRICT_ENV = "EVALCORE_STRICT_PLUGINS"
+FOREIGN_DISTRIBUTION = "evalcore"  # an unrelated project on the package index with the same import name
 MetricFactory = Callable[[MetricSpec, dict[str, Any], Origin], Metric]
 
 
@@ -122,6 +124,15 @@ class MetricInfo:
             "implementation": spec.implementation,
             "conflicts_with": list(self.conflicts_with),
         }
+
+
+def foreign_core_warning(path: Sequence[str] | None = None) -> str | None:
+    """One line saying how to fix it when the unrelated ``evalcore`` distribution is installed."""
+    found = next(iter(metadata.distributions(name=FOREIGN_DISTRIBUTION, path=list(path or sys.path))), None)
+    if found is None:
+        return None
+    return (f"the unrelated package 'evalcore' {found.version} is installed and shares the import name "
+            "'evalcore'; fix: pip uninstall -y evalcore && pip install --force-reinstall evalcore-core")
 
 
 def strict_from_env() -> bool:

@@ -18,7 +18,7 @@ class MetricSummary:
     """The aggregate of one metric over a dataset.
 
     ``value`` is the mean of per-sample values (the corpus value for corpus metrics), or
-    0.0 with ``n == 0`` when no sample could be scored (seed 002's rule); it is ``None``
+    0.0 with ``n == 0`` when no sample could be scored (the Auepora spec's rule); it is ``None``
     only when a corpus value could not be computed (``details["error"]`` says why). ``ci``
     is a seeded percentile-bootstrap interval computed from the per-sample results.
     """

@@ -1,4 +1,4 @@
-"""``checks/accuracy_score``: exact (deep / normalised) equality or token-set Jaccard (seed 004)."""
+"""``checks/accuracy_score``: exact (deep / normalised) equality or token-set Jaccard (the benchmark engine's registry)."""
 
 from __future__ import annotations
 

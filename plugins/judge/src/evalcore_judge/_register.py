@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from evalcore.plugin import PLUGIN_API_VERSION, MetricSpec, ParamSpec, TargetCategory, Tier, hookimpl
+from evalcore.plugin import MetricSpec, ParamSpec, TargetCategory, Tier, hookimpl
 
 __all__ = ["PLUGIN_API_VERSION", "evalcore_metrics"]
+
+PLUGIN_API_VERSION = 1  # the evalcore plugin API these specs are written for
 
 _MODULE = "evalcore_judge.metrics"
 _BACKEND = """
@@ -63,13 +65,13 @@ def _spec(name: str, summary: str, description: str, **fields: object) -> Metric
 def evalcore_metrics() -> list[MetricSpec]:
     return [
         _spec("faithfulness", "LLM-judged support of the answer by the retrieved or relevant evidence.",
-              "Seed 002 §4.4.2. The judge sees the question, the evidence passages and the answer and "
+              "As in the Auepora RAG metric spec. The judge sees the question, the evidence passages and the answer and "
               "scores support on `scale` (normalised to [0, 1]).",
               cls="Faithfulness", target=TargetCategory.GENERATION_FAITHFULNESS, cost_msats=150,
               inputs=("example.query", "prediction.response", "prediction.retrieved", "example.relevant_docs"),
               params=(*_EVIDENCE, _SCALE), version="1"),
         _spec("answer_quality", "LLM-judged relevance, helpfulness and clarity of the answer, weighted.",
-              "Seed 002 §5.1. One call rates each of `dimensions`; the value is their `weights`-weighted "
+              "As in the Auepora RAG metric spec. One call rates each of `dimensions`; the value is their `weights`-weighted "
               "mean (equal weights by default).",
               cls="AnswerQuality", target=TargetCategory.GENERATION_RELEVANCE, cost_msats=120,
               inputs=("example.query", "prediction.response"),
@@ -95,7 +97,7 @@ def evalcore_metrics() -> list[MetricSpec]:
               inputs=("example.query", "example.reference_answer", "prediction.response", "prediction.retrieved"),
               params=(*_EVIDENCE, _THRESHOLD), version="1"),
         _spec("llm_judge", "LLM judge with a system prompt and criteria; its explanation in details.",
-              "Seed 000's LlmJudgeMetric. The judge gets `system_prompt`, the `criteria`, the input, the "
+              "The dsrs LlmJudgeMetric. The judge gets `system_prompt`, the `criteria`, the input, the "
               "reference when there is one, and the output, and gives a score and an explanation.",
               cls="LlmJudge", target=TargetCategory.GENERATION_CORRECTNESS, cost_msats=100,
               inputs=("example.query", "prediction.response", "example.reference_answer"),
@@ -105,7 +107,7 @@ def evalcore_metrics() -> list[MetricSpec]:
                                 identity=True), _SCALE),
               version="1"),
         _spec("diff_semantic", "Semantic level of the diff check: LLM-judged equivalence of expected and actual.",
-              "Seed 000's DiffMetric with strictness Semantic: 1 when the judge finds the prediction field "
+              "The dsrs DiffMetric with strictness Semantic: 1 when the judge finds the prediction field "
               "and the reference answer semantically equivalent, 0 when not.",
               cls="DiffSemantic", target=TargetCategory.GENERATION_CORRECTNESS, cost_msats=50,
               inputs=("example.reference_answer", "prediction.response"),

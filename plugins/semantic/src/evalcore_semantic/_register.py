@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from evalcore.plugin import PLUGIN_API_VERSION, MetricSpec, ParamSpec, TargetCategory, Tier, hookimpl
+from evalcore.plugin import MetricSpec, ParamSpec, TargetCategory, Tier, hookimpl
 
 __all__ = ["PLUGIN_API_VERSION", "evalcore_metrics"]
+
+PLUGIN_API_VERSION = 1  # the evalcore plugin API these specs are written for
 
 _MODULE = "evalcore_semantic.metrics"
 _OFFLINE = """
@@ -38,7 +40,7 @@ def evalcore_metrics() -> list[MetricSpec]:
         MetricSpec(
             name="embedding_similarity", implementation=f"{_MODULE}:EmbeddingSimilarity",
             summary="Cosine similarity of response and reference (or query) embeddings.",
-            description="Seed 002 §4.3.2. Embeddings from a callable (`embed`), a local sentence-transformers or "
+            description="As in the Auepora RAG metric spec. Embeddings from a callable (`embed`), a local sentence-transformers or "
                         "transformers model (mean pooling, L2-normalised), or an OpenAI-compatible /v1/embeddings "
                         "endpoint (`base_url`, `model`). With several references the best cosine counts. "
                         "Vectors are cached on disk by embedder and text." + _OFFLINE,
@@ -49,7 +51,7 @@ def evalcore_metrics() -> list[MetricSpec]:
         MetricSpec(
             name="bertscore", implementation=f"{_MODULE}:BertScore",
             summary="BERTScore precision, recall and F1 on a local model (bert-score's numbers).",
-            description="Seed 002 §4.3.1, computed as the bert-score package does: greedy matching of token "
+            description="From the Auepora RAG metric spec, computed as the bert-score package does: greedy matching of token "
                         "embeddings of layer `num_layers` (default: the last), [CLS]/[SEP] weighted 0, optional "
                         "idf weights over the references of the batch, optional baseline rescaling from a "
                         "bert-score baseline file. With several references the best F1 counts (bert-score's "
@@ -73,7 +75,7 @@ def evalcore_metrics() -> list[MetricSpec]:
         MetricSpec(
             name="intra_list_diversity", implementation=f"{_MODULE}:IntraListDiversity",
             summary="1 − mean pairwise cosine of the top-k retrieved documents, embedded by a model.",
-            description="Seed 002 §7.2.2 for documents without stored embeddings: the texts of the first "
+            description="The Auepora intra-list diversity for documents without stored embeddings: the texts of the first "
                         "`top_k` retrieved documents are embedded (same backends and cache as "
                         "embedding_similarity); fewer than two documents skip the sample. The system plugin "
                         "has the variant reading metadata embeddings." + _OFFLINE,

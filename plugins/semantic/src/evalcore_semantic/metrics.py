@@ -74,7 +74,7 @@ class _EmbeddingMetric(BatchMetric):
 
 
 class EmbeddingSimilarity(_EmbeddingMetric):
-    """Seed 002 §4.3.2: cosine of the response and the reference (best reference) or the query."""
+    """From the Auepora RAG metric spec: cosine of the response and the reference (best reference) or the query."""
 
     def setup(self) -> None:
         self.embedder = build_embedder(self.params)
@@ -99,7 +99,7 @@ class EmbeddingSimilarity(_EmbeddingMetric):
 
 
 class BertScore(_EmbeddingMetric):
-    """Seed 002 §4.3.1: BERTScore precision, recall and F1 (``score_type`` picks the value)."""
+    """From the Auepora RAG metric spec: BERTScore precision, recall and F1 (``score_type`` picks the value)."""
 
     def setup(self) -> None:
         params = self.params
@@ -144,7 +144,7 @@ class BertScore(_EmbeddingMetric):
 
 
 class IntraListDiversity(_EmbeddingMetric):
-    """Seed 002 §7.2.2 with embeddings from a model: 1 − mean pairwise cosine of the top-k retrieved texts."""
+    """The Auepora intra-list diversity with embeddings from a model: 1 − mean pairwise cosine of the top-k retrieved texts."""
 
     def setup(self) -> None:
         self.embedder = build_embedder(self.params)
