@@ -9,9 +9,7 @@ import functools
 import importlib
 import json
 import os
-import shutil
 import sys
-import textwrap
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -110,7 +108,9 @@ def list_command(ctx: click.Context, family: str | None, as_json: bool) -> None:
 @_handle_errors
 def describe(ctx: click.Context, metric_id: str, as_json: bool) -> None:
     """Show everything known about one metric (its parameters checked as evaluate checks them)."""
-    from ._display import dollars, scale
+    import textwrap
+
+    from ._display import dollars, scale, terminal_width
     from ._identity import canonical_id
 
     info, params = _registry(ctx).resolve(metric_id)
@@ -124,7 +124,7 @@ def describe(ctx: click.Context, metric_id: str, as_json: bool) -> None:
     click.echo(f"  {data['summary']}")
     if data["description"]:
         click.echo("")
-        width = min(shutil.get_terminal_size().columns, 100) - 2
+        width = min(terminal_width() or 100, 100) - 2
         for line in data["description"].splitlines():
             click.echo(textwrap.fill(line, width, initial_indent="  ", subsequent_indent="  ") if line else "")
     click.echo("")

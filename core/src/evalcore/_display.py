@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import shutil
+import os
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -60,8 +60,8 @@ def dollars(msats: float) -> str:
 
 def fit_rows(header: Sequence[str], rows: Sequence[Sequence[str]], width: int | None = None) -> list[str]:
     """Rows as aligned columns; on a terminal, lines wider than it are cut (the last column first) with …."""
-    if width is None and sys.stdout.isatty():
-        width = shutil.get_terminal_size().columns
+    if width is None:
+        width = terminal_width()
     widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
     lines = []
     for row in [header, ["-" * w for w in widths], *rows]:
@@ -70,6 +70,20 @@ def fit_rows(header: Sequence[str], rows: Sequence[Sequence[str]], width: int | 
             line = line[: max(width - 1, 0)] + "…"
         lines.append(line)
     return lines
+
+
+def terminal_width() -> int | None:
+    """The width of the terminal standard output writes to (``$COLUMNS`` first); ``None`` when not one."""
+    if not sys.stdout.isatty():
+        return None
+    try:
+        return int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        pass
+    try:
+        return os.get_terminal_size(sys.stdout.fileno()).columns
+    except OSError:
+        return None
 
 
 def _number(value: float) -> str:

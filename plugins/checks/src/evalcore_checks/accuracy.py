@@ -1,4 +1,4 @@
-"""``checks/accuracy_score``: exact (deep / normalised) equality or token-set Jaccard (the benchmark engine's registry)."""
+"""``checks/accuracy_score``: exact (deep / normalised) equality or token-set Jaccard (benchmark engine)."""
 
 from __future__ import annotations
 

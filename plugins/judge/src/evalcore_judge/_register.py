@@ -65,13 +65,15 @@ def _spec(name: str, summary: str, description: str, **fields: object) -> Metric
 def evalcore_metrics() -> list[MetricSpec]:
     return [
         _spec("faithfulness", "LLM-judged support of the answer by the retrieved or relevant evidence.",
-              "As in the Auepora RAG metric spec. The judge sees the question, the evidence passages and the answer and "
+              "As in the Auepora RAG metric spec. The judge sees the question, the evidence passages and "
+              "the answer and "
               "scores support on `scale` (normalised to [0, 1]).",
               cls="Faithfulness", target=TargetCategory.GENERATION_FAITHFULNESS, cost_msats=150,
               inputs=("example.query", "prediction.response", "prediction.retrieved", "example.relevant_docs"),
               params=(*_EVIDENCE, _SCALE), version="1"),
         _spec("answer_quality", "LLM-judged relevance, helpfulness and clarity of the answer, weighted.",
-              "As in the Auepora RAG metric spec. One call rates each of `dimensions`; the value is their `weights`-weighted "
+              "As in the Auepora RAG metric spec. One call rates each of `dimensions`; the value is "
+              "their `weights`-weighted "
               "mean (equal weights by default).",
               cls="AnswerQuality", target=TargetCategory.GENERATION_RELEVANCE, cost_msats=120,
               inputs=("example.query", "prediction.response"),

@@ -32,7 +32,8 @@ def _specs() -> list[MetricSpec]:
             name="noise_robustness", implementation=f"{_PKG}.noise:NoiseRobustness",
             summary="A base metric on noisy query variants divided by its value on the clean samples.",
             description=(
-                "From the Auepora RAG metric spec: base set = samples without labels.variant_of; noisy set = samples with "
+                "From the Auepora RAG metric spec: base set = samples without labels.variant_of; "
+                "noisy set = samples with "
                 "labels.variant_of and labels.scenario in noise_scenarios (default paraphrase, typo). "
                 "The base metric (any metric id, e.g. overlap/token_f1 or retrieval/recall@5, with "
                 "metric_params) is computed on each set: the mean of its per-sample values (skipped "
@@ -57,7 +58,8 @@ def _specs() -> list[MetricSpec]:
             name="negative_rejection", implementation=f"{_PKG}.rejection:NegativeRejection",
             summary="Rate of refusals on unanswerable queries.",
             description=(
-                "From the Auepora RAG metric spec: on samples with labels.scenario == scenario (default 'unanswerable'; "
+                "From the Auepora RAG metric spec: on samples with labels.scenario == scenario "
+                "(default 'unanswerable'; "
                 "others are skipped) the value is 1.0 when the response, lower-cased and stripped, "
                 "contains any refusal pattern (default: \"i don't know\", \"cannot answer\", \"not "
                 "enough information\"), else 0.0; the mean over samples is the negative rejection "
@@ -77,7 +79,8 @@ def _specs() -> list[MetricSpec]:
             name="counterfactual_consistency", implementation=f"{_PKG}.counterfactual:CounterfactualConsistency",
             summary="Mean similarity between each counterfactual variant's answer and its base sample's.",
             description=(
-                "From the Auepora RAG metric spec: for each sample with labels.variant_of and labels.scenario == scenario "
+                "From the Auepora RAG metric spec: for each sample with labels.variant_of and "
+                "labels.scenario == scenario "
                 "(default 'counterfactual'; None: any variant), the similarity metric scores its response "
                 "against the base sample's response (given to it as reference_answer). Value = mean "
                 "similarity over the pairs. The similarity is a metric id: overlap/token_f1 by default "
@@ -100,7 +103,8 @@ def _specs() -> list[MetricSpec]:
             name="robustness", implementation=f"{_PKG}.expected_signal:ExpectedSignal",
             summary="Expected-signal score: how much of example.expected_signal the response keeps.",
             description=(
-                "The benchmark engine's registry (built-in `robustness`, output robustness_score): mode 'normalized_overlap' "
+                "The benchmark engine's registry (built-in `robustness`, output robustness_score): "
+                "mode 'normalized_overlap' "
                 "(default) = share of the distinct tokens of the expected signal that occur in the "
                 "response, both normalised like DSPy's normalize_text (lower case, no punctuation or "
                 "articles); mode 'exact_casefold' = 1.0 when the stripped, case-folded response equals "

@@ -40,7 +40,8 @@ def evalcore_metrics() -> list[MetricSpec]:
         MetricSpec(
             name="embedding_similarity", implementation=f"{_MODULE}:EmbeddingSimilarity",
             summary="Cosine similarity of response and reference (or query) embeddings.",
-            description="As in the Auepora RAG metric spec. Embeddings from a callable (`embed`), a local sentence-transformers or "
+            description="As in the Auepora RAG metric spec. Embeddings from a callable (`embed`), a local "
+                        "sentence-transformers or "
                         "transformers model (mean pooling, L2-normalised), or an OpenAI-compatible /v1/embeddings "
                         "endpoint (`base_url`, `model`). With several references the best cosine counts. "
                         "Vectors are cached on disk by embedder and text." + _OFFLINE,
@@ -51,7 +52,8 @@ def evalcore_metrics() -> list[MetricSpec]:
         MetricSpec(
             name="bertscore", implementation=f"{_MODULE}:BertScore",
             summary="BERTScore precision, recall and F1 on a local model (bert-score's numbers).",
-            description="From the Auepora RAG metric spec, computed as the bert-score package does: greedy matching of token "
+            description="From the Auepora RAG metric spec, computed as the bert-score package does: greedy "
+                        "matching of token "
                         "embeddings of layer `num_layers` (default: the last), [CLS]/[SEP] weighted 0, optional "
                         "idf weights over the references of the batch, optional baseline rescaling from a "
                         "bert-score baseline file. With several references the best F1 counts (bert-score's "
@@ -75,7 +77,8 @@ def evalcore_metrics() -> list[MetricSpec]:
         MetricSpec(
             name="intra_list_diversity", implementation=f"{_MODULE}:IntraListDiversity",
             summary="1 − mean pairwise cosine of the top-k retrieved documents, embedded by a model.",
-            description="The Auepora intra-list diversity for documents without stored embeddings: the texts of the first "
+            description="The Auepora intra-list diversity for documents without stored embeddings: the texts "
+                        "of the first "
                         "`top_k` retrieved documents are embedded (same backends and cache as "
                         "embedding_similarity); fewer than two documents skip the sample. The system plugin "
                         "has the variant reading metadata embeddings." + _OFFLINE,

@@ -144,7 +144,7 @@ class BertScore(_EmbeddingMetric):
 
 
 class IntraListDiversity(_EmbeddingMetric):
-    """The Auepora intra-list diversity with embeddings from a model: 1 − mean pairwise cosine of the top-k retrieved texts."""
+    """Auepora intra-list diversity, embeddings from a model: 1 − mean pairwise cosine of the top-k texts."""
 
     def setup(self) -> None:
         self.embedder = build_embedder(self.params)

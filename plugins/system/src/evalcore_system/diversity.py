@@ -1,4 +1,4 @@
-"""Diversity (the Auepora RAG metric spec): ``distinct_n`` of all responses, ``intra_list_diversity`` of retrieved docs."""
+"""Diversity (Auepora RAG metric spec): ``distinct_n`` of all responses, ``intra_list_diversity`` of retrieved docs."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Latency: ``mean_latency``, ``quantile_latency`` (the Auepora RAG metric spec), ``technical_performance`` (the benchmark engine's registry)."""
+"""Latency: ``mean_latency``, ``quantile_latency`` (the Auepora RAG metric spec),
+``technical_performance`` (the benchmark engine's registry)."""
 
 from __future__ import annotations
 
