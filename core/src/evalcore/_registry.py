@@ -199,12 +199,13 @@ class Registry:
         if api_version != PLUGIN_API_VERSION:
             self._plugins.append(PluginInfo(
                 **base, status=PluginStatus.INCOMPATIBLE, api_version=api_version,
-                error=f"targets plugin API version {api_version!r}; "
-                      f"this evalcore provides version {PLUGIN_API_VERSION}",
+                error=_api_mismatch(ep.value, api_version),
             ))
             return
         try:
             specs = _collect_specs(module, ep.name)
+            if self._strict:
+                _check_implementations(specs)
         except Exception as exc:  # noqa: BLE001
             self._plugins.append(PluginInfo(
                 **base, status=PluginStatus.INVALID, api_version=api_version, error=_describe(exc),
@@ -325,6 +326,19 @@ def load_implementation(spec: MetricSpec) -> MetricFactory:
     if not (isinstance(target, type) and issubclass(target, Metric)):
         raise EvalcoreError(f"{spec.implementation} is not an evalcore Metric class")
     return target
+
+
+def _api_mismatch(module: str, api_version: Any) -> str:
+    if api_version is None:
+        return (f"{module} declares no PLUGIN_API_VERSION; add 'PLUGIN_API_VERSION = {PLUGIN_API_VERSION}' "
+                "for the plugin API it is written for")
+    return f"targets plugin API version {api_version!r}; this evalcore provides version {PLUGIN_API_VERSION}"
+
+
+def _check_implementations(specs: Iterable[MetricSpec]) -> None:
+    """Import every implementation (strict mode): a wrong ``implementation`` path shows at load time."""
+    for spec in specs:
+        load_implementation(spec)
 
 
 def _collect_specs(module: Any, namespace: str) -> list[MetricSpec]:

@@ -78,7 +78,7 @@ def _specs() -> list[MetricSpec]:
     return [
         _format("subtask_planning", "SubtaskPlanning",
                 "Planning output: JSON subtask array, valid actions, valid targets, actionable instructions.",
-                "Seeds 000/003 (subtask_planning_metric), 25 % each: (1) prediction.subtasks is a JSON array "
+                "dsrs / Adjutant (subtask_planning_metric), 25 % each: (1) prediction.subtasks is a JSON array "
                 "whose items all have id, action, target and instruction; (2) every action is read, edit or "
                 "bash; (3) every read/edit target contains '/' or '.', no space and does not start with "
                 "'http' (bash needs none); (4) every instruction starts (case-insensitively, as a prefix) "
@@ -87,14 +87,14 @@ def _specs() -> list[MetricSpec]:
                 ("prediction.subtasks",)),
         _format("subtask_execution", "SubtaskExecution",
                 "Execution output: valid result JSON, edit strings or command, substantive reasoning.",
-                "Seeds 000/003 (subtask_execution_metric), 33/33/34 %: (1) prediction.result is valid JSON "
+                "dsrs / Adjutant (subtask_execution_metric), 33/33/34 %: (1) prediction.result is valid JSON "
                 "(a string that parses, or any non-null value); (2) it has old_string and new_string, or "
                 "command, or is non-empty read content (a JSON string); (3) prediction.reasoning has at "
                 "least 20 characters (UTF-8 bytes, as Adjutant counts).",
                 ("prediction.result", "prediction.reasoning")),
         _format("synthesis", "Synthesis",
                 "Synthesis output: success boolean, summary, modified_files array, calibrated confidence.",
-                "Seeds 000/003 (synthesis_metric), 25 % each: (1) prediction.success is a boolean or the "
+                "dsrs / Adjutant (synthesis_metric), 25 % each: (1) prediction.success is a boolean or the "
                 "string true/false; (2) summary has at least 15 characters; (3) modified_files is a JSON "
                 "array; (4) confidence is a number (or numeric string) in 0..1.",
                 ("prediction.success", "prediction.summary", "prediction.modified_files",
@@ -111,7 +111,7 @@ def _specs() -> list[MetricSpec]:
                            description="shortest substantive next_action_hint"),)),
         _format("combined", "Combined",
                 "60 % subtask_planning + 40 % synthesis.",
-                "Seeds 000/003 (combined_metric): 0.6 x adjutant/subtask_planning + 0.4 x adjutant/synthesis "
+                "dsrs / Adjutant (combined_metric): 0.6 x adjutant/subtask_planning + 0.4 x adjutant/synthesis "
                 "on the same prediction (execution is scored per subtask, separately).",
                 ("prediction.subtasks", "prediction.success", "prediction.summary",
                  "prediction.modified_files", "prediction.confidence")),
