@@ -156,6 +156,23 @@ def plugins(ctx: click.Context, as_json: bool) -> None:
     _echo_rows(("plugin", "distribution", "version", "status", "metrics / error"), rows)
 
 
+@main.command("new-plugin")
+@click.argument("name")
+@click.option("--dir", "parent", default=".", show_default=True, type=click.Path(file_okay=False),
+              help="Folder to create the package in.")
+@click.pass_context
+@_handle_errors
+def new_plugin(ctx: click.Context, name: str, parent: str) -> None:
+    """Create a plugin package evalcore-NAME: specs, a sample and a corpus metric, tests using the kit."""
+    import pathlib
+
+    from ._scaffold import scaffold
+
+    root = scaffold(name, pathlib.Path(parent))
+    click.echo(f"created {root}; next: pip install -e '{root}[test]' && evalcore list --family {name} "
+               f"&& pytest {root / 'tests'}")
+
+
 @main.command()
 @click.argument("data", required=False, type=click.Path(dir_okay=False))
 @click.option("-m", "--metric", "metric_ids", multiple=True, required=True, help="Metric id (repeatable).")
