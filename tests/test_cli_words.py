@@ -9,7 +9,7 @@ import evalcore
 import pytest
 from evalcore._display import dollars, fit_rows, listing_id, scale
 
-INTERNAL_NAMES = re.compile(r"\b[Ss]eeds? ?0\d\d|§")
+INTERNAL_NAMES = re.compile(r"\b[Ss]eeds? ?0\d\d|§|\b[Tt]he seeds?\b|\bseed's\b")
 
 
 def _texts(info):

@@ -39,6 +39,16 @@ __all__ = ["PluginConformance"]
 Pair = Mapping[str, Mapping[str, Any]]
 
 
+def _only(granularity: Granularity) -> Any:
+    """Mark a per-metric check as applying to metrics of one granularity only."""
+
+    def mark(fn: Any) -> Any:
+        fn.kit_granularity = granularity
+        return fn
+
+    return mark
+
+
 class PluginConformance:
     """Subclass it in a test module (its name starting with ``Test``) and set ``namespace``."""
 
@@ -61,9 +71,10 @@ class PluginConformance:
 
     # -- helpers -------------------------------------------------------------------------
 
-    def metric_keys(self) -> list[str]:
+    def metric_keys(self, granularity: Granularity | None = None) -> list[str]:
         """The keys of the plugin's metrics (the kit parametrises its checks with them)."""
-        return sorted({i.key for i in default_registry().metrics() if i.spec.namespace == self.namespace})
+        return sorted({i.key for i in default_registry().metrics() if i.spec.namespace == self.namespace
+                       and granularity in (None, i.spec.granularity)})
 
     def spec(self, key: str) -> MetricSpec:
         return default_registry().describe(key).spec
@@ -147,11 +158,12 @@ class PluginConformance:
         second = [_comparable(s) for s in self.scores(self.create(metric_key), self.pairs(metric_key))]
         assert first == second
 
+    @_only(Granularity.CORPUS)
     def test_corpus_states_merge_to_the_whole(self, metric_key: str) -> None:
         metric = self.create(metric_key)
         pairs = self.pairs(metric_key)
-        if not isinstance(metric, CorpusMetric) or len(pairs) < 2:
-            pytest.skip(f"{metric_key} is not a corpus metric or has fewer than two examples")
+        assert isinstance(metric, CorpusMetric), f"{metric_key} is declared corpus but is not a CorpusMetric"
+        assert len(pairs) >= 2, f"{metric_key}: give at least two examples to check merging"
         states = [state for _, state in metric.states([p["example"] for p in pairs],
                                                       [p["prediction"] for p in pairs])]
         states = [s for s in states if s is not None]
@@ -160,10 +172,9 @@ class PluginConformance:
         parts = metric.corpus_score([metric.merge(states[:half]), metric.merge(states[half:])])
         assert _comparable(whole) == _comparable(parts)
 
+    @_only(Granularity.SAMPLE)
     def test_dspy_style_calling(self, metric_key: str) -> None:
         metric = self.create(metric_key)
-        if isinstance(metric, CorpusMetric):
-            pytest.skip(f"{metric_key} is a corpus metric")
         for pair in self.pairs(metric_key):
             score = metric.score_one(pair["example"], pair["prediction"])
             if score.status is Status.OK:
@@ -171,7 +182,7 @@ class PluginConformance:
                 passed = metric(pair["example"], pair["prediction"], trace=object())
                 assert passed is metric.spec.passes(score.value)
                 return
-        pytest.skip(f"{metric_key} scored none of its examples")
+        raise AssertionError(f"{metric_key} scored none of its examples")
 
     def test_bad_input_is_skipped_or_an_error_with_a_message(self, metric_key: str) -> None:
         if metric_key in self.accepts_bad_inputs:
@@ -190,4 +201,5 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     """Parametrise the kit's per-metric checks with the metrics of the subclass's namespace."""
     cls = metafunc.cls
     if cls is not None and issubclass(cls, PluginConformance) and "metric_key" in metafunc.fixturenames:
-        metafunc.parametrize("metric_key", cls().metric_keys())
+        granularity = getattr(metafunc.function, "kit_granularity", None)
+        metafunc.parametrize("metric_key", cls().metric_keys(granularity))

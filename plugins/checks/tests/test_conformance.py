@@ -20,6 +20,12 @@ class TestConformance(PluginConformance):
         {"example": EXAMPLE, "prediction": {"response": '{"answer": 42, "source": "x"}', "duration_ms": 2000,
                                             "policy_violations": ["shouting"]}},
     ]
+    params = {"checks/length": {"min_chars": 5, "max_chars": 40}}
+    examples_by_metric = {"checks/diff": [
+        {"example": {"expected_output": "def f():\n    return 1"},
+         "prediction": {"response": "def f():  \n  return 1"}},
+        {"example": {"expected_output": "x = 1"}, "prediction": {"response": "x = 2"}},
+    ]}
     bad_inputs = [{"example": {"schema": 5, "required_fields": "answer", "expression": "import os"},
                    "prediction": {"response": None, "policy_violations": "many"}}]
     accepts_bad_inputs = {

@@ -13,7 +13,7 @@ class TestConformance(PluginConformance):
         {"example": {"query": "What is the capital of France?", "reference_answer": "Paris",
                      "relevant_docs": PASSAGES},
          "prediction": {"response": "Paris is the capital of France.", "retrieved": PASSAGES}},
-        {"example": {"query": "When was the tower completed?", "reference_answer": ["1889", "in 1889"],
+        {"example": {"query": "When was the tower completed?", "reference_answer": "in 1889",
                      "relevant_docs": PASSAGES},
          "prediction": {"response": "It was completed in 1889.", "retrieved": PASSAGES}},
     ]

@@ -146,9 +146,12 @@ def _specs() -> list[MetricSpec]:
                   "accuracy_threshold (0.70; accuracy_drop). details.signature_to_optimize: the lowest "
                   "accuracy below the threshold among signatures with enough examples, else the one with "
                   "most. Not deterministic unless `now` is given.",
-                  (ParamSpec(name="min_labeled_examples", type="int", default=20, minimum=0),
-                   ParamSpec(name="accuracy_threshold", type="float", default=0.70, minimum=0.0, maximum=1.0),
-                   ParamSpec(name="min_hours_between_optimizations", type="float", default=24.0, minimum=0.0),
+                  (ParamSpec(name="min_labeled_examples", type="int", default=20, minimum=0,
+                             description="judged decisions needed before optimising"),
+                   ParamSpec(name="accuracy_threshold", type="float", default=0.70, minimum=0.0, maximum=1.0,
+                             description="optimise when the rolling accuracy falls below this"),
+                   ParamSpec(name="min_hours_between_optimizations", type="float", default=24.0, minimum=0.0,
+                             description="hours that must pass since the last optimisation"),
                    ParamSpec(name="last_optimization", type="str", default=None, nullable=True,
                              description="ISO 8601 time of the last optimisation run (none: never)"),
                    ParamSpec(name="now", type="str", default=None, nullable=True,

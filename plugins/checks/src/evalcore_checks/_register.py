@@ -59,8 +59,10 @@ def _format() -> MetricSpec:
         inputs=("prediction.response",),
         params=(
             _field_path(what="the output"),
-            ParamSpec(name="require_non_empty", type="bool", default=True, identity=True),
-            ParamSpec(name="require_valid_json", type="bool", default=False, identity=True),
+            ParamSpec(name="require_non_empty", type="bool", default=True, identity=True,
+                      description="the output must not be empty"),
+            ParamSpec(name="require_valid_json", type="bool", default=False, identity=True,
+                      description="the output must parse as JSON"),
             ParamSpec(name="json_field", type="str", default=None, nullable=True, identity=True,
                       description="dotted path that must exist in the parsed JSON"),
         ),
@@ -121,7 +123,8 @@ def _keyword_coverage() -> MetricSpec:
         target=TargetCategory.GENERATION_RELEVANCE, direction="higher", value_range=(0.0, 1.0),
         inputs=("prediction.response", "example.keywords"),
         params=(
-            ParamSpec(name="keywords", type="list", default=None, nullable=True, identity=True),
+            ParamSpec(name="keywords", type="list", default=None, nullable=True, identity=True,
+                      description="keywords to look for; None reads example.keywords"),
             ParamSpec(name="unique_match", type="bool", default=True, identity=True,
                       description="count each distinct keyword once"),
             *_keyword_params(),
@@ -139,7 +142,7 @@ def _length() -> MetricSpec:
             "Unicode characters (code points) of the text at `field_path` (the dsrs code counts "
             "UTF-8 bytes). Value 1.0 inside the bounds; below `min_chars` it is "
             "max(0, 1 − (min_chars − length) / (tolerance × min_chars)), above `max_chars` "
-            "max(0, 1 − (length − max_chars) / (tolerance × max_chars)). The seed gives no formula; "
+            "max(0, 1 − (length − max_chars) / (tolerance × max_chars)). dsrs gives no formula; "
             "with the default tolerance 0.2 a text 10% outside a bound scores 0.5 and 20% or more "
             "scores 0. `tolerance=0` is the strict pass/fail check of the dsrs code. At least one "
             "bound is required (a ParameterError otherwise). " + _COMMON
@@ -147,8 +150,10 @@ def _length() -> MetricSpec:
         target=TargetCategory.FORMAT, direction="higher", value_range=(0.0, 1.0), pass_threshold=1.0,
         inputs=("prediction.response",),
         params=(
-            ParamSpec(name="min_chars", type="int", default=None, nullable=True, identity=True, minimum=0),
-            ParamSpec(name="max_chars", type="int", default=None, nullable=True, identity=True, minimum=0),
+            ParamSpec(name="min_chars", type="int", default=None, nullable=True, identity=True, minimum=0,
+                      description="fewest characters allowed; None: no lower bound"),
+            ParamSpec(name="max_chars", type="int", default=None, nullable=True, identity=True, minimum=0,
+                      description="most characters allowed; None: no upper bound"),
             ParamSpec(name="tolerance", type="float", default=0.2, identity=True, minimum=0.0,
                       description="width of the partial-credit band, as a fraction of the bound"),
             _field_path(),
@@ -164,7 +169,7 @@ def _syntax() -> MetricSpec:
         description=(
             "dsrs SyntaxMetric. With `language='python'` the code must parse with Python's "
             "`ast.parse`; with `language='json'` with `json.loads`. Any other language (or none) "
-            "uses the delimiter scan of the seed: brackets (), [], {} must nest and close, and "
+            "uses the delimiter scan of dsrs: brackets (), [], {} must nest and close, and "
             "quotes \", ', ` must close (a backslash escapes inside quotes, brackets inside quotes "
             "are ignored); `check_balanced_brackets` / `check_balanced_quotes` switch those off. "
             "Value 1.0 or 0.0, feedback says what is unbalanced or the parser's error. Empty code "
@@ -175,8 +180,10 @@ def _syntax() -> MetricSpec:
         params=(
             ParamSpec(name="language", type="str", default=None, nullable=True, identity=True,
                       description="'python' and 'json' are parsed; others use the delimiter scan"),
-            ParamSpec(name="check_balanced_brackets", type="bool", default=True, identity=True),
-            ParamSpec(name="check_balanced_quotes", type="bool", default=True, identity=True),
+            ParamSpec(name="check_balanced_brackets", type="bool", default=True, identity=True,
+                      description="(), [] and {} must balance"),
+            ParamSpec(name="check_balanced_quotes", type="bool", default=True, identity=True,
+                      description="single, double and back quotes must pair up"),
             _field_path(what="the code"),
         ),
         version="1",
@@ -205,7 +212,8 @@ def _json_schema() -> MetricSpec:
                       description="the JSON schema (an object or a boolean)"),
             ParamSpec(name="schema_field", type="str", default="schema",
                       description="example field holding the schema when the parameter is unset"),
-            ParamSpec(name="check_formats", type="bool", default=False, identity=True),
+            ParamSpec(name="check_formats", type="bool", default=False, identity=True,
+                      description="also check the schema's 'format' keywords (e.g. date-time)"),
             ParamSpec(name="parse_json", type="bool", default=True, identity=True,
                       description="parse a string value as JSON (False: validate the string itself)"),
             ParamSpec(name="invalid_schema_score", type="float", default=None, nullable=True,
@@ -224,7 +232,7 @@ def _diff() -> MetricSpec:
         description=(
             "dsrs DiffMetric (listed there as a truth metric; here a zero-cost proxy check). "
             "Levels: `exact` (character by character), `normalized_whitespace` (default, as in the "
-            "seed: every whitespace run becomes one space, ends stripped), `ast` (the seed's TODO: "
+            "dsrs: every whitespace run becomes one space, ends stripped), `ast` (a TODO in dsrs: "
             "both sides parse as Python and `ast.dump` of the trees is equal, so formatting, "
             "comments and redundant parentheses do not matter; output that does not parse scores "
             "0.0, an expected text that does not parse is an error), `semantic` (LLM-judged "
@@ -235,8 +243,10 @@ def _diff() -> MetricSpec:
         inputs=("prediction.response", "example.expected_output", "example.reference_answer"),
         params=(
             ParamSpec(name="level", type="str", default="normalized_whitespace", identity=True,
-                      choices=("exact", "normalized_whitespace", "ast", "semantic")),
-            ParamSpec(name="expected", type="str", default=None, nullable=True, identity=True),
+                      choices=("exact", "normalized_whitespace", "ast", "semantic"),
+                      description="strictness: 'exact', 'normalized_whitespace', 'ast' (Python code) or 'semantic'"),
+            ParamSpec(name="expected", type="str", default=None, nullable=True, identity=True,
+                      description="the expected text; None reads it from the example"),
             ParamSpec(name="expected_path", type="str", default=None, nullable=True, identity=True,
                       description="dotted path of the expected text in the example"),
             _field_path(),
@@ -260,9 +270,12 @@ def _accuracy() -> MetricSpec:
         target=TargetCategory.GENERATION_CORRECTNESS, direction="higher", value_range=(0.0, 1.0),
         inputs=("prediction.response", "example.expected_output", "example.reference_answer"),
         params=(
-            ParamSpec(name="mode", type="str", default="exact", identity=True, choices=("exact", "overlap")),
-            ParamSpec(name="expected_output", type="any", default=None, nullable=True, identity=True),
-            ParamSpec(name="expected_path", type="str", default=None, nullable=True, identity=True),
+            ParamSpec(name="mode", type="str", default="exact", identity=True, choices=("exact", "overlap"),
+                      description="'exact': equality after normalisation; 'overlap': token-set Jaccard"),
+            ParamSpec(name="expected_output", type="any", default=None, nullable=True, identity=True,
+                      description="the expected output; None reads it from the example"),
+            ParamSpec(name="expected_path", type="str", default=None, nullable=True, identity=True,
+                      description="dotted path of the expected output in the example"),
             _case_insensitive(False),
             _field_path(what="the value to compare"),
         ),
@@ -286,8 +299,10 @@ def _completeness() -> MetricSpec:
         target=TargetCategory.FORMAT, direction="higher", value_range=(0.0, 1.0),
         inputs=("prediction.response", "example.required_fields"),
         params=(
-            ParamSpec(name="required_fields", type="list", default=None, nullable=True, identity=True),
-            ParamSpec(name="allow_nested", type="bool", default=False, identity=True),
+            ParamSpec(name="required_fields", type="list", default=None, nullable=True, identity=True,
+                      description="fields that must be present and not null; None reads example.required_fields"),
+            ParamSpec(name="allow_nested", type="bool", default=False, identity=True,
+                      description="read dotted field names as paths into nested objects"),
             _field_path(what="the structured output"),
         ),
         version="1",
@@ -332,7 +347,8 @@ def _scriptable() -> MetricSpec:
         ),
         target=TargetCategory.AGENT_BEHAVIOUR, direction="higher", value_range=(0.0, 1.0),
         inputs=("prediction.*", "prediction.metrics", "example.expression"),
-        params=(ParamSpec(name="expression", type="str", default=None, nullable=True, identity=True),),
+        params=(ParamSpec(name="expression", type="str", default=None, nullable=True, identity=True,
+                          description="the boolean expression; None reads example.expression"),),
         version="1",
     )
 

@@ -145,7 +145,8 @@ def _specs() -> list[MetricSpec]:
             family="execution", target=_AGENT, tier=Tier.TRUTH, cost_msats=500, value_range=(0.0, 1.0),
             params=(*_command_params(ParamSpec(name="command", required=True,
                                                description="argument list to run")),
-                    ParamSpec(name="expected_exit_code", type="int", default=0)),
+                    ParamSpec(name="expected_exit_code", type="int", default=0,
+                              description="exit code that counts as success")),
             inputs=("prediction.workdir",), deterministic=False, version="1",
         ),
         MetricSpec(

@@ -92,7 +92,8 @@ def _specs() -> list[MetricSpec]:
             params=(
                 ParamSpec(name="similarity", type="str", default="overlap/token_f1", identity=True,
                           description="id of the pairwise similarity metric"),
-                ParamSpec(name="similarity_params", type="dict", default=None, nullable=True, identity=True),
+                ParamSpec(name="similarity_params", type="dict", default=None, nullable=True, identity=True,
+                          description="parameters for the similarity metric"),
                 ParamSpec(name="scenario", type="str", default="counterfactual", nullable=True, identity=True,
                           description="labels.scenario of the counterfactual variants (None: any)"),
             ),
@@ -115,7 +116,9 @@ def _specs() -> list[MetricSpec]:
             value_range=(0.0, 1.0),
             params=(
                 ParamSpec(name="mode", type="str", default="normalized_overlap", identity=True,
-                          choices=("normalized_overlap", "exact_casefold")),
+                          choices=("normalized_overlap", "exact_casefold"),
+                          description="'normalized_overlap': share of the signal's tokens kept; "
+                                      "'exact_casefold': 1 when the whole signal occurs"),
                 ParamSpec(name="expected_signal", type="str", default=None, nullable=True,
                           description="overrides example.expected_signal"),
             ),

@@ -70,7 +70,8 @@ def _quantile_latency() -> MetricSpec:
         family="latency", target=TargetCategory.LATENCY, direction="lower", value_range=(0.0, None), unit="ms",
         inputs=("prediction.timings", "prediction.duration_ms"), granularity="corpus",
         params=(
-            ParamSpec(name="quantile", type="float", default=0.95, identity=True, minimum=0.0, maximum=1.0),
+            ParamSpec(name="quantile", type="float", default=0.95, identity=True, minimum=0.0, maximum=1.0,
+                      description="the quantile q in [0, 1] (0.95: p95)"),
             *_timing_params(),
         ),
         version="1",
@@ -90,7 +91,8 @@ def _technical_performance() -> MetricSpec:
         family="latency", target=TargetCategory.LATENCY, direction="higher", value_range=(0.0, 1.0),
         inputs=("prediction.duration_ms", "prediction.timings", "prediction.status"),
         params=(
-            ParamSpec(name="latency_threshold_ms", type="float", default=2000.0, identity=True, minimum=0.0),
+            ParamSpec(name="latency_threshold_ms", type="float", default=2000.0, identity=True, minimum=0.0,
+                      description="largest latency, in milliseconds, that counts as fast enough"),
             ParamSpec(name="ok_statuses", type="list", default=("ok", "success", "succeeded", "completed"),
                       identity=True, description="statuses that count as a successful run"),
             *_timing_params(),
@@ -117,10 +119,14 @@ def _cost_efficiency() -> MetricSpec:
         family="cost", target=TargetCategory.COST, direction="higher", value_range=(0.0, None),
         inputs=("prediction.cost", "prediction.usage", "prediction.metrics"),
         params=(
-            ParamSpec(name="score_value", type="float", default=None, nullable=True, identity=True),
-            ParamSpec(name="score_field_path", type="str", default=None, nullable=True, identity=True),
-            ParamSpec(name="cost_field_path", type="str", default="cost", identity=True),
-            ParamSpec(name="token_to_cost_rate", type="float", default=1.0, identity=True, minimum=0.0),
+            ParamSpec(name="score_value", type="float", default=None, nullable=True, identity=True,
+                      description="the score to divide by the cost; None reads it from score_field_path"),
+            ParamSpec(name="score_field_path", type="str", default=None, nullable=True, identity=True,
+                      description="dotted path of the score in the prediction (e.g. 'metrics.accuracy')"),
+            ParamSpec(name="cost_field_path", type="str", default="cost", identity=True,
+                      description="dotted path of the cost in the prediction; else tokens × token_to_cost_rate"),
+            ParamSpec(name="token_to_cost_rate", type="float", default=1.0, identity=True, minimum=0.0,
+                      description="cost per token when the cost comes from the token usage"),
         ),
         version="1",
     )
@@ -141,8 +147,9 @@ def _distinct_n() -> MetricSpec:
         family="diversity", target=TargetCategory.DIVERSITY, direction="higher", value_range=(0.0, 1.0),
         inputs=("prediction.response",), granularity="corpus",
         params=(
-            ParamSpec(name="n", type="int", default=2, identity=True, minimum=1),
-            ParamSpec(name="lowercase", type="bool", default=False, identity=True),
+            ParamSpec(name="n", type="int", default=2, identity=True, minimum=1, description="n-gram length"),
+            ParamSpec(name="lowercase", type="bool", default=False, identity=True,
+                      description="lower-case the responses before counting"),
         ),
         version="1",
     )
@@ -162,7 +169,8 @@ def _intra_list_diversity() -> MetricSpec:
         ),
         family="diversity", target=TargetCategory.DIVERSITY, direction="higher", value_range=(0.0, 2.0),
         inputs=("prediction.retrieved",), requires=("numpy",),
-        params=(ParamSpec(name="top_k", type="int", default=5, identity=True, minimum=2),),
+        params=(ParamSpec(name="top_k", type="int", default=5, identity=True, minimum=2,
+                          description="how many leading retrieved documents are compared"),),
         version="1",
     )
 
