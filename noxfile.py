@@ -81,7 +81,7 @@ def bench(session: nox.Session) -> None:
 @nox.session
 def lint(session: nox.Session) -> None:
     session.install("ruff")
-    session.run("ruff", "check", "core", "plugins", "tests", "benchmarks", "examples")
+    session.run("ruff", "check", "core", "plugins", "tests", "benchmarks", "examples", "docs", "noxfile.py")
 
 
 @nox.session

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import functools
 import importlib
-import json
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -58,6 +57,8 @@ def _registry(ctx: click.Context) -> Registry:
 
 
 def _echo_json(data: Any) -> None:
+    import json
+
     click.echo(json.dumps(data, indent=2, ensure_ascii=False, default=str))
 
 
