@@ -96,8 +96,9 @@ def docs(session: nox.Session) -> None:
 
 @nox.session
 def build(session: nox.Session) -> None:
-    """Build every wheel, install them into fresh environments from a folder (no index), list the metrics."""
-    session.install("pytest>=8")
+    """Build every wheel, install them into fresh environments from a folder (no index), list the metrics;
+    scaffold a plugin with ``evalcore new-plugin`` and build, install and test it."""
+    session.install(str(ROOT / "core"), "pytest>=8", "hatchling>=1.21")
     session.run("pytest", str(ROOT / "tests"), "-m", "slow", *session.posargs)
 
 
