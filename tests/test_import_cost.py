@@ -29,3 +29,20 @@ def test_list_metrics_imports_no_heavy_module_and_no_implementation(run_python):
     assert not [m for m in HEAVY if m in loaded]
     implementation_modules = {impl.partition(":")[0] for impl in data["impl"]}
     assert not implementation_modules & loaded
+
+
+def test_the_command_line_imports_only_click_until_a_command_needs_more(run_python):
+    code = ("import sys, evalcore._cli\n"
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('evalcore', 'pydantic', 'pluggy', 'attr')))")
+    proc = run_python(code)
+    assert proc.returncode == 0, proc.stderr
+    assert eval(proc.stdout) == ["evalcore", "evalcore._cli", "evalcore._errors", "evalcore._version"]
+
+
+def test_a_registration_module_that_takes_only_specs_loads_no_metric_machinery(run_python):
+    code = ("import sys\nfrom evalcore.plugin import MetricSpec, ParamSpec, hookimpl\n"
+            "print(sorted(m for m in sys.modules if m.startswith('evalcore')))")
+    proc = run_python(code)
+    assert proc.returncode == 0, proc.stderr
+    assert eval(proc.stdout) == ["evalcore", "evalcore._errors", "evalcore._hooks", "evalcore._spec",
+                                 "evalcore._version", "evalcore.plugin"]

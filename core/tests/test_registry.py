@@ -36,7 +36,8 @@ def test_creating_a_metric_binds_params_and_records_origin(make_distribution, to
      "RuntimeError: boom at import"),
     ({"broken._register": "PLUGIN_API_VERSION = 99\n"}, PluginStatus.INCOMPATIBLE,
      "targets plugin API version 99; this evalcore provides version 1"),
-    ({"broken._register": "x = 1\n"}, PluginStatus.INCOMPATIBLE, "targets plugin API version None"),
+    ({"broken._register": "x = 1\n"}, PluginStatus.INCOMPATIBLE,
+     "broken._register declares no PLUGIN_API_VERSION; add 'PLUGIN_API_VERSION = 1'"),
     ({"broken._register": """
 from evalcore.plugin import PLUGIN_API_VERSION, hookimpl
 @hookimpl
@@ -150,3 +151,26 @@ def test_listing_imports_no_implementation(make_distribution, toy_plugin, regist
     assert "lazy_pkg._register" in sys.modules and "lazy_pkg.metrics" not in sys.modules
     registry.create("toy/overlap")
     assert "lazy_pkg.metrics" in sys.modules
+
+
+def test_strict_mode_imports_every_implementation_at_load_time(make_distribution, toy_plugin, registry_at):
+    modules = toy_plugin("toy_pkg")
+    modules["toy_pkg._register"] = modules["toy_pkg._register"].replace("toy_pkg.metrics:Overlap",
+                                                                        "toy_pkg.metrics:Missing")
+    make_distribution("evalcore-toy", plugins={"toy": "toy_pkg._register"}, modules=modules)
+    assert registry_at().plugins()[0].ok  # without strict, nothing is imported at load time
+    with pytest.raises(PluginError, match=r"invalid: .*cannot import the implementation of toy/overlap"):
+        registry_at(strict=True).load()
+
+
+def test_the_unrelated_evalcore_distribution_is_reported_with_the_fix(site):
+    from evalcore._registry import foreign_core_warning
+
+    assert foreign_core_warning([str(site)]) is None
+    info = site / "evalcore-2.6.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: evalcore\nVersion: 2.6.1\n")
+    warning = foreign_core_warning([str(site)])
+    assert "unrelated package 'evalcore' 2.6.1" in warning
+    assert "pip uninstall -y evalcore && pip install --force-reinstall evalcore-core" in warning
+    assert "\n" not in warning

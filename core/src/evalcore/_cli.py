@@ -1,17 +1,21 @@
-"""The ``evalcore`` command line: list, describe, plugins, evaluate, compare, report."""
+"""The ``evalcore`` command line: list, describe, plugins, evaluate, compare, report.
+
+Only click is imported up front, so ``--help`` stays fast; each command imports what it needs.
+"""
 
 from __future__ import annotations
 
 import functools
-import json
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from ._errors import EvalcoreError, InputError
-from ._registry import STRICT_ENV, Registry
+
+if TYPE_CHECKING:
+    from ._registry import Registry
 
 EXIT_INPUT = 1
 EXIT_ERROR = 2
@@ -49,15 +53,25 @@ def handle_errors(ctx: click.Context, work: Callable[[], Any]) -> Any:
 
 
 def _registry(ctx: click.Context) -> Registry:
+    """The registry of this invocation, created on first use (with a warning about a foreign ``evalcore``)."""
+    if "registry" not in ctx.obj:
+        from ._registry import Registry, foreign_core_warning
+
+        warning = foreign_core_warning()
+        if warning:
+            click.echo(f"warning: {warning}", err=True)
+        ctx.obj["registry"] = Registry(strict=ctx.obj["strict"])
     return ctx.obj["registry"]
 
 
 def _echo_json(data: Any) -> None:
+    import json
+
     click.echo(json.dumps(data, indent=2, ensure_ascii=False, default=str))
 
 
 @click.group()
-@click.option("--strict", is_flag=True, help=f"Fail if any plugin fails to load (also {STRICT_ENV}=1).")
+@click.option("--strict", is_flag=True, help="Fail if any plugin fails to load (also EVALCORE_STRICT_PLUGINS=1).")
 @click.option("--debug", is_flag=True, help="Show tracebacks.")
 @click.version_option(package_name="evalcore-core")
 @click.pass_context
@@ -65,7 +79,7 @@ def main(ctx: click.Context, strict: bool, debug: bool) -> None:
     """Evaluation metrics for ML, LLM, RAG and agent systems."""
     ctx.ensure_object(dict)
     ctx.obj["debug"] = debug
-    ctx.obj["registry"] = Registry(strict=True if strict else None)
+    ctx.obj["strict"] = True if strict else None
 
 
 @main.command("list")
@@ -74,16 +88,23 @@ def main(ctx: click.Context, strict: bool, debug: bool) -> None:
 @click.pass_context
 @_handle_errors
 def list_command(ctx: click.Context, family: str | None, as_json: bool) -> None:
-    """List installed metrics."""
+    """List installed metrics (each id can be evaluated as printed)."""
+    from ._display import listing_id, required_choices, scale
+
     registry = _registry(ctx)
     infos = registry.metrics(family)
+    if family is not None and not infos:
+        known = sorted({i.spec.family for i in registry.metrics()} | {i.spec.namespace for i in registry.metrics()})
+        raise EvalcoreError(f"--family {family!r}: no installed metric has this family or namespace; "
+                            f"known: {', '.join(k for k in known if k)}")
     if as_json:
         _echo_json([info.to_dict() for info in infos])
     else:
-        rows = [(info.default_id, f"{info.origin.distribution} {info.origin.version}".strip(),
-                 info.spec.family, ("CONFLICT: " if info.conflicts_with else "") + info.spec.summary)
+        rows = [(listing_id(info.spec), info.spec.family, scale(info.spec),
+                 ("CONFLICT: " if info.conflicts_with else "")
+                 + (f"[{choices}] " if (choices := required_choices(info.spec)) else "") + info.spec.summary)
                 for info in infos]
-        _echo_rows(("id", "distribution", "family", "summary"), rows)
+        _echo_rows(("id", "family", "scale", "summary"), rows)
     failed = [p for p in registry.plugins() if not p.ok]
     if failed:
         click.echo(f"note: {len(failed)} plugin(s) did not load cleanly; run 'evalcore plugins'", err=True)
@@ -95,9 +116,15 @@ def list_command(ctx: click.Context, family: str | None, as_json: bool) -> None:
 @click.pass_context
 @_handle_errors
 def describe(ctx: click.Context, metric_id: str, as_json: bool) -> None:
-    """Show everything known about one metric."""
-    info = _registry(ctx).describe(metric_id)
+    """Show everything known about one metric (its parameters checked as evaluate checks them)."""
+    import textwrap
+
+    from ._display import dollars, scale, terminal_width
+    from ._identity import canonical_id
+
+    info, params = _registry(ctx).resolve(metric_id)
     data = info.to_dict()
+    data["id"] = canonical_id(info.spec, info.spec.bind_params(params))
     if as_json:
         _echo_json(data)
         return
@@ -106,12 +133,14 @@ def describe(ctx: click.Context, metric_id: str, as_json: bool) -> None:
     click.echo(f"  {data['summary']}")
     if data["description"]:
         click.echo("")
+        width = min(terminal_width() or 100, 100) - 2
         for line in data["description"].splitlines():
-            click.echo(f"  {line}")
+            click.echo(textwrap.fill(line, width, initial_indent="  ", subsequent_indent="  ") if line else "")
     click.echo("")
-    for key in ("family", "target", "tier", "direction", "range", "granularity", "deterministic",
-                "cost_msats", "inputs", "requires", "env", "implementation"):
-        click.echo(f"  {key + ':':<15}{data[key]}")
+    shown = {"scale": scale(info.spec), "cost": f"{dollars(info.spec.cost_msats)} per sample (estimate)"}
+    for key in ("family", "target", "tier", "direction", "scale", "granularity", "deterministic",
+                "cost", "inputs", "requires", "env", "implementation"):
+        click.echo(f"  {key + ':':<16}{shown.get(key, data.get(key))}")
     if data["params"]:
         click.echo("  params:")
         for param in data["params"]:
@@ -134,6 +163,23 @@ def plugins(ctx: click.Context, as_json: bool) -> None:
     rows = [(p.name, p.distribution, p.version, p.status.value,
              p.error or f"{len(p.metrics)} metrics") for p in infos]
     _echo_rows(("plugin", "distribution", "version", "status", "metrics / error"), rows)
+
+
+@main.command("new-plugin")
+@click.argument("name")
+@click.option("--dir", "parent", default=".", show_default=True, type=click.Path(file_okay=False),
+              help="Folder to create the package in.")
+@click.pass_context
+@_handle_errors
+def new_plugin(ctx: click.Context, name: str, parent: str) -> None:
+    """Create a plugin package evalcore-NAME: specs, a sample and a corpus metric, tests using the kit."""
+    import pathlib
+
+    from ._scaffold import scaffold
+
+    root = scaffold(name, pathlib.Path(parent))
+    click.echo(f"created {root}; next: pip install -e '{root}[test]' && evalcore list --family {name} "
+               f"&& pytest {root / 'tests'}")
 
 
 @main.command()
@@ -168,9 +214,10 @@ def calibrate(ctx: click.Context, labels: str, metric_id: str, as_json: bool) ->
 
 
 def _echo_rows(header: Sequence[str], rows: Sequence[Sequence[str]]) -> None:
-    widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
-    for row in [header, ["-" * w for w in widths], *rows]:
-        click.echo("  ".join(str(c).ljust(w) for c, w in zip(row, widths)).rstrip())
+    from ._display import fit_rows
+
+    for line in fit_rows(header, rows):
+        click.echo(line)
 
 
 def _add_commands() -> None:

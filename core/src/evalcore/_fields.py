@@ -1,4 +1,4 @@
-"""Reading the standard fields of examples and predictions (seed 002 names).
+"""Reading the standard fields of examples and predictions (the Auepora RAG metric spec names).
 
 Examples carry ``query``, ``reference_answer`` (a string or a list of strings),
 ``relevant_docs`` and ``labels``; predictions carry ``response``, ``retrieved``,

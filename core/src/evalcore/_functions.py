@@ -1,4 +1,4 @@
-"""Function-style metrics: plain callables registered by key (seed 004) or DSPy-style.
+"""Function-style metrics: plain callables registered by key (the benchmark engine's registry) or DSPy-style.
 
 Two calling conventions are accepted:
 

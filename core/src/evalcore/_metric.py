@@ -162,9 +162,12 @@ def _default_context() -> RunContext:
 
 
 def guarded(fn: Any, *args: Any) -> Score:
-    """Call a scoring function and turn its outcome or exception into a :class:`Score`."""
+    """Call a scoring function and turn its outcome or exception into a :class:`Score`.
+
+    When ``fn`` is a metric's method, a value outside the metric's declared range is an error.
+    """
     try:
-        return coerce_score(fn(*args))
+        return within_range(coerce_score(fn(*args)), _spec_of(fn))
     except SkipSample as skip:
         return Score.skipped(skip.reason)
     except KeyboardInterrupt:
@@ -176,13 +179,32 @@ def guarded(fn: Any, *args: Any) -> Score:
 async def aguarded(fn: Any, *args: Any) -> Score:
     """Async :func:`guarded`."""
     try:
-        return coerce_score(await fn(*args))
+        return within_range(coerce_score(await fn(*args)), _spec_of(fn))
     except SkipSample as skip:
         return Score.skipped(skip.reason)
     except (KeyboardInterrupt, asyncio.CancelledError):
         raise
     except BaseException as exc:  # noqa: BLE001
         return Score.error(exc)
+
+
+def within_range(score: Score, spec: MetricSpec | None) -> Score:
+    """``score``, or an ``error`` naming the declared range when its value lies outside it."""
+    if spec is None or score.status is not Status.OK or score.value is None:
+        return score
+    low, high = spec.value_range
+    value = score.value
+    if (low is not None and value < low - 1e-9 * max(1.0, abs(low))) or (
+            high is not None and value > high + 1e-9 * max(1.0, abs(high))):
+        bounds = f"[{'-inf' if low is None else f'{low:g}'}, {'inf' if high is None else f'{high:g}'}]"
+        return Score.error("ValueOutOfRange", f"{spec.key}: value {value!r} is outside its declared range {bounds}",
+                           value=value)
+    return score
+
+
+def _spec_of(fn: Any) -> MetricSpec | None:
+    owner = getattr(fn, "__self__", None)
+    return owner.spec if isinstance(owner, Metric) else None
 
 
 class SampleMetric(Metric):
@@ -243,7 +265,7 @@ class BatchMetric(Metric):
             return [self.score_one(e, p) for e, p in zip(examples, predictions)]
         if len(raw) != len(examples):
             raise RuntimeError(f"{self.id} returned {len(raw)} results for {len(examples)} samples")
-        return [guarded(_identity, r) for r in raw]
+        return [within_range(guarded(_identity, r), self.spec) for r in raw]
 
 
 def _identity(value: Any) -> Any:
@@ -308,7 +330,8 @@ class CorpusMetric(Metric, Generic[State]):
 
         ``None`` states (samples that were skipped or failed) are left out.
         """
-        return guarded(lambda: self.compute(self.merge([s for s in states if s is not None])))
+        return within_range(guarded(lambda: self.compute(self.merge([s for s in states if s is not None]))),
+                            self.spec)
 
     def score_many(self, examples: Sequence[Record], predictions: Sequence[Record]) -> list[Score]:
         """Per-sample status for each pair (the corpus value comes from :meth:`corpus_score`)."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 import difflib
 import importlib
 import os
+import sys
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from enum import Enum
@@ -36,6 +37,7 @@ from ._metric import Metric, Origin
 from ._spec import MetricSpec
 
 STRICT_ENV = "EVALCORE_STRICT_PLUGINS"
+FOREIGN_DISTRIBUTION = "evalcore"  # an unrelated project on the package index with the same import name
 MetricFactory = Callable[[MetricSpec, dict[str, Any], Origin], Metric]
 
 
@@ -124,6 +126,15 @@ class MetricInfo:
         }
 
 
+def foreign_core_warning(path: Sequence[str] | None = None) -> str | None:
+    """One line saying how to fix it when the unrelated ``evalcore`` distribution is installed."""
+    found = next(iter(metadata.distributions(name=FOREIGN_DISTRIBUTION, path=list(path or sys.path))), None)
+    if found is None:
+        return None
+    return (f"the unrelated package 'evalcore' {found.version} is installed and shares the import name "
+            "'evalcore'; fix: pip uninstall -y evalcore && pip install --force-reinstall evalcore-core")
+
+
 def strict_from_env() -> bool:
     return os.environ.get(STRICT_ENV, "").strip().lower() in {"1", "true", "yes", "on"}
 
@@ -190,13 +201,14 @@ class Registry:
         if api_version != PLUGIN_API_VERSION:
             self._plugins.append(PluginInfo(
                 **base, status=PluginStatus.INCOMPATIBLE, api_version=api_version,
-                error=f"targets plugin API version {api_version!r}; "
-                      f"this evalcore provides version {PLUGIN_API_VERSION}",
+                error=_api_mismatch(ep.value, api_version),
             ))
             return
         try:
             specs = _collect_specs(module, ep.name)
             self._readers.extend(_collect_readers(module, ep.name))
+            if self._strict:
+                _check_implementations(specs)
         except BaseException as exc:  # noqa: BLE001
             _reraise_interrupt(exc)
             self._plugins.append(PluginInfo(
@@ -332,6 +344,19 @@ def _collect_readers(module: Any, namespace: str) -> list[Any]:
     manager = new_plugin_manager()
     manager.register(module, name=namespace)
     return collect_readers(manager, namespace)
+
+
+def _api_mismatch(module: str, api_version: Any) -> str:
+    if api_version is None:
+        return (f"{module} declares no PLUGIN_API_VERSION; add 'PLUGIN_API_VERSION = {PLUGIN_API_VERSION}' "
+                "for the plugin API it is written for")
+    return f"targets plugin API version {api_version!r}; this evalcore provides version {PLUGIN_API_VERSION}"
+
+
+def _check_implementations(specs: Iterable[MetricSpec]) -> None:
+    """Import every implementation (strict mode): a wrong ``implementation`` path shows at load time."""
+    for spec in specs:
+        load_implementation(spec)
 
 
 def _collect_specs(module: Any, namespace: str) -> list[MetricSpec]:

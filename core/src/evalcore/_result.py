@@ -23,7 +23,7 @@ class Score:
     """The result of one metric on one sample.
 
     ``value`` is ``None`` unless ``status`` is ``ok``; ``confidence`` (0–1) is how much the
-    metric trusts its own value, where it knows (seed 000's MetricScore). ``reason`` says
+    metric trusts its own value, where it knows (the dsrs MetricScore). ``reason`` says
     why a sample was skipped; ``error_type`` and ``error_message`` say what went wrong.
     """
 

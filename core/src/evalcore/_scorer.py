@@ -1,4 +1,4 @@
-"""The tiered scorer (seed 000): proxy metrics first, truth metrics behind a threshold,
+"""The tiered scorer (dsrs): proxy metrics first, truth metrics behind a threshold,
 program rollouts, and a budget shared by every call made through one scorer."""
 
 from __future__ import annotations

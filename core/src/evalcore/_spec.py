@@ -161,6 +161,7 @@ class MetricSpec(BaseModel):
     cost_msats: int = Field(default=0, ge=0, description="estimated cost per sample, millisatoshis")
     direction: Direction = Direction.HIGHER
     value_range: tuple[float | None, float | None] = (0.0, 1.0)
+    unit: str = Field(default="", description="unit of the value, e.g. 'ms'; empty for a score on its range")
     params: tuple[ParamSpec, ...] = ()
     inputs: tuple[str, ...] = ()
     granularity: Granularity = Granularity.SAMPLE

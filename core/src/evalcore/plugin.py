@@ -2,35 +2,67 @@
 
 A registration module (the target of an ``evalcore.plugins`` entry point) looks like::
 
-    from evalcore.plugin import PLUGIN_API_VERSION, MetricSpec, ParamSpec, hookimpl
+    from evalcore.plugin import MetricSpec, ParamSpec, hookimpl
+
+    PLUGIN_API_VERSION = 1  # the plugin API these specs are written for (a literal, checked on load)
 
     @hookimpl
     def evalcore_metrics():
         return [MetricSpec(name="my_metric", implementation="my_pkg.metrics:MyMetric", ...)]
 
-It must import nothing heavy; implementations subclass :class:`SampleMetric`,
-:class:`BatchMetric` or :class:`CorpusMetric` and live in modules imported on use.
+It must import nothing heavy (this module imports each name on first use, so a registration
+module that takes only specs loads no metric machinery); implementations subclass
+:class:`SampleMetric`, :class:`BatchMetric` or :class:`CorpusMetric` and live in modules
+imported on use.
 """
 
-from ._engine.chunk import Chunk, Source
-from ._engine.context import RunContext
-from ._engine.readers import file_fingerprint
-from ._errors import InputError, ParameterError, SkipSample
-from ._fields import as_record, doc_texts, get_path, reference_answers, response_text, text_field
-from ._hooks import PLUGIN_API_VERSION, hookimpl
-from ._metric import BatchMetric, CorpusMetric, Metric, Record, SampleMetric
-from ._reader_spec import ReaderOption, ReaderSpec
-from ._records import iter_jsonl, parse_record
-from ._regex import regex_search
-from ._result import Score, Status
-from ._schema import schema_validator
-from ._spec import Direction, Granularity, MetricSpec, ParamSpec, TargetCategory, Tier
+from __future__ import annotations
 
-__all__ = [
-    "PLUGIN_API_VERSION", "hookimpl", "MetricSpec", "ParamSpec", "TargetCategory", "Tier",
-    "Direction", "Granularity", "Metric", "SampleMetric", "BatchMetric", "CorpusMetric",
-    "Record", "Score", "Status", "SkipSample", "InputError", "ParameterError", "as_record", "doc_texts",
-    "get_path", "reference_answers", "response_text", "text_field", "iter_jsonl", "parse_record",
-    "RunContext", "ReaderSpec", "ReaderOption", "Chunk", "Source", "file_fingerprint",
-    "regex_search", "schema_validator",
-]
+import importlib
+from typing import TYPE_CHECKING, Any
+
+_EXPORTS = {
+    "PLUGIN_API_VERSION": "._hooks", "hookimpl": "._hooks",
+    "MetricSpec": "._spec", "ParamSpec": "._spec", "TargetCategory": "._spec", "Tier": "._spec",
+    "Direction": "._spec", "Granularity": "._spec",
+    "Metric": "._metric", "SampleMetric": "._metric", "BatchMetric": "._metric", "CorpusMetric": "._metric",
+    "Record": "._metric", "Score": "._result", "Status": "._result",
+    "SkipSample": "._errors", "InputError": "._errors", "ParameterError": "._errors",
+    "as_record": "._fields", "doc_texts": "._fields", "get_path": "._fields", "reference_answers": "._fields",
+    "response_text": "._fields", "text_field": "._fields", "iter_jsonl": "._records",
+    "parse_record": "._records", "RunContext": "._engine.context", "ReaderSpec": "._reader_spec",
+    "ReaderOption": "._reader_spec", "Chunk": "._engine.chunk", "Source": "._engine.chunk",
+    "file_fingerprint": "._engine.readers", "regex_search": "._regex", "schema_validator": "._schema",
+    "ColumnScores": "._result",
+}
+
+__all__ = list(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'evalcore.plugin' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, "evalcore"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
+
+
+if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
+    from ._errors import InputError, ParameterError, SkipSample  # noqa: F401
+    from ._fields import as_record, doc_texts, get_path, reference_answers, response_text, text_field  # noqa: F401
+    from ._hooks import PLUGIN_API_VERSION, hookimpl  # noqa: F401
+    from ._metric import BatchMetric, CorpusMetric, Metric, Record, SampleMetric  # noqa: F401
+    from ._engine.chunk import Chunk, Source  # noqa: F401
+    from ._engine.context import RunContext  # noqa: F401
+    from ._engine.readers import file_fingerprint  # noqa: F401
+    from ._reader_spec import ReaderOption, ReaderSpec  # noqa: F401
+    from ._records import iter_jsonl, parse_record  # noqa: F401
+    from ._regex import regex_search  # noqa: F401
+    from ._result import ColumnScores, Score, Status  # noqa: F401
+    from ._schema import schema_validator  # noqa: F401
+    from ._spec import Direction, Granularity, MetricSpec, ParamSpec, TargetCategory, Tier  # noqa: F401

@@ -1,4 +1,4 @@
-"""Test helpers for evalcore and plugin authors.
+"""Test helpers for evalcore and plugin authors (the conformance kit is :mod:`evalcore.testkit`).
 
 * :class:`ScriptedServer`: a scripted OpenAI-compatible server on loopback, for testing
   model-backed metrics offline::

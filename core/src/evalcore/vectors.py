@@ -41,5 +41,5 @@ def mean_pairwise_cosine(vectors: Sequence[Sequence[float]] | np.ndarray) -> flo
 
 
 def intra_list_diversity(vectors: Sequence[Sequence[float]] | np.ndarray) -> float:
-    """1 − mean pairwise cosine similarity (seed 002 §7.2.2)."""
+    """1 − mean pairwise cosine similarity (the Auepora RAG metric spec)."""
     return 1.0 - mean_pairwise_cosine(vectors)

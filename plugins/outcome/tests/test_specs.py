@@ -17,7 +17,7 @@ def test_specs_complete():
     assert set(infos) == IDS
     for info in infos.values():
         spec = info.spec
-        assert spec.summary and len(spec.description) > 80 and "Seed" in spec.description
+        assert spec.summary and len(spec.description) > 80 and any(s in spec.description for s in ("dsrs", "Adjutant"))
         assert spec.family and spec.target is not None and spec.inputs and spec.version
         truth = spec.name in {"sandbox", "test_pass", "verification_delta"}
         assert (spec.tier.value == "truth") == truth

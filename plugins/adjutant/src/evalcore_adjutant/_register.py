@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from evalcore.plugin import (
-    PLUGIN_API_VERSION,
     Granularity,
     MetricSpec,
     ParamSpec,
@@ -13,6 +12,8 @@ from evalcore.plugin import (
 )
 
 __all__ = ["PLUGIN_API_VERSION", "evalcore_metrics"]
+
+PLUGIN_API_VERSION = 1  # the evalcore plugin API these specs are written for
 
 _PKG = "evalcore_adjutant"
 _SEED_CHECKS = (
@@ -33,11 +34,11 @@ def _format(name: str, cls: str, summary: str, description: str, inputs: tuple[s
 
 
 _RULES = (
-    "Decisions are judged by seed 003's outcome-feedback rules: complexity is correct when the "
+    "Decisions are judged by Adjutant's outcome-feedback rules: complexity is correct when the "
     "task succeeded within the iterations expected for the predicted level (Low 2, Medium 4, High 7, "
     "VeryHigh any: complexity_iterations, the limits of the Adjutant source); delegation when the "
     "task succeeded, or it failed but was delegated; rlm_trigger when the task succeeded, or the "
-    "context was large (estimated_tokens > rlm_large_context_tokens, default 100000 per the seed) "
+    "context was large (estimated_tokens > rlm_large_context_tokens, default 100000 as in Adjutant) "
     "and RLM was used. Decisions of sessions that were interrupted, errored or have no outcome, "
     "and of unknown signatures, are not judged (details.unjudged). Each record's "
     "prediction.session is a session object or the path of a session JSON file (else the "
@@ -59,7 +60,7 @@ _SIGNATURE = ParamSpec(name="signature", type="str", default=None, nullable=True
                        choices=("complexity", "delegation", "rlm_trigger"),
                        description="one decision signature (default: all)")
 _WINDOW = ParamSpec(name="window", type="int", default=50, minimum=1, identity=True,
-                    description="number of most recent decisions (seed 003 default 50)")
+                    description="number of most recent decisions (Adjutant default 50)")
 
 
 def _decision(name: str, cls: str, summary: str, description: str, params: tuple[ParamSpec, ...],
@@ -77,7 +78,7 @@ def _specs() -> list[MetricSpec]:
     return [
         _format("subtask_planning", "SubtaskPlanning",
                 "Planning output: JSON subtask array, valid actions, valid targets, actionable instructions.",
-                "Seeds 000/003 (subtask_planning_metric), 25 % each: (1) prediction.subtasks is a JSON array "
+                "dsrs / Adjutant (subtask_planning_metric), 25 % each: (1) prediction.subtasks is a JSON array "
                 "whose items all have id, action, target and instruction; (2) every action is read, edit or "
                 "bash; (3) every read/edit target contains '/' or '.', no space and does not start with "
                 "'http' (bash needs none); (4) every instruction starts (case-insensitively, as a prefix) "
@@ -86,23 +87,23 @@ def _specs() -> list[MetricSpec]:
                 ("prediction.subtasks",)),
         _format("subtask_execution", "SubtaskExecution",
                 "Execution output: valid result JSON, edit strings or command, substantive reasoning.",
-                "Seeds 000/003 (subtask_execution_metric), 33/33/34 %: (1) prediction.result is valid JSON "
+                "dsrs / Adjutant (subtask_execution_metric), 33/33/34 %: (1) prediction.result is valid JSON "
                 "(a string that parses, or any non-null value); (2) it has old_string and new_string, or "
                 "command, or is non-empty read content (a JSON string); (3) prediction.reasoning has at "
-                "least 20 characters (UTF-8 bytes, as the seed counts).",
+                "least 20 characters (UTF-8 bytes, as Adjutant counts).",
                 ("prediction.result", "prediction.reasoning")),
         _format("synthesis", "Synthesis",
                 "Synthesis output: success boolean, summary, modified_files array, calibrated confidence.",
-                "Seeds 000/003 (synthesis_metric), 25 % each: (1) prediction.success is a boolean or the "
+                "dsrs / Adjutant (synthesis_metric), 25 % each: (1) prediction.success is a boolean or the "
                 "string true/false; (2) summary has at least 15 characters; (3) modified_files is a JSON "
                 "array; (4) confidence is a number (or numeric string) in 0..1.",
                 ("prediction.success", "prediction.summary", "prediction.modified_files",
                  "prediction.confidence")),
         _format("tool_step_utility", "ToolStepUtility",
                 "Tool-step utility output: utility in 0..1, should_continue, hint, calibrated confidence.",
-                "Seed 000 (tool_step_utility_metric), 25 % each: (1) prediction.step_utility is a number in "
+                "dsrs (tool_step_utility_metric), 25 % each: (1) prediction.step_utility is a number in "
                 "0..1 (negative, above 1 or NaN fails); (2) should_continue is a boolean (or true/false "
-                "string); (3) next_action_hint has at least min_hint_chars characters (the seed names the "
+                "string); (3) next_action_hint has at least min_hint_chars characters (Adjutant names the "
                 "check without a length; 15, as for summaries); (4) confidence is in 0..1.",
                 ("prediction.step_utility", "prediction.should_continue", "prediction.next_action_hint",
                  "prediction.confidence"),
@@ -110,44 +111,47 @@ def _specs() -> list[MetricSpec]:
                            description="shortest substantive next_action_hint"),)),
         _format("combined", "Combined",
                 "60 % subtask_planning + 40 % synthesis.",
-                "Seeds 000/003 (combined_metric): 0.6 x adjutant/subtask_planning + 0.4 x adjutant/synthesis "
+                "dsrs / Adjutant (combined_metric): 0.6 x adjutant/subtask_planning + 0.4 x adjutant/synthesis "
                 "on the same prediction (execution is scored per subtask, separately).",
                 ("prediction.subtasks", "prediction.success", "prediction.summary",
                  "prediction.modified_files", "prediction.confidence")),
         _decision("decision_accuracy", "DecisionAccuracy",
                   "Share of Adjutant decisions judged correct by the session outcomes.",
-                  "Seed 003 (outcome feedback, per-signature metrics): correct / judged decisions over all "
+                  "Adjutant (outcome feedback, per-signature metrics): correct / judged decisions over all "
                   "sessions (micro-average), for one signature or all; details give every signature's "
                   "count and accuracy. No judged decision: skipped.",
                   (_SIGNATURE,)),
         _decision("rolling_accuracy", "RollingAccuracy",
                   "Accuracy of the most recent decisions (window 50).",
-                  "Seed 003 (PerformanceTracker RollingAccuracy): accuracy over the last `window` judged "
+                  "Adjutant (PerformanceTracker RollingAccuracy): accuracy over the last `window` judged "
                   "decisions in time order (decision timestamp, else session end/start, then session id "
                   "and position), for one signature or all; details give totals and each signature's "
                   "rolling accuracy.",
                   (_SIGNATURE, _WINDOW)),
         _decision("shadow_comparison", "ShadowComparison",
                   "Shadow mode: (DSPy wins - legacy wins) / decisions with a legacy counterfactual.",
-                  "Seed 003 (counterfactual recording, shadow-mode analysis): for each decision with a "
+                  "Adjutant (counterfactual recording, shadow-mode analysis): for each decision with a "
                   "legacy_output, DSPy is right when its output is judged correct and legacy would have "
-                  "been right when the legacy output is judged correct under the same outcome (the seed's "
+                  "been right when the legacy output is judged correct under the same outcome (Adjutant's "
                   "would_legacy_succeed, with the same rules; the stored was_correct is not trusted, it is "
                   "recomputed). A DSPy win is DSPy right and legacy wrong, a legacy win the reverse. Value "
                   "in -1..1, 0 = parity; details count wins, both-correct, both-wrong. None compared: skipped.",
                   (_SIGNATURE,), value_range=(-1.0, 1.0)),
         _decision("optimization_trigger", "OptimizationTrigger",
                   "1 when Adjutant's auto-optimiser would run now; the reason is in the feedback.",
-                  "Seed 003 (AutoOptimizer.should_optimize): no trigger if fewer than "
+                  "Adjutant (AutoOptimizer.should_optimize): no trigger if fewer than "
                   "min_hours_between_optimizations (24) hours passed since last_optimization; else trigger "
                   "when at least min_labeled_examples (20) decisions were labelled after it "
                   "(example_threshold), else when any signature's rolling accuracy (window 50) is below "
                   "accuracy_threshold (0.70; accuracy_drop). details.signature_to_optimize: the lowest "
                   "accuracy below the threshold among signatures with enough examples, else the one with "
                   "most. Not deterministic unless `now` is given.",
-                  (ParamSpec(name="min_labeled_examples", type="int", default=20, minimum=0),
-                   ParamSpec(name="accuracy_threshold", type="float", default=0.70, minimum=0.0, maximum=1.0),
-                   ParamSpec(name="min_hours_between_optimizations", type="float", default=24.0, minimum=0.0),
+                  (ParamSpec(name="min_labeled_examples", type="int", default=20, minimum=0,
+                             description="judged decisions needed before optimising"),
+                   ParamSpec(name="accuracy_threshold", type="float", default=0.70, minimum=0.0, maximum=1.0,
+                             description="optimise when the rolling accuracy falls below this"),
+                   ParamSpec(name="min_hours_between_optimizations", type="float", default=24.0, minimum=0.0,
+                             description="hours that must pass since the last optimisation"),
                    ParamSpec(name="last_optimization", type="str", default=None, nullable=True,
                              description="ISO 8601 time of the last optimisation run (none: never)"),
                    ParamSpec(name="now", type="str", default=None, nullable=True,

@@ -1,4 +1,4 @@
-"""Seed 003's decision-correctness rules (outcome feedback).
+"""Adjutant's decision-correctness rules (outcome feedback).
 
 | decision | correct when |
 |---|---|

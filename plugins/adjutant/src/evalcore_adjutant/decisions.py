@@ -43,7 +43,7 @@ def _accuracy(labels: Sequence[Label]) -> dict[str, Any]:
 
 
 class _DecisionMetric(CorpusMetric[Labels]):
-    """Labels each session's decisions by seed 003's rules; subclasses compute from the labels."""
+    """Labels each session's decisions by Adjutant's rules; subclasses compute from the labels."""
 
     def setup(self) -> None:
         levels = self.params["complexity_iterations"] or DEFAULT_COMPLEXITY_ITERATIONS

@@ -1,4 +1,4 @@
-"""Seed 000/003 output-format metrics of Adjutant's signatures (weighted checks)."""
+"""dsrs / Adjutant output-format metrics of Adjutant's signatures (weighted checks)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
-"""Adjutant session records (seed 003): reading them and listing session files.
+"""Adjutant session records: reading them and listing session files.
 
-A session is the JSON the seed's ``SessionStore`` writes to
+A session is the JSON Adjutant's ``SessionStore`` writes to
 ``sessions/<year>/<month>/<session-id>.json``: ``id``, ``task_title``, ``started_at``,
 ``ended_at``, ``decisions``, ``outcome``, ``iterations_used``, ``verification_history``.
 A decision is either the original record (``decision_type``, ``input_summary``,

@@ -1,4 +1,4 @@
-"""Lenient readers of model-output fields, as the seed's checks read them.
+"""Lenient readers of model-output fields, as Adjutant's checks read them.
 
 A field may hold a JSON value or a string of JSON; a number may be written as a string.
 Each reader returns ``(ok, reason)`` so a failed check can say why.
@@ -38,7 +38,7 @@ def json_array(value: Any, field: str) -> tuple[list[Any] | None, str | None]:
 
 
 def substantive(value: Any, field: str, min_bytes: int) -> Check:
-    """A string of at least ``min_bytes`` UTF-8 bytes (the seed counts bytes)."""
+    """A string of at least ``min_bytes`` UTF-8 bytes (Adjutant counts bytes)."""
     if not isinstance(value, str):
         return False, f"{field} is missing or not text"
     if len(value.encode("utf-8")) < min_bytes:

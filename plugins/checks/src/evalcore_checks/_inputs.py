@@ -41,8 +41,8 @@ def expectations(example: Record, given: Any, path: str | None) -> list[Any]:
     """The expected values to compare with, best match wins.
 
     ``given`` (a parameter) wins; else ``example[path]`` when ``path`` is set; else
-    ``example.expected_output`` (seed 004, any JSON value); else the strings of
-    ``example.reference_answer`` (seed 002). Skips the sample when there is none.
+    ``example.expected_output`` (the benchmark engine's registry, any JSON value); else the strings of
+    ``example.reference_answer`` (the Auepora RAG metric spec). Skips the sample when there is none.
     """
     if given is not None:
         return [given]

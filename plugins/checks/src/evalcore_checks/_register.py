@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from evalcore.plugin import PLUGIN_API_VERSION, MetricSpec, ParamSpec, TargetCategory, hookimpl
+from evalcore.plugin import MetricSpec, ParamSpec, TargetCategory, hookimpl
 
 __all__ = ["PLUGIN_API_VERSION", "evalcore_metrics"]
+
+PLUGIN_API_VERSION = 1  # the evalcore plugin API these specs are written for
 
 _PKG = "evalcore_checks"
 _COMMON = (
@@ -13,8 +15,8 @@ _COMMON = (
 )
 _EXPECTED = (
     "The expected value is the parameter when set, else the example field named by "
-    "`expected_path`, else `example.expected_output` (seed 004; any JSON value), else "
-    "`example.reference_answer` (seed 002; a string or a list of strings — the best match counts)."
+    "`expected_path`, else `example.expected_output` (the benchmark engine's registry; any JSON value), else "
+    "`example.reference_answer` (the Auepora RAG metric spec; a string or a list of strings — the best match counts)."
 )
 
 
@@ -44,12 +46,12 @@ def _format() -> MetricSpec:
         "format", "format:FormatCheck",
         summary="Output is non-empty, and optionally valid JSON with a named field (pass/fail).",
         description=(
-            "Seed 000 FormatMetric. Checks, each switchable: `require_non_empty` (a string with "
+            "dsrs FormatMetric. Checks, each switchable: `require_non_empty` (a string with "
             "non-whitespace content, or a non-empty object/list), `require_valid_json` (a string "
             "must parse with `json.loads`; structured values pass), `json_field` (the parsed JSON "
             "must contain this dotted path; implies the JSON check). Value 1.0 when every enabled "
             "check passes, else 0.0; details hold each check, feedback names the failures. A missing "
-            "field scores 0.0 ('output is empty'), as in the seed's reference tests. The dsrs code "
+            "field scores 0.0 ('output is empty'), as in the dsrs reference tests. The dsrs code "
             "only parses strings that start with '{' or '['; evalcore parses the whole field. "
             + _COMMON
         ),
@@ -57,8 +59,10 @@ def _format() -> MetricSpec:
         inputs=("prediction.response",),
         params=(
             _field_path(what="the output"),
-            ParamSpec(name="require_non_empty", type="bool", default=True, identity=True),
-            ParamSpec(name="require_valid_json", type="bool", default=False, identity=True),
+            ParamSpec(name="require_non_empty", type="bool", default=True, identity=True,
+                      description="the output must not be empty"),
+            ParamSpec(name="require_valid_json", type="bool", default=False, identity=True,
+                      description="the output must parse as JSON"),
             ParamSpec(name="json_field", type="str", default=None, nullable=True, identity=True,
                       description="dotted path that must exist in the parsed JSON"),
         ),
@@ -80,7 +84,7 @@ def _keyword() -> MetricSpec:
         "keyword", "keyword:KeywordCheck",
         summary="All required keywords present, no forbidden keyword present.",
         description=(
-            "Seed 000 KeywordMetric. Value 0.0 when any forbidden keyword occurs; otherwise the "
+            "dsrs KeywordMetric. Value 0.0 when any forbidden keyword occurs; otherwise the "
             "fraction of required keywords that occur (1.0 when all do, or when only forbidden "
             "keywords are given). This partial credit follows the dsrs implementation; the pass "
             "threshold is 1.0, so as pass/fail it means 'required all, forbidden none'. Matching "
@@ -108,18 +112,19 @@ def _keyword_coverage() -> MetricSpec:
         "keyword_coverage", "keyword:KeywordCoverage",
         summary="Share of the listed keywords found in the output (keyword_hits / keyword_total).",
         description=(
-            "Seed 004 keyword_coverage. coverage = keyword_hits / keyword_total over the keyword "
+            "The benchmark engine's keyword_coverage. coverage = keyword_hits / keyword_total over the keyword "
             "list; details carry keyword_hits, keyword_total, coverage and the missing keywords. "
             "`unique_match=True` (default) counts repeated keywords once (case-folded when "
             "case-insensitive); `False` counts every list entry. Keywords come from the `keywords` "
-            "parameter, else `example.keywords` (seed 004's context); an empty list skips the "
-            "sample. Seed 004 reads `output.summary`: pass `field_path='output.summary'`; the "
-            "default is the seed-002 `response`. Matching as in `checks/keyword`. " + _COMMON
+            "parameter, else `example.keywords` (the benchmark engine's context); an empty list skips the "
+            "sample. Benchmark engine registry reads `output.summary`: pass `field_path='output.summary'`; the "
+            "default is Auepora `response` field. Matching as in `checks/keyword`. " + _COMMON
         ),
         target=TargetCategory.GENERATION_RELEVANCE, direction="higher", value_range=(0.0, 1.0),
         inputs=("prediction.response", "example.keywords"),
         params=(
-            ParamSpec(name="keywords", type="list", default=None, nullable=True, identity=True),
+            ParamSpec(name="keywords", type="list", default=None, nullable=True, identity=True,
+                      description="keywords to look for; None reads example.keywords"),
             ParamSpec(name="unique_match", type="bool", default=True, identity=True,
                       description="count each distinct keyword once"),
             *_keyword_params(),
@@ -133,11 +138,11 @@ def _length() -> MetricSpec:
         "length", "length:LengthCheck",
         summary="Length in characters within [min_chars, max_chars], partial credit just outside.",
         description=(
-            "Seed 000 LengthMetric ('partial credit for close-to-bounds'). Length is the number of "
+            "dsrs LengthMetric ('partial credit for close-to-bounds'). Length is the number of "
             "Unicode characters (code points) of the text at `field_path` (the dsrs code counts "
             "UTF-8 bytes). Value 1.0 inside the bounds; below `min_chars` it is "
             "max(0, 1 − (min_chars − length) / (tolerance × min_chars)), above `max_chars` "
-            "max(0, 1 − (length − max_chars) / (tolerance × max_chars)). The seed gives no formula; "
+            "max(0, 1 − (length − max_chars) / (tolerance × max_chars)). dsrs gives no formula; "
             "with the default tolerance 0.2 a text 10% outside a bound scores 0.5 and 20% or more "
             "scores 0. `tolerance=0` is the strict pass/fail check of the dsrs code. At least one "
             "bound is required (a ParameterError otherwise). " + _COMMON
@@ -145,8 +150,10 @@ def _length() -> MetricSpec:
         target=TargetCategory.FORMAT, direction="higher", value_range=(0.0, 1.0), pass_threshold=1.0,
         inputs=("prediction.response",),
         params=(
-            ParamSpec(name="min_chars", type="int", default=None, nullable=True, identity=True, minimum=0),
-            ParamSpec(name="max_chars", type="int", default=None, nullable=True, identity=True, minimum=0),
+            ParamSpec(name="min_chars", type="int", default=None, nullable=True, identity=True, minimum=0,
+                      description="fewest characters allowed; None: no lower bound"),
+            ParamSpec(name="max_chars", type="int", default=None, nullable=True, identity=True, minimum=0,
+                      description="most characters allowed; None: no upper bound"),
             ParamSpec(name="tolerance", type="float", default=0.2, identity=True, minimum=0.0,
                       description="width of the partial-credit band, as a fraction of the bound"),
             _field_path(),
@@ -160,9 +167,9 @@ def _syntax() -> MetricSpec:
         "syntax", "syntax:SyntaxCheck",
         summary="Code has balanced brackets and quotes, or parses (Python via ast, JSON via json).",
         description=(
-            "Seed 000 SyntaxMetric. With `language='python'` the code must parse with Python's "
+            "dsrs SyntaxMetric. With `language='python'` the code must parse with Python's "
             "`ast.parse`; with `language='json'` with `json.loads`. Any other language (or none) "
-            "uses the delimiter scan of the seed: brackets (), [], {} must nest and close, and "
+            "uses the delimiter scan of dsrs: brackets (), [], {} must nest and close, and "
             "quotes \", ', ` must close (a backslash escapes inside quotes, brackets inside quotes "
             "are ignored); `check_balanced_brackets` / `check_balanced_quotes` switch those off. "
             "Value 1.0 or 0.0, feedback says what is unbalanced or the parser's error. Empty code "
@@ -173,8 +180,10 @@ def _syntax() -> MetricSpec:
         params=(
             ParamSpec(name="language", type="str", default=None, nullable=True, identity=True,
                       description="'python' and 'json' are parsed; others use the delimiter scan"),
-            ParamSpec(name="check_balanced_brackets", type="bool", default=True, identity=True),
-            ParamSpec(name="check_balanced_quotes", type="bool", default=True, identity=True),
+            ParamSpec(name="check_balanced_brackets", type="bool", default=True, identity=True,
+                      description="(), [] and {} must balance"),
+            ParamSpec(name="check_balanced_quotes", type="bool", default=True, identity=True,
+                      description="single, double and back quotes must pair up"),
             _field_path(what="the code"),
         ),
         version="1",
@@ -186,14 +195,14 @@ def _json_schema() -> MetricSpec:
         "json_schema", "schema:JsonSchemaCheck",
         summary="A field of the prediction is valid against a JSON schema (jsonschema).",
         description=(
-            "Seed 000 ToolParamsSchemaMetric, generalised to any field. The value at `field_path` "
+            "dsrs ToolParamsSchemaMetric, generalised to any field. The value at `field_path` "
             "(a string is parsed as JSON unless `parse_json=False`; a structured value is used as "
             "is) is validated with the "
             "`jsonschema` package, using the draft the schema declares in `$schema` (latest "
             "otherwise); `check_formats` also asserts `format`. Value 1.0 if valid, 0.0 if not "
             "(also for a string that is not JSON); feedback lists the first validation errors. "
             "The schema is the `schema` parameter, else the example field `schema_field`. An "
-            "invalid schema is an error for the sample by default; the seed scores it 0.5 — set "
+            "invalid schema is an error for the sample by default; dsrs scores it 0.5 — set "
             "`invalid_schema_score=0.5` for that. " + _COMMON
         ),
         target=TargetCategory.FORMAT, direction="higher", value_range=(0.0, 1.0),
@@ -203,12 +212,13 @@ def _json_schema() -> MetricSpec:
                       description="the JSON schema (an object or a boolean)"),
             ParamSpec(name="schema_field", type="str", default="schema",
                       description="example field holding the schema when the parameter is unset"),
-            ParamSpec(name="check_formats", type="bool", default=False, identity=True),
+            ParamSpec(name="check_formats", type="bool", default=False, identity=True,
+                      description="also check the schema's 'format' keywords (e.g. date-time)"),
             ParamSpec(name="parse_json", type="bool", default=True, identity=True,
                       description="parse a string value as JSON (False: validate the string itself)"),
             ParamSpec(name="invalid_schema_score", type="float", default=None, nullable=True,
                       minimum=0.0, maximum=1.0,
-                      description="value for an invalid schema instead of an error (seed 000: 0.5)"),
+                      description="value for an invalid schema instead of an error (dsrs: 0.5)"),
             _field_path(what="the value to validate"),
         ),
         version="1",
@@ -220,9 +230,9 @@ def _diff() -> MetricSpec:
         "diff", "diff:DiffCheck",
         summary="Output equals the expected text: exact, whitespace-normalised, or Python-AST-equivalent.",
         description=(
-            "Seed 000 DiffMetric (listed there as a truth metric; here a zero-cost proxy check). "
+            "dsrs DiffMetric (listed there as a truth metric; here a zero-cost proxy check). "
             "Levels: `exact` (character by character), `normalized_whitespace` (default, as in the "
-            "seed: every whitespace run becomes one space, ends stripped), `ast` (the seed's TODO: "
+            "dsrs: every whitespace run becomes one space, ends stripped), `ast` (a TODO in dsrs: "
             "both sides parse as Python and `ast.dump` of the trees is equal, so formatting, "
             "comments and redundant parentheses do not matter; output that does not parse scores "
             "0.0, an expected text that does not parse is an error), `semantic` (LLM-judged "
@@ -233,8 +243,10 @@ def _diff() -> MetricSpec:
         inputs=("prediction.response", "example.expected_output", "example.reference_answer"),
         params=(
             ParamSpec(name="level", type="str", default="normalized_whitespace", identity=True,
-                      choices=("exact", "normalized_whitespace", "ast", "semantic")),
-            ParamSpec(name="expected", type="str", default=None, nullable=True, identity=True),
+                      choices=("exact", "normalized_whitespace", "ast", "semantic"),
+                      description="strictness: 'exact', 'normalized_whitespace', 'ast' (Python code) or 'semantic'"),
+            ParamSpec(name="expected", type="str", default=None, nullable=True, identity=True,
+                      description="the expected text; None reads it from the example"),
             ParamSpec(name="expected_path", type="str", default=None, nullable=True, identity=True,
                       description="dotted path of the expected text in the example"),
             _field_path(),
@@ -248,7 +260,7 @@ def _accuracy() -> MetricSpec:
         "accuracy_score", "accuracy:AccuracyScore",
         summary="Exact (deep / normalised) equality with the expected output, or token-set Jaccard.",
         description=(
-            "Seed 004 accuracy_score. `mode='exact'` (default): when either side is structured "
+            "The benchmark engine's accuracy_score. `mode='exact'` (default): when either side is structured "
             "(object or list; a JSON string on the other side is parsed) JSON-style deep equality "
             "(key order ignored, true ≠ 1); otherwise equality of the texts after whitespace "
             "collapse (numbers via str, booleans as true/false). `mode='overlap'`: Jaccard index "
@@ -258,9 +270,12 @@ def _accuracy() -> MetricSpec:
         target=TargetCategory.GENERATION_CORRECTNESS, direction="higher", value_range=(0.0, 1.0),
         inputs=("prediction.response", "example.expected_output", "example.reference_answer"),
         params=(
-            ParamSpec(name="mode", type="str", default="exact", identity=True, choices=("exact", "overlap")),
-            ParamSpec(name="expected_output", type="any", default=None, nullable=True, identity=True),
-            ParamSpec(name="expected_path", type="str", default=None, nullable=True, identity=True),
+            ParamSpec(name="mode", type="str", default="exact", identity=True, choices=("exact", "overlap"),
+                      description="'exact': equality after normalisation; 'overlap': token-set Jaccard"),
+            ParamSpec(name="expected_output", type="any", default=None, nullable=True, identity=True,
+                      description="the expected output; None reads it from the example"),
+            ParamSpec(name="expected_path", type="str", default=None, nullable=True, identity=True,
+                      description="dotted path of the expected output in the example"),
             _case_insensitive(False),
             _field_path(what="the value to compare"),
         ),
@@ -273,19 +288,21 @@ def _completeness() -> MetricSpec:
         "completeness", "completeness:Completeness",
         summary="Share of required fields present (non-null) in a structured output.",
         description=(
-            "Seed 004 completeness: completeness = present / required; details present, required, "
+            "The benchmark engine's completeness: completeness = present / required; details present, required, "
             "completeness, missing. The object at `field_path` (a JSON object string is parsed) "
             "must be a mapping, else an error. A field is present when its key exists with a "
             "non-null value. `allow_nested=True` reads required names as dotted paths "
-            "('order.total'); `False` (default, as in the seed) looks up top-level keys only. "
+            "('order.total'); `False` (default, as in the benchmark engine) looks up top-level keys only. "
             "Required fields come from the parameter, else `example.required_fields`; none skips. "
             + _COMMON
         ),
         target=TargetCategory.FORMAT, direction="higher", value_range=(0.0, 1.0),
         inputs=("prediction.response", "example.required_fields"),
         params=(
-            ParamSpec(name="required_fields", type="list", default=None, nullable=True, identity=True),
-            ParamSpec(name="allow_nested", type="bool", default=False, identity=True),
+            ParamSpec(name="required_fields", type="list", default=None, nullable=True, identity=True,
+                      description="fields that must be present and not null; None reads example.required_fields"),
+            ParamSpec(name="allow_nested", type="bool", default=False, identity=True,
+                      description="read dotted field names as paths into nested objects"),
             _field_path(what="the structured output"),
         ),
         version="1",
@@ -297,10 +314,10 @@ def _policy() -> MetricSpec:
         "policy_compliance", "policy:PolicyCompliance",
         summary="No policy violations reported (violations given as an int, a list or {'count': n}).",
         description=(
-            "Seed 004 policy_compliance. The value at `field_path` is a violation count (a whole "
+            "The benchmark engine's policy_compliance. The value at `field_path` is a violation count (a whole "
             "number >= 0), a list of violations (its length counts) or a mapping with 'count'. "
             "Value 1.0 when the count is 0 (compliant), else 0.0; details policy_violations and "
-            "compliant. Seed 004 reads `output.policy_violations`; the default path is the "
+            "compliant. Benchmark engine registry reads `output.policy_violations`; the default path is the "
             "top-level `policy_violations`. Other types are an error for the sample. " + _COMMON
         ),
         target=TargetCategory.AGENT_BEHAVIOUR, direction="higher", value_range=(0.0, 1.0),
@@ -315,7 +332,7 @@ def _scriptable() -> MetricSpec:
         "custom_scriptable", "scriptable:CustomScriptable",
         summary="A safe boolean expression over run fields and earlier metric values.",
         description=(
-            "Seed 004 custom_scriptable, e.g. `duration_ms < 1500 and accuracy_score >= 0.8`. "
+            "The benchmark engine's custom_scriptable, e.g. `duration_ms < 1500 and accuracy_score >= 0.8`. "
             "Names resolve against the prediction's fields first, then earlier metrics on the same "
             "record (`prediction.metrics`, by bare name or canonical id; `metrics['checks/x']` "
             "also works). The expression is evaluated by a whitelist walk of Python's `ast`, never "
@@ -330,7 +347,8 @@ def _scriptable() -> MetricSpec:
         ),
         target=TargetCategory.AGENT_BEHAVIOUR, direction="higher", value_range=(0.0, 1.0),
         inputs=("prediction.*", "prediction.metrics", "example.expression"),
-        params=(ParamSpec(name="expression", type="str", default=None, nullable=True, identity=True),),
+        params=(ParamSpec(name="expression", type="str", default=None, nullable=True, identity=True,
+                          description="the boolean expression; None reads example.expression"),),
         version="1",
     )
 

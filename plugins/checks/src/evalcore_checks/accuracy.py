@@ -1,4 +1,4 @@
-"""``checks/accuracy_score``: exact (deep / normalised) equality or token-set Jaccard (seed 004)."""
+"""``checks/accuracy_score``: exact (deep / normalised) equality or token-set Jaccard (benchmark engine)."""
 
 from __future__ import annotations
 

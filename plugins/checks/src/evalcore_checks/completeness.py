@@ -1,4 +1,4 @@
-"""``checks/completeness``: share of required fields present in a structured output (seed 004)."""
+"""``checks/completeness``: share of required fields present in a structured output (benchmark engine)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``checks/diff``: the output compared with the expected text at a strictness level (seed 000)."""
+"""``checks/diff``: the output compared with the expected text at a strictness level (dsrs)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""A small, safe evaluator for boolean expressions over run fields (seed 004's ``custom_scriptable``).
+"""A small, safe evaluator for boolean expressions over run fields (the benchmark engine's ``custom_scriptable``).
 
 Expressions are parsed with Python's :mod:`ast` and evaluated by walking the tree with a
 strict whitelist; nothing is ever passed to ``eval`` or ``compile``. Allowed:

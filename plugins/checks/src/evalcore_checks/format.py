@@ -1,4 +1,4 @@
-"""``checks/format``: the output is non-empty, valid JSON, and has a named field (seed 000)."""
+"""``checks/format``: the output is non-empty, valid JSON, and has a named field (dsrs)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``checks/keyword`` (seed 000) and ``checks/keyword_coverage`` (seed 004)."""
+"""``checks/keyword`` (dsrs) and ``checks/keyword_coverage`` (the benchmark engine's registry)."""
 
 from __future__ import annotations
 

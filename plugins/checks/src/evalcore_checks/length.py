@@ -1,4 +1,4 @@
-"""``checks/length``: character count within bounds, partial credit just outside (seed 000)."""
+"""``checks/length``: character count within bounds, partial credit just outside (dsrs)."""
 
 from __future__ import annotations
 

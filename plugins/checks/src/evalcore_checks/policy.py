@@ -1,4 +1,4 @@
-"""``checks/policy_compliance``: no policy violations reported (seed 004)."""
+"""``checks/policy_compliance``: no policy violations reported (the benchmark engine's registry)."""
 
 from __future__ import annotations
 

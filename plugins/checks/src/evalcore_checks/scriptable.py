@@ -1,4 +1,5 @@
-"""``checks/custom_scriptable``: a safe boolean expression over run fields and earlier metrics (seed 004)."""
+"""``checks/custom_scriptable``: a safe boolean expression over run fields and earlier metrics
+(the benchmark engine's registry)."""
 
 from __future__ import annotations
 

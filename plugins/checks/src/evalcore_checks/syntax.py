@@ -1,4 +1,4 @@
-"""``checks/syntax``: balanced brackets and quotes, or a real parse for Python and JSON (seed 000)."""
+"""``checks/syntax``: balanced brackets and quotes, or a real parse for Python and JSON (dsrs)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""evalcore-judge: LLM-as-judge metrics and the critic interface (seed 002 §8).
+"""evalcore-judge: LLM-as-judge metrics and the critic interface (the Auepora RAG metric spec).
 
 Public names are imported on first access, so that listing metrics (which imports the
 registration module, and with it this package) loads no implementation.

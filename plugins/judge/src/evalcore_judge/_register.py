@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from evalcore.plugin import PLUGIN_API_VERSION, MetricSpec, ParamSpec, TargetCategory, Tier, hookimpl
+from evalcore.plugin import MetricSpec, ParamSpec, TargetCategory, Tier, hookimpl
 
 __all__ = ["PLUGIN_API_VERSION", "evalcore_metrics"]
+
+PLUGIN_API_VERSION = 1  # the evalcore plugin API these specs are written for
 
 _MODULE = "evalcore_judge.metrics"
 _BACKEND = """
@@ -25,24 +27,27 @@ COMMON = (
     ParamSpec(name="model", type="str", description="model name (http) or local path (transformers)"),
     ParamSpec(name="api_key_env", type="str", description="environment variable holding the API key"),
     ParamSpec(name="gguf_file", type="str", description="GGUF file name inside a local model directory"),
-    ParamSpec(name="temperature", type="float", default=0.0, minimum=0.0),
+    ParamSpec(name="temperature", type="float", default=0.0, minimum=0.0, description="sampling temperature"),
     ParamSpec(name="seed", type="int", default=0, nullable=True, description="sent where the backend takes one"),
-    ParamSpec(name="max_tokens", type="int", default=256, minimum=1),
+    ParamSpec(name="max_tokens", type="int", default=256, minimum=1, description="longest answer, in tokens"),
     ParamSpec(name="timeout", type="float", default=60.0, minimum=0.001, description="seconds per attempt"),
-    ParamSpec(name="max_retries", type="int", default=4, minimum=0),
+    ParamSpec(name="max_retries", type="int", default=4, minimum=0,
+              description="retries on 429, 5xx, timeouts and refused connections"),
     ParamSpec(name="backoff_base", type="float", default=0.5, minimum=0.0, description="first retry wait, seconds"),
     ParamSpec(name="concurrency", type="int", default=8, minimum=1, description="concurrent calls at most"),
-    ParamSpec(name="cache", type="str", default="readwrite", choices=("readwrite", "readonly", "refresh", "off")),
+    ParamSpec(name="cache", type="str", default="readwrite", choices=("readwrite", "readonly", "refresh", "off"),
+              description="how the answer cache is used"),
     ParamSpec(name="cache_dir", type="str", description="default $EVALCORE_CACHE_DIR or ~/.cache/evalcore"),
     ParamSpec(name="prices", type="dict",
               description="model -> (prompt, completion) msats per 1000 tokens; '*' sets the default"),
-    ParamSpec(name="max_input_chars", type="int", default=200_000, minimum=1),
+    ParamSpec(name="max_input_chars", type="int", default=200_000, minimum=1,
+              description="longest prompt input; longer inputs are an error for the sample"),
 )
 _SCALE = ParamSpec(name="scale", type="str", default="0-1", choices=("0-1", "1-5", "0-10"),
                    description="scale the judge answers on; normalised to [0, 1]")
 _EVIDENCE = (
     ParamSpec(name="evidence_source", type="str", default="retrieved", choices=("retrieved", "relevant"),
-              identity=True),
+              identity=True, description="evidence from prediction.retrieved or example.relevant_docs"),
     ParamSpec(name="top_k", type="int", minimum=1, description="use only the first k documents"),
 )
 _THRESHOLD = ParamSpec(name="threshold", type="float", default=0.66, minimum=0.0, maximum=1.0,
@@ -63,18 +68,20 @@ def _spec(name: str, summary: str, description: str, **fields: object) -> Metric
 def evalcore_metrics() -> list[MetricSpec]:
     return [
         _spec("faithfulness", "LLM-judged support of the answer by the retrieved or relevant evidence.",
-              "Seed 002 §4.4.2. The judge sees the question, the evidence passages and the answer and "
+              "As in the Auepora RAG metric spec. The judge sees the question, the evidence passages and "
+              "the answer and "
               "scores support on `scale` (normalised to [0, 1]).",
               cls="Faithfulness", target=TargetCategory.GENERATION_FAITHFULNESS, cost_msats=150,
               inputs=("example.query", "prediction.response", "prediction.retrieved", "example.relevant_docs"),
               params=(*_EVIDENCE, _SCALE), version="1"),
         _spec("answer_quality", "LLM-judged relevance, helpfulness and clarity of the answer, weighted.",
-              "Seed 002 §5.1. One call rates each of `dimensions`; the value is their `weights`-weighted "
+              "As in the Auepora RAG metric spec. One call rates each of `dimensions`; the value is "
+              "their `weights`-weighted "
               "mean (equal weights by default).",
               cls="AnswerQuality", target=TargetCategory.GENERATION_RELEVANCE, cost_msats=120,
               inputs=("example.query", "prediction.response"),
               params=(ParamSpec(name="dimensions", type="list", default=("relevance", "helpfulness", "clarity"),
-                                identity=True),
+                                identity=True, description="what the judge rates, one score each"),
                       ParamSpec(name="weights", type="dict", description="dimension -> weight"), _SCALE),
               version="1"),
         _spec("semantic_f1", "DSPy SemanticF1: F1 of the judge's precision and recall of key ideas.",
@@ -84,7 +91,8 @@ def evalcore_metrics() -> list[MetricSpec]:
               "trace it returns score >= threshold (default 0.66).",
               cls="SemanticF1", target=TargetCategory.GENERATION_CORRECTNESS, cost_msats=150,
               pass_threshold=0.66, inputs=("example.query", "example.reference_answer", "prediction.response"),
-              params=(ParamSpec(name="decompositional", type="bool", default=False, identity=True), _THRESHOLD),
+              params=(ParamSpec(name="decompositional", type="bool", default=False, identity=True,
+                                description="DSPy's decompositional prompt (key ideas first)"), _THRESHOLD),
               version="1"),
         _spec("complete_and_grounded", "DSPy CompleteAndGrounded: F1 of completeness and groundedness.",
               "Two calls: completeness of the response against the reference answer, groundedness of "
@@ -95,17 +103,18 @@ def evalcore_metrics() -> list[MetricSpec]:
               inputs=("example.query", "example.reference_answer", "prediction.response", "prediction.retrieved"),
               params=(*_EVIDENCE, _THRESHOLD), version="1"),
         _spec("llm_judge", "LLM judge with a system prompt and criteria; its explanation in details.",
-              "Seed 000's LlmJudgeMetric. The judge gets `system_prompt`, the `criteria`, the input, the "
+              "The dsrs LlmJudgeMetric. The judge gets `system_prompt`, the `criteria`, the input, the "
               "reference when there is one, and the output, and gives a score and an explanation.",
               cls="LlmJudge", target=TargetCategory.GENERATION_CORRECTNESS, cost_msats=100,
               inputs=("example.query", "prediction.response", "example.reference_answer"),
               params=(ParamSpec(name="system_prompt", type="str",
-                                default="You are a careful, impartial evaluator.", identity=True),
+                                default="You are a careful, impartial evaluator.", identity=True,
+                                description="the judge's system prompt"),
                       ParamSpec(name="criteria", type="list", default=("correctness", "completeness"),
-                                identity=True), _SCALE),
+                                identity=True, description="criteria the judge is asked to apply"), _SCALE),
               version="1"),
         _spec("diff_semantic", "Semantic level of the diff check: LLM-judged equivalence of expected and actual.",
-              "Seed 000's DiffMetric with strictness Semantic: 1 when the judge finds the prediction field "
+              "The dsrs DiffMetric with strictness Semantic: 1 when the judge finds the prediction field "
               "and the reference answer semantically equivalent, 0 when not.",
               cls="DiffSemantic", target=TargetCategory.GENERATION_CORRECTNESS, cost_msats=50,
               inputs=("example.reference_answer", "prediction.response"),

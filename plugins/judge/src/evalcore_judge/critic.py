@@ -1,6 +1,6 @@
-"""The critic (seed 002 §8): a backend with a cache, a price table and score parsing.
+"""The critic (the Auepora RAG metric spec): a backend with a cache, a price table and score parsing.
 
-``LLMCritic.score(prompt=..., metadata=...) -> float`` (and ``ascore``) is the seed's
+``LLMCritic.score(prompt=..., metadata=...) -> float`` (and ``ascore``) is the Auepora RAG metric spec's
 interface; metrics use :meth:`LLMCritic.acall`, which returns the answer with its usage,
 cost and cache status, and parse it themselves.
 """
@@ -116,7 +116,7 @@ class LLMCritic:
             raise
 
     async def ascore(self, *, prompt: str, metadata: Mapping[str, Any] | None = None, scale: str = "0-1") -> float:
-        """Seed 002 §8: the score of ``prompt`` normalised to [0, 1]."""
+        """From the Auepora RAG metric spec: the score of ``prompt`` normalised to [0, 1]."""
         messages = [{"role": "user", "content": prompt}]
         call = await self.acall(messages, metric="critic", version="1", template_hash=SEED_TEMPLATE_HASH,
                                 metadata=metadata)

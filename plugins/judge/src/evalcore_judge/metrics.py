@@ -240,7 +240,7 @@ def _evidence(example: Record, prediction: Record, source: str, top_k: int | Non
 
 
 class Faithfulness(JudgeMetric):
-    """Seed 002 §4.4.2: is the answer supported by the retrieved (or relevant) evidence?"""
+    """From the Auepora RAG metric spec: is the answer supported by the retrieved (or relevant) evidence?"""
 
     def requests(self, example: Record, prediction: Record) -> list[Request]:
         scale = self.params["scale"]
@@ -258,7 +258,7 @@ class Faithfulness(JudgeMetric):
 
 
 class AnswerQuality(JudgeMetric):
-    """Seed 002 §5.1: relevance, helpfulness and clarity (configurable), combined by weight."""
+    """From the Auepora RAG metric spec: relevance, helpfulness and clarity (configurable), combined by weight."""
 
     def setup(self) -> None:
         super().setup()
@@ -331,7 +331,7 @@ class CompleteAndGrounded(JudgeMetric):
 
 
 class LlmJudge(JudgeMetric):
-    """Seed 000's LlmJudgeMetric: a system prompt and criteria; the judge's explanation in details."""
+    """The dsrs LlmJudgeMetric: a system prompt and criteria; the judge's explanation in details."""
 
     def requests(self, example: Record, prediction: Record) -> list[Request]:
         scale = self.params["scale"]
@@ -352,7 +352,7 @@ class LlmJudge(JudgeMetric):
 
 
 class DiffSemantic(JudgeMetric):
-    """The ``Semantic`` strictness of seed 000's DiffMetric: are expected and actual equivalent?"""
+    """The ``Semantic`` strictness of the dsrs DiffMetric: are expected and actual equivalent?"""
 
     def requests(self, example: Record, prediction: Record) -> list[Request]:
         field = self.params["field"]

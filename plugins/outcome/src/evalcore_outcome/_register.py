@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from evalcore.plugin import (
-    PLUGIN_API_VERSION,
     MetricSpec,
     ParamSpec,
     TargetCategory,
@@ -12,6 +11,8 @@ from evalcore.plugin import (
 )
 
 __all__ = ["PLUGIN_API_VERSION", "evalcore_metrics"]
+
+PLUGIN_API_VERSION = 1  # the evalcore plugin API these specs are written for
 
 _PKG = "evalcore_outcome"
 _AGENT = TargetCategory.AGENT_BEHAVIOUR
@@ -22,8 +23,8 @@ def _weight(name: str, default: float, what: str) -> ParamSpec:
 
 
 _COUNTS_DOC = (
-    "how verification_delta counts tests: 'passing' (seed 000, positive = improvement) or "
-    "'failing' (seed 003, negative = improvement); tests_after - tests_before is always passing"
+    "how verification_delta counts tests: 'passing' (dsrs, positive = improvement) or "
+    "'failing' (Adjutant, negative = improvement); tests_after - tests_before is always passing"
 )
 
 
@@ -72,14 +73,14 @@ def _specs() -> list[MetricSpec]:
     return [
         MetricSpec(
             name="outcome_coupled", implementation=f"{_PKG}.step:OutcomeCoupled",
-            summary="Seed 000 outcome-coupled step score: utility, no repetition, test delta, valid params.",
+            summary="dsrs outcome-coupled step score: utility, no repetition, test delta, valid params.",
             description=(
-                "Seed 000 (dsrs OutcomeCoupledScorer): step_score = utility_weight * (step_utility + 1) / 2 "
+                "dsrs (OutcomeCoupledScorer): step_score = utility_weight * (step_utility + 1) / 2 "
                 "+ repetition_weight * (1 - was_repeated) + verification_weight * v + schema_weight * "
                 "params_valid, with v = 1 if the tests improved, 0.5 if unchanged, 0 if they regressed. "
                 "Defaults 0.4 / 0.3 / 0.2 / 0.1. Reads prediction.step_utility (-1..1; NaN or out of range "
                 "is an input error), was_repeated, params_valid (booleans) and verification_delta (or "
-                "tests_before/tests_after). Missing labels skip the sample. Seed 003's different formula "
+                "tests_before/tests_after). Missing labels skip the sample. Adjutant's different formula "
                 "is outcome/step_score."
             ),
             family="agent_step", target=_AGENT, tier=Tier.PROXY, value_range=(0.0, 1.0),
@@ -96,14 +97,14 @@ def _specs() -> list[MetricSpec]:
         ),
         MetricSpec(
             name="step_score", implementation=f"{_PKG}.step:StepScore",
-            summary="Seed 003 compute_step_score: utility x 0.4, +0.3 on improvement, -0.2 on repetition, cost.",
+            summary="Adjutant compute_step_score: utility x 0.4, +0.3 on improvement, -0.2 on repetition, cost.",
             description=(
-                "Seed 003 (Adjutant compute_step_score for MIPRO): score = step_utility * 0.4 + 0.3 if "
+                "Adjutant (compute_step_score for MIPRO): score = step_utility * 0.4 + 0.3 if "
                 "the tests improved - 0.2 if was_repeated - min(cost_tokens / 10000, 0.1). Improvement "
-                "follows seed 003's LabeledToolCall: verification_delta is the change in failing tests, "
+                "follows Adjutant's LabeledToolCall: verification_delta is the change in failing tests, "
                 "negative = improvement (verification_counts='passing' flips it). Range -0.7..0.7. Reads "
                 "prediction.step_utility (-1..1), verification_delta, was_repeated, cost_tokens (>= 0). "
-                "Seed 000's weighting is outcome/outcome_coupled."
+                "The dsrs weighting is outcome/outcome_coupled."
             ),
             family="agent_step", target=_AGENT, tier=Tier.PROXY, value_range=(-0.7, 0.7),
             params=(
@@ -123,7 +124,7 @@ def _specs() -> list[MetricSpec]:
             name="was_repeated", implementation=f"{_PKG}.repetition:WasRepeated",
             summary="1 when the tool call is new, 0 when the same tool and params ran earlier.",
             description=(
-                "Seed 000 (WasRepeatedMetric): the call's canonical hash, SHA-256 of the JSON "
+                "dsrs (WasRepeatedMetric): the call's canonical hash, SHA-256 of the JSON "
                 "{tool, params} with sorted keys and integral floats as integers, is compared with the "
                 "hash of every entry of example.execution_history (a list of {tool, params}; missing "
                 "history = empty). 1.0 = not repeated, 0.0 = repeated; details name the first earlier "
@@ -137,7 +138,7 @@ def _specs() -> list[MetricSpec]:
             name="tool_params_schema", implementation=f"{_PKG}.schema:ToolParamsSchema",
             summary="Tool-call params validated with jsonschema against the tool's schema.",
             description=(
-                "Seed 000 (ToolParamsSchemaMetric): the schema of prediction.tool is taken from "
+                "dsrs (ToolParamsSchemaMetric): the schema of prediction.tool is taken from "
                 "example.tool_schemas, else the schemas parameter (tool name -> JSON Schema). 1.0 when "
                 "prediction.params validate (the draft is the schema's $schema, default 2020-12), 0.0 "
                 "when they do not (details list the errors), 0.0 for an unknown tool, 0.5 when the "
@@ -152,18 +153,19 @@ def _specs() -> list[MetricSpec]:
         MetricSpec(
             name="sandbox", implementation=f"{_PKG}.commands:Sandbox",
             summary="Runs a command; 1 when it exits with the expected code, else 0.",
-            description="Seed 000 (SandboxMetric): value 1.0 when the exit code equals expected_exit_code "
+            description="dsrs (SandboxMetric): value 1.0 when the exit code equals expected_exit_code "
                         "(default 0), else 0.0; default timeout 120 s. " + _RUNS,
             family="execution", target=_AGENT, tier=Tier.TRUTH, cost_msats=500, value_range=(0.0, 1.0),
             params=(*_command_params(ParamSpec(name="command", required=True,
                                                description="argument list to run")),
-                    ParamSpec(name="expected_exit_code", type="int", default=0)),
+                    ParamSpec(name="expected_exit_code", type="int", default=0,
+                              description="exit code that counts as success")),
             inputs=("prediction.workdir",), deterministic=False, version="1",
         ),
         MetricSpec(
             name="test_pass", implementation=f"{_PKG}.commands:TestPass",
             summary="Runs the test command; 1 when it exits with 0, else 0.",
-            description="Seed 000 (TestPassMetric): value 1.0 when the test command (default `cargo test`) "
+            description="dsrs (TestPassMetric): value 1.0 when the test command (default `cargo test`) "
                         "exits with 0; details carry the output and the number of passing tests read from "
                         "it (cargo and pytest forms). " + _RUNS,
             family="execution", target=_AGENT, tier=Tier.TRUTH, cost_msats=500, value_range=(0.0, 1.0),
@@ -175,8 +177,8 @@ def _specs() -> list[MetricSpec]:
             name="verification_delta", implementation=f"{_PKG}.commands:VerificationDelta",
             summary="Passing tests after the step vs before: 1 more, 0.5 same, 0 fewer.",
             description=(
-                "Seed 000 (VerificationDeltaMetric): tests_before = example.tests_passing (0 when absent, "
-                "as in the seed; details say whether it was recorded), tests_after = the passing count "
+                "dsrs (VerificationDeltaMetric): tests_before = example.tests_passing (0 when absent, "
+                "as in dsrs; details say whether it was recorded), tests_after = the passing count "
                 "in the test command's stdout: the sum of cargo's `test result: ... N passed` lines, "
                 "else the last pytest-style `N passed` (0 when none is found; details.count_found). "
                 "Value 1.0 if after > before, 0.5 if equal, 0.0 if fewer. " + _RUNS

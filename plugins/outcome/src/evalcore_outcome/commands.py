@@ -116,7 +116,7 @@ class VerificationDelta(_CommandMetric):
     def judge(self, example: Record, prediction: Record) -> Score:
         before = example.get("tests_passing")
         if before is None:
-            before = 0  # the seed's default when the baseline is not recorded
+            before = 0  # the dsrs default when the baseline is not recorded
         elif isinstance(before, bool) or not isinstance(before, int) or before < 0:
             raise InputError(f"expected a count of tests, got {before!r}", field="example.tests_passing")
         result = self.run(prediction)

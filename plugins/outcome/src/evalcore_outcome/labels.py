@@ -49,7 +49,7 @@ def improvement(record: Record, counts: str) -> tuple[int, int]:
     """``(sign, delta)`` of the test change: sign +1 improved, 0 unchanged, -1 regressed.
 
     ``verification_delta`` is read as a change in passing tests (``counts="passing"``,
-    seed 000: positive is better) or in failing tests (``counts="failing"``, seed 003:
+    dsrs: positive is better) or in failing tests (``counts="failing"``, Adjutant:
     negative is better). Without it, ``tests_after - tests_before`` (passing tests) is used.
     """
     if record.get("verification_delta") is None and record.get("tests_after") is not None:

@@ -1,11 +1,11 @@
-"""Labelled tool-call records (seeds 000 and 003) and their JSONL loader.
+"""Labelled tool-call records (dsrs and Adjutant) and their JSONL loader.
 
 Each JSONL line is one of:
 
-* a :class:`LabeledToolCall` (seed 003: ``signature``, ``inputs``, ``outputs``,
+* a :class:`LabeledToolCall` (Adjutant: ``signature``, ``inputs``, ``outputs``,
   ``step_utility``, ``verification_delta`` in *failing* tests, ``cost_tokens``,
   ``cost_tool_calls``, ``was_repeated``), recognised by its ``signature`` field;
-* an :class:`OutcomeCoupledLabels` record (seed 000: ``step_utility``, ``tests_before``,
+* an :class:`OutcomeCoupledLabels` record (dsrs: ``step_utility``, ``tests_before``,
   ``tests_after``, ``verification_delta`` in *passing* tests, ``was_repeated``,
   ``params_valid``, ``outcome_score``), optionally with the call's ``tool`` and ``params``.
 
@@ -25,7 +25,7 @@ Utility = Field(ge=-1.0, le=1.0, allow_inf_nan=False)
 
 
 class OutcomeCoupledLabels(BaseModel):
-    """Training labels of one tool step (seed 000); ``verification_delta`` counts passing tests."""
+    """Training labels of one tool step (dsrs); ``verification_delta`` counts passing tests."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -52,7 +52,7 @@ class OutcomeCoupledLabels(BaseModel):
 
 
 class LabeledToolCall(BaseModel):
-    """A tool call with outcome-coupled labels (seed 003); ``verification_delta`` counts failing tests."""
+    """A tool call with outcome-coupled labels (Adjutant); ``verification_delta`` counts failing tests."""
 
     model_config = ConfigDict(extra="forbid")
 

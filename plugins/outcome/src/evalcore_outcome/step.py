@@ -1,4 +1,4 @@
-"""Composite step scores: seed 000's ``outcome_coupled`` and seed 003's ``step_score``."""
+"""Composite step scores: the dsrs ``outcome_coupled`` and Adjutant's ``step_score``."""
 
 from __future__ import annotations
 

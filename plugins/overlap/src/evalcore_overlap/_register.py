@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from evalcore.plugin import (
-    PLUGIN_API_VERSION,
     Granularity,
     MetricSpec,
     ParamSpec,
@@ -12,6 +11,8 @@ from evalcore.plugin import (
 )
 
 __all__ = ["PLUGIN_API_VERSION", "evalcore_metrics"]
+
+PLUGIN_API_VERSION = 1  # the evalcore plugin API these specs are written for
 
 _PKG = "evalcore_overlap"
 _RESPONSE = "prediction.response"
@@ -38,7 +39,7 @@ BOTH_EMPTY = ParamSpec(
 _NORMALISED = (
     "Both sides are normalised as DSPy's normalize_text (= SQuAD's normalize_answer plus "
     "NFD): Unicode NFD, lower-case, drop ASCII punctuation, drop the articles a/an/the, "
-    "collapse whitespace; the ignore_* switches (seed 002) turn single steps off. "
+    "collapse whitespace; the ignore_* switches (the Auepora RAG metric spec) turn single steps off. "
     "With several reference answers the best value counts. "
 )
 _F1 = (
@@ -150,7 +151,7 @@ def _rouge_spec() -> MetricSpec:
         "whole text), 'Lsum' (summary-level union LCS over newline-separated sentences). "
         "measure: 'f' F-measure (default), 'p' precision, 'r' recall. use_stemmer applies "
         "NLTK's Porter stemmer to tokens longer than 3 characters; rouge-score's default is "
-        "off (also the default here), seed 002 suggests on. With several references the one "
+        "off (also the default here), the Auepora RAG metric spec suggests on. With several references the one "
         "with the highest F-measure is used for every measure, as score_multi does. An empty "
         "target or prediction scores 0. compare_to='query' compares with example.query "
         "instead (a relevance reading). Details carry precision, recall and fmeasure. "
@@ -233,7 +234,7 @@ def _sacre_specs() -> list[MetricSpec]:
     corpus = {"family": "bleu", "value_range": (0.0, 100.0), "requires": ("sacrebleu",)}
     return [
         _spec(
-            "bleu", "sacre:CorpusBleu", "Corpus BLEU (sacrebleu), the seed-002 default BLEU.",
+            "bleu", "sacre:CorpusBleu", "Corpus BLEU (sacrebleu), the Auepora RAG metric spec's default BLEU.",
             _SACRE + _CORPUS + "Defaults follow sacrebleu.corpus_bleu: 13a tokenizer, exp "
             "smoothing, 4-grams, case-sensitive, no effective order; closest reference length "
             "for the brevity penalty. " + _EMPTY,
@@ -268,7 +269,7 @@ def _evidence_spec() -> MetricSpec:
     return _spec(
         "evidence_overlap_faithfulness", "evidence:EvidenceOverlapFaithfulness",
         "Lexical faithfulness: share of the response's n-grams found in the evidence.",
-        "Seed 002 4.4.1: n-gram recall of the response against the evidence = the fraction of "
+        "The Auepora RAG metric spec: n-gram recall of the response against the evidence = the fraction of "
         "the response's n-grams (counted with repeats) that occur in some evidence document. "
         "Evidence: the text of prediction.retrieved (first top_k; evidence_source='retrieved', "
         "default) or of example.relevant_docs ('relevant'). Documents are tokenised one by one, "

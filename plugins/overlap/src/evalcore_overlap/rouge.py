@@ -56,7 +56,7 @@ def score_lcs(target: Sequence[str], prediction: Sequence[str]) -> RougeScore:
 
 
 def score_lsum(target: list[list[str]], prediction: list[list[str]]) -> RougeScore:
-    """ROUGE-Lsum: summary-level union LCS over newline-separated sentences (ROUGE paper §3.2)."""
+    """ROUGE-Lsum: summary-level union LCS over newline-separated sentences (the ROUGE paper, section 3.2)."""
     ref_total = sum(map(len, target))
     pred_total = sum(map(len, prediction))
     if not ref_total or not pred_total:

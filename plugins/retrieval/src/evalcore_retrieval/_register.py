@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from evalcore.plugin import PLUGIN_API_VERSION, MetricSpec, ParamSpec, TargetCategory, hookimpl
+from evalcore.plugin import MetricSpec, ParamSpec, TargetCategory, hookimpl
 
 __all__ = ["PLUGIN_API_VERSION", "evalcore_metrics", "evalcore_readers"]
+
+PLUGIN_API_VERSION = 1  # the evalcore plugin API these specs are written for
 
 _METRICS = "evalcore_retrieval.metrics"
 _INPUTS = ("example.relevant_docs", "prediction.retrieved")

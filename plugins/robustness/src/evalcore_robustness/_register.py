@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from evalcore.plugin import (
-    PLUGIN_API_VERSION,
     Granularity,
     MetricSpec,
     ParamSpec,
@@ -14,12 +13,14 @@ from evalcore.plugin import (
 
 __all__ = ["PLUGIN_API_VERSION", "evalcore_metrics"]
 
+PLUGIN_API_VERSION = 1  # the evalcore plugin API these specs are written for
+
 _PKG = "evalcore_robustness"
 _LINKS = (
     " Records are linked by labels.variant_of (the record id of the base sample, example.id); "
     "variants whose link names no record, links that form a cycle and duplicate record ids are "
     "listed in the details and the feedback. An empty subset makes the result skipped with the "
-    "reason and the counts (seed 002 §9.1 would report 0.0, which reads as total failure)."
+    "reason and the counts (the Auepora RAG metric spec would report 0.0, which reads as total failure)."
 )
 
 DEFAULT_REFUSALS = ("i don't know", "cannot answer", "not enough information")
@@ -31,7 +32,8 @@ def _specs() -> list[MetricSpec]:
             name="noise_robustness", implementation=f"{_PKG}.noise:NoiseRobustness",
             summary="A base metric on noisy query variants divided by its value on the clean samples.",
             description=(
-                "Seed 002 §6.1: base set = samples without labels.variant_of; noisy set = samples with "
+                "From the Auepora RAG metric spec: base set = samples without labels.variant_of; "
+                "noisy set = samples with "
                 "labels.variant_of and labels.scenario in noise_scenarios (default paraphrase, typo). "
                 "The base metric (any metric id, e.g. overlap/token_f1 or retrieval/recall@5, with "
                 "metric_params) is computed on each set: the mean of its per-sample values (skipped "
@@ -56,7 +58,8 @@ def _specs() -> list[MetricSpec]:
             name="negative_rejection", implementation=f"{_PKG}.rejection:NegativeRejection",
             summary="Rate of refusals on unanswerable queries.",
             description=(
-                "Seed 002 §6.2: on samples with labels.scenario == scenario (default 'unanswerable'; "
+                "From the Auepora RAG metric spec: on samples with labels.scenario == scenario "
+                "(default 'unanswerable'; "
                 "others are skipped) the value is 1.0 when the response, lower-cased and stripped, "
                 "contains any refusal pattern (default: \"i don't know\", \"cannot answer\", \"not "
                 "enough information\"), else 0.0; the mean over samples is the negative rejection "
@@ -76,11 +79,12 @@ def _specs() -> list[MetricSpec]:
             name="counterfactual_consistency", implementation=f"{_PKG}.counterfactual:CounterfactualConsistency",
             summary="Mean similarity between each counterfactual variant's answer and its base sample's.",
             description=(
-                "Seed 002 §6.3: for each sample with labels.variant_of and labels.scenario == scenario "
+                "From the Auepora RAG metric spec: for each sample with labels.variant_of and "
+                "labels.scenario == scenario "
                 "(default 'counterfactual'; None: any variant), the similarity metric scores its response "
                 "against the base sample's response (given to it as reference_answer). Value = mean "
                 "similarity over the pairs. The similarity is a metric id: overlap/token_f1 by default "
-                "(the seed asks for a semantic metric: use an embedding metric id when the semantic "
+                "(the Auepora RAG metric spec asks for a semantic metric: use an embedding metric id when the semantic "
                 "plugin is installed)." + _LINKS
             ),
             family="robustness", target=TargetCategory.COUNTERFACTUAL_ROBUSTNESS, tier=Tier.PROXY,
@@ -88,7 +92,8 @@ def _specs() -> list[MetricSpec]:
             params=(
                 ParamSpec(name="similarity", type="str", default="overlap/token_f1", identity=True,
                           description="id of the pairwise similarity metric"),
-                ParamSpec(name="similarity_params", type="dict", default=None, nullable=True, identity=True),
+                ParamSpec(name="similarity_params", type="dict", default=None, nullable=True, identity=True,
+                          description="parameters for the similarity metric"),
                 ParamSpec(name="scenario", type="str", default="counterfactual", nullable=True, identity=True,
                           description="labels.scenario of the counterfactual variants (None: any)"),
             ),
@@ -99,7 +104,8 @@ def _specs() -> list[MetricSpec]:
             name="robustness", implementation=f"{_PKG}.expected_signal:ExpectedSignal",
             summary="Expected-signal score: how much of example.expected_signal the response keeps.",
             description=(
-                "Seed 004 (built-in `robustness`, output robustness_score): mode 'normalized_overlap' "
+                "The benchmark engine's registry (built-in `robustness`, output robustness_score): "
+                "mode 'normalized_overlap' "
                 "(default) = share of the distinct tokens of the expected signal that occur in the "
                 "response, both normalised like DSPy's normalize_text (lower case, no punctuation or "
                 "articles); mode 'exact_casefold' = 1.0 when the stripped, case-folded response equals "
@@ -110,7 +116,9 @@ def _specs() -> list[MetricSpec]:
             value_range=(0.0, 1.0),
             params=(
                 ParamSpec(name="mode", type="str", default="normalized_overlap", identity=True,
-                          choices=("normalized_overlap", "exact_casefold")),
+                          choices=("normalized_overlap", "exact_casefold"),
+                          description="'normalized_overlap': share of the signal's tokens kept; "
+                                      "'exact_casefold': 1 when the whole signal occurs"),
                 ParamSpec(name="expected_signal", type="str", default=None, nullable=True,
                           description="overrides example.expected_signal"),
             ),

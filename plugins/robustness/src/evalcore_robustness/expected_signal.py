@@ -1,4 +1,4 @@
-"""``robustness`` (seed 004): how much of an expected signal survives in the output."""
+"""``robustness`` (the benchmark engine's registry): how much of an expected signal survives in the output."""
 
 from __future__ import annotations
 

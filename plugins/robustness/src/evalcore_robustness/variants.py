@@ -1,6 +1,6 @@
 """Per-sample state of the variant-based metrics and the checks of their ``variant_of`` links.
 
-Seed 002 §6: a sample without ``labels.variant_of`` is a base sample; a sample with it is a
+In the Auepora RAG metric spec a sample without ``labels.variant_of`` is a base sample; a sample with it is a
 variant of the sample whose record id it names, tagged with ``labels.scenario``.
 """
 

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from evalcore.plugin import PLUGIN_API_VERSION, MetricSpec, ParamSpec, TargetCategory, Tier, hookimpl
+from evalcore.plugin import MetricSpec, ParamSpec, TargetCategory, Tier, hookimpl
 
 __all__ = ["PLUGIN_API_VERSION", "evalcore_metrics"]
+
+PLUGIN_API_VERSION = 1  # the evalcore plugin API these specs are written for
 
 _MODULE = "evalcore_semantic.metrics"
 _OFFLINE = """
@@ -15,8 +17,8 @@ texts are skipped with a reason."""
 _MODEL = (
     ParamSpec(name="model", type="str",
               description="local model directory (default $EVALCORE_EMBEDDING_MODEL), or the endpoint's model"),
-    ParamSpec(name="device", type="str", default="cpu"),
-    ParamSpec(name="batch_size", type="int", default=32, minimum=1),
+    ParamSpec(name="device", type="str", default="cpu", description="torch device of a local model"),
+    ParamSpec(name="batch_size", type="int", default=32, minimum=1, description="texts embedded per call"),
     ParamSpec(name="allow_download", type="bool", default=False, description="let transformers fetch from a hub"),
 )
 _EMBEDDER = (
@@ -24,11 +26,12 @@ _EMBEDDER = (
     ParamSpec(name="embed", type="any", description="callable: list of texts -> list of vectors"),
     ParamSpec(name="base_url", type="str", description="OpenAI-compatible API root serving /embeddings"),
     ParamSpec(name="api_key_env", type="str", description="environment variable holding the API key"),
-    ParamSpec(name="cache", type="str", default="readwrite", choices=("readwrite", "readonly", "refresh", "off")),
+    ParamSpec(name="cache", type="str", default="readwrite", choices=("readwrite", "readonly", "refresh", "off"),
+              description="how the vector cache is used"),
     ParamSpec(name="cache_dir", type="str", description="default $EVALCORE_CACHE_DIR or ~/.cache/evalcore"),
 )
 _COMPARE = ParamSpec(name="compare_to", type="str", default="reference", choices=("reference", "query"),
-                     identity=True)
+                     identity=True, description="compare the response with the reference answer or the query")
 _MODELS = ("torch==2.13.0", "transformers", "sentence-transformers")
 
 
@@ -38,7 +41,8 @@ def evalcore_metrics() -> list[MetricSpec]:
         MetricSpec(
             name="embedding_similarity", implementation=f"{_MODULE}:EmbeddingSimilarity",
             summary="Cosine similarity of response and reference (or query) embeddings.",
-            description="Seed 002 §4.3.2. Embeddings from a callable (`embed`), a local sentence-transformers or "
+            description="As in the Auepora RAG metric spec. Embeddings from a callable (`embed`), a local "
+                        "sentence-transformers or "
                         "transformers model (mean pooling, L2-normalised), or an OpenAI-compatible /v1/embeddings "
                         "endpoint (`base_url`, `model`). With several references the best cosine counts. "
                         "Vectors are cached on disk by embedder and text." + _OFFLINE,
@@ -49,7 +53,8 @@ def evalcore_metrics() -> list[MetricSpec]:
         MetricSpec(
             name="bertscore", implementation=f"{_MODULE}:BertScore",
             summary="BERTScore precision, recall and F1 on a local model (bert-score's numbers).",
-            description="Seed 002 §4.3.1, computed as the bert-score package does: greedy matching of token "
+            description="From the Auepora RAG metric spec, computed as the bert-score package does: greedy "
+                        "matching of token "
                         "embeddings of layer `num_layers` (default: the last), [CLS]/[SEP] weighted 0, optional "
                         "idf weights over the references of the batch, optional baseline rescaling from a "
                         "bert-score baseline file. With several references the best F1 counts (bert-score's "
@@ -60,11 +65,13 @@ def evalcore_metrics() -> list[MetricSpec]:
             params=(
                 _COMPARE,
                 ParamSpec(name="score_type", type="str", default="f1", choices=("f1", "precision", "recall"),
-                          identity=True),
+                          identity=True, description="which BERTScore is the value"),
                 ParamSpec(name="num_layers", type="int", minimum=0, identity=True,
                           description="hidden layer whose token embeddings are matched"),
-                ParamSpec(name="idf", type="bool", default=False, identity=True),
-                ParamSpec(name="rescale_with_baseline", type="bool", default=False, identity=True),
+                ParamSpec(name="idf", type="bool", default=False, identity=True,
+                          description="idf weights over the references of the batch"),
+                ParamSpec(name="rescale_with_baseline", type="bool", default=False, identity=True,
+                          description="rescale with the baseline in baseline_path"),
                 ParamSpec(name="baseline_path", type="str", description="bert-score baseline file (LAYER,P,R,F)"),
                 *_MODEL,
             ),
@@ -73,13 +80,15 @@ def evalcore_metrics() -> list[MetricSpec]:
         MetricSpec(
             name="intra_list_diversity", implementation=f"{_MODULE}:IntraListDiversity",
             summary="1 − mean pairwise cosine of the top-k retrieved documents, embedded by a model.",
-            description="Seed 002 §7.2.2 for documents without stored embeddings: the texts of the first "
+            description="The Auepora intra-list diversity for documents without stored embeddings: the texts "
+                        "of the first "
                         "`top_k` retrieved documents are embedded (same backends and cache as "
                         "embedding_similarity); fewer than two documents skip the sample. The system plugin "
                         "has the variant reading metadata embeddings." + _OFFLINE,
             family="diversity", target=TargetCategory.DIVERSITY, tier=Tier.PROXY, value_range=(0.0, 2.0),
             inputs=("prediction.retrieved",),
-            params=(ParamSpec(name="top_k", type="int", default=5, minimum=2, identity=True), *_EMBEDDER),
+            params=(ParamSpec(name="top_k", type="int", default=5, minimum=2, identity=True,
+                              description="how many leading retrieved documents are compared"), *_EMBEDDER),
             requires=_MODELS, version="1",
         ),
     ]

@@ -29,7 +29,7 @@ class Embedder(Protocol):
 
 
 class CallableEmbedder:
-    """``fn(texts) -> vectors`` (seed 002's ``embed_fn``)."""
+    """``fn(texts) -> vectors`` (the Auepora spec's ``embed_fn``)."""
 
     def __init__(self, fn: Callable[[list[str]], Any], batch_size: int = 32) -> None:
         if not callable(fn):

@@ -80,7 +80,7 @@ class _EmbeddingMetric(BatchMetric):
 
 
 class EmbeddingSimilarity(_EmbeddingMetric):
-    """Seed 002 §4.3.2: cosine of the response and the reference (best reference) or the query."""
+    """From the Auepora RAG metric spec: cosine of the response and the reference (best reference) or the query."""
 
     def _read(self, example: Record, prediction: Record) -> tuple[str, list[str]]:
         return _response_and_targets(example, prediction, self.params["compare_to"])
@@ -102,7 +102,7 @@ class EmbeddingSimilarity(_EmbeddingMetric):
 
 
 class BertScore(BatchMetric):
-    """Seed 002 §4.3.1: BERTScore precision, recall and F1 (``score_type`` picks the value)."""
+    """From the Auepora RAG metric spec: BERTScore precision, recall and F1 (``score_type`` picks the value)."""
 
     def setup(self) -> None:
         params = self.params
@@ -158,7 +158,7 @@ class BertScore(BatchMetric):
 
 
 class IntraListDiversity(_EmbeddingMetric):
-    """Seed 002 §7.2.2 with embeddings from a model: 1 − mean pairwise cosine of the top-k retrieved texts."""
+    """Auepora intra-list diversity, embeddings from a model: 1 − mean pairwise cosine of the top-k texts."""
 
     def _read(self, example: Record, prediction: Record) -> list[str]:
         texts = doc_texts(prediction.get("retrieved"), field="prediction.retrieved")[: self.params["top_k"]]

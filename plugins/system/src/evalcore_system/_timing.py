@@ -1,4 +1,5 @@
-"""Reading a latency from a prediction: ``timings[timing_key]`` (seed 002) or ``duration_ms`` (seed 004)."""
+"""Reading a latency from a prediction: ``timings[timing_key]`` (the Auepora RAG metric spec)
+or ``duration_ms`` (the benchmark engine's registry)."""
 
 from __future__ import annotations
 

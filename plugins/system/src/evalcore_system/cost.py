@@ -1,4 +1,4 @@
-"""``cost_efficiency``: score per unit of cost (seed 004)."""
+"""``cost_efficiency``: score per unit of cost (the benchmark engine's registry)."""
 
 from __future__ import annotations
 

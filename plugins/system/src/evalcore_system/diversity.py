@@ -1,4 +1,4 @@
-"""Diversity (seed 002 §7.2): ``distinct_n`` of all responses, ``intra_list_diversity`` of retrieved docs."""
+"""Diversity (Auepora RAG metric spec): ``distinct_n`` of all responses, ``intra_list_diversity`` of retrieved docs."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Latency: ``mean_latency``, ``quantile_latency`` (seed 002 §7.1), ``technical_performance`` (seed 004)."""
+"""Latency: ``mean_latency``, ``quantile_latency`` (the Auepora RAG metric spec),
+``technical_performance`` (the benchmark engine's registry)."""
 
 from __future__ import annotations
 

@@ -1,0 +1,205 @@
+"""The conformance kit for plugin authors: a pytest plugin and a test class to subclass.
+
+Installed with ``evalcore-core`` as the pytest plugin ``evalcore`` (entry point ``pytest11``).
+A plugin's tests subclass :class:`PluginConformance` and get, for every metric of its
+namespace, the checks every evalcore metric must pass::
+
+    from evalcore.testkit import PluginConformance
+
+    class TestConformance(PluginConformance):
+        namespace = "acme"
+        package = "evalcore_acme"
+        examples = [{"example": {"reference_answer": "a b"}, "prediction": {"response": "a c"}}]
+
+Per metric: the spec is valid and complete, the implementation path loads and is of the
+declared granularity, the id round-trips through parse and format, values on the plugin's own
+``examples`` lie in the declared range (at least one scores), scoring twice gives the same
+values where the spec says deterministic, corpus states merged in parts equal the whole,
+sample metrics answer DSPy-style calls, and ``bad_inputs`` give ``skipped`` or ``error`` with a
+message. Once per plugin: listing its metrics imports none of its implementation modules and
+none of ``heavy``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
+
+import pytest
+
+from ._identity import canonical_id, parse_metric_id
+from ._metric import CorpusMetric, Metric, implementation_kind
+from ._registry import default_registry, load_implementation
+from ._result import Score, Status
+from ._spec import Granularity, MetricSpec
+
+__all__ = ["PluginConformance"]
+
+Pair = Mapping[str, Mapping[str, Any]]
+
+
+def _only(granularity: Granularity) -> Any:
+    """Mark a per-metric check as applying to metrics of one granularity only."""
+
+    def mark(fn: Any) -> Any:
+        fn.kit_granularity = granularity
+        return fn
+
+    return mark
+
+
+class PluginConformance:
+    """Subclass it in a test module (its name starting with ``Test``) and set ``namespace``."""
+
+    namespace: ClassVar[str] = ""
+    """The plugin's namespace (its entry-point name)."""
+    package: ClassVar[str] = ""
+    """The plugin's import package; its modules other than ``_register`` must stay unimported by listing."""
+    heavy: ClassVar[tuple[str, ...]] = ("numpy", "torch", "httpx", "transformers")
+    """Top-level modules that listing must not import."""
+    examples: ClassVar[Sequence[Pair]] = ()
+    """``{"example": ..., "prediction": ...}`` pairs scored by every metric."""
+    examples_by_metric: ClassVar[Mapping[str, Sequence[Pair]]] = {}
+    """Pairs for particular metrics (by ``namespace/name``), used instead of ``examples``."""
+    params: ClassVar[Mapping[str, Mapping[str, Any]]] = {}
+    """Parameters to create particular metrics with (required ones, or offline backends)."""
+    bad_inputs: ClassVar[Sequence[Pair]] = ({"example": {}, "prediction": {}},)
+    """Pairs every metric must answer with ``skipped`` or ``error`` and a message."""
+    accepts_bad_inputs: ClassVar[Mapping[str, str]] = {}
+    """Metrics (by key) that score ``bad_inputs`` on purpose, with the reason."""
+
+    # -- helpers -------------------------------------------------------------------------
+
+    def metric_keys(self, granularity: Granularity | None = None) -> list[str]:
+        """The keys of the plugin's metrics (the kit parametrises its checks with them)."""
+        return sorted({i.key for i in default_registry().metrics() if i.spec.namespace == self.namespace
+                       and granularity in (None, i.spec.granularity)})
+
+    def spec(self, key: str) -> MetricSpec:
+        return default_registry().describe(key).spec
+
+    def create(self, key: str) -> Metric:
+        return default_registry().create(key, **self.params.get(key, {}))
+
+    def pairs(self, key: str) -> Sequence[Pair]:
+        return self.examples_by_metric.get(key, self.examples)
+
+    def scores(self, metric: Metric, pairs: Sequence[Pair]) -> list[Score]:
+        """Per-pair results, and for a corpus metric its corpus result last."""
+        examples = [p["example"] for p in pairs]
+        predictions = [p["prediction"] for p in pairs]
+        if isinstance(metric, CorpusMetric):
+            results = metric.states(examples, predictions)
+            return [s for s, _ in results] + [metric.corpus_score([state for _, state in results])]
+        return metric.score_many(examples, predictions)
+
+    # -- once per plugin -----------------------------------------------------------------
+
+    def test_plugin_loads_with_metrics(self) -> None:
+        plugins = [p for p in default_registry().plugins() if p.name == self.namespace]
+        assert plugins, f"no plugin named {self.namespace!r} is installed"
+        assert all(p.ok for p in plugins), [p.error for p in plugins]
+        assert self.metric_keys(), f"plugin {self.namespace!r} registers no metrics"
+
+    def test_listing_imports_nothing_heavy(self) -> None:
+        from .testing import modules_imported_by_listing
+
+        implementations = {self.spec(key).implementation.partition(":")[0] for key in self.metric_keys()}
+        loaded = modules_imported_by_listing()
+        assert not implementations & loaded, sorted(implementations & loaded)
+        own = sorted(m for m in loaded if self.package and m.startswith(f"{self.package}.")
+                     and m != f"{self.package}._register")
+        assert not own, own
+        assert not sorted(m for m in loaded if m.split(".")[0] in self.heavy)
+
+    # -- per metric ----------------------------------------------------------------------
+
+    def test_spec_is_complete(self, metric_key: str) -> None:
+        spec = self.spec(metric_key)
+        assert MetricSpec.model_validate(spec.model_dump()) == spec
+        missing = [name for name in ("summary", "description", "family", "inputs", "version")
+                   if not getattr(spec, name)]
+        assert not missing, f"{metric_key}: empty {', '.join(missing)}"
+        low, high = spec.value_range
+        assert low is None or high is None or low < high, f"{metric_key}: empty value range"
+        undocumented = [p.name for p in spec.params if not p.description and p.name != "k"]
+        assert not undocumented, f"{metric_key}: parameters without a description: {undocumented}"
+
+    def test_implementation_loads(self, metric_key: str) -> None:
+        spec = self.spec(metric_key)
+        cls = load_implementation(spec)
+        kind = implementation_kind(cls)
+        assert (kind == "corpus") == (spec.granularity is Granularity.CORPUS), \
+            f"{metric_key}: spec says {spec.granularity.value}, {spec.implementation} is a {kind} metric"
+
+    def test_id_round_trips(self, metric_key: str) -> None:
+        metric = self.create(metric_key)
+        parsed = parse_metric_id(metric.id)
+        assert parsed.key == metric_key
+        again = default_registry().create(metric.id, **{
+            name: value for name, value in self.params.get(metric_key, {}).items() if name not in parsed.params})
+        assert again.id == metric.id == canonical_id(metric.spec, metric.params)
+
+    def test_values_lie_in_the_declared_range(self, metric_key: str) -> None:
+        pairs = self.pairs(metric_key)
+        if not pairs:
+            pytest.skip(f"no examples for {metric_key}")
+        scores = self.scores(self.create(metric_key), pairs)
+        out_of_range = [s.error_message for s in scores if s.error_type == "ValueOutOfRange"]
+        assert not out_of_range, out_of_range
+        assert any(s.status is Status.OK and s.value is not None for s in scores), \
+            f"{metric_key} scored none of its examples: {[s.reason or s.error_message for s in scores]}"
+
+    def test_deterministic_where_declared(self, metric_key: str) -> None:
+        if not self.spec(metric_key).deterministic or not self.pairs(metric_key):
+            pytest.skip(f"{metric_key} is not declared deterministic or has no examples")
+        first = [_comparable(s) for s in self.scores(self.create(metric_key), self.pairs(metric_key))]
+        second = [_comparable(s) for s in self.scores(self.create(metric_key), self.pairs(metric_key))]
+        assert first == second
+
+    @_only(Granularity.CORPUS)
+    def test_corpus_states_merge_to_the_whole(self, metric_key: str) -> None:
+        metric = self.create(metric_key)
+        pairs = self.pairs(metric_key)
+        assert isinstance(metric, CorpusMetric), f"{metric_key} is declared corpus but is not a CorpusMetric"
+        assert len(pairs) >= 2, f"{metric_key}: give at least two examples to check merging"
+        states = [state for _, state in metric.states([p["example"] for p in pairs],
+                                                      [p["prediction"] for p in pairs])]
+        states = [s for s in states if s is not None]
+        half = len(states) // 2
+        whole = metric.corpus_score(states)
+        parts = metric.corpus_score([metric.merge(states[:half]), metric.merge(states[half:])])
+        assert _comparable(whole) == _comparable(parts)
+
+    @_only(Granularity.SAMPLE)
+    def test_dspy_style_calling(self, metric_key: str) -> None:
+        metric = self.create(metric_key)
+        for pair in self.pairs(metric_key):
+            score = metric.score_one(pair["example"], pair["prediction"])
+            if score.status is Status.OK:
+                assert math.isclose(metric(pair["example"], pair["prediction"]), score.value, abs_tol=1e-12)
+                passed = metric(pair["example"], pair["prediction"], trace=object())
+                assert passed is metric.spec.passes(score.value)
+                return
+        raise AssertionError(f"{metric_key} scored none of its examples")
+
+    def test_bad_input_is_skipped_or_an_error_with_a_message(self, metric_key: str) -> None:
+        if metric_key in self.accepts_bad_inputs:
+            pytest.skip(self.accepts_bad_inputs[metric_key])
+        for score in self.scores(self.create(metric_key), self.bad_inputs)[: len(self.bad_inputs)]:
+            assert score.status in (Status.SKIPPED, Status.ERROR), f"{metric_key} scored a bad input: {score}"
+            assert score.reason or score.error_message, f"{metric_key}: {score.status.value} without a message"
+
+
+def _comparable(score: Score) -> tuple[Any, ...]:
+    value = None if score.value is None else round(score.value, 12)
+    return score.status, value, score.reason, score.error_type
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """Parametrise the kit's per-metric checks with the metrics of the subclass's namespace."""
+    cls = metafunc.cls
+    if cls is not None and issubclass(cls, PluginConformance) and "metric_key" in metafunc.fixturenames:
+        granularity = getattr(metafunc.function, "kit_granularity", None)
+        metafunc.parametrize("metric_key", cls().metric_keys(granularity))

@@ -1,0 +1,58 @@
+"""A value outside a metric's declared range is an error naming the range, whatever the metric kind."""
+
+import pytest
+from evalcore import BatchMetric, CorpusMetric, MetricSpec, SampleMetric, Status
+from evalcore._metric import guarded
+
+
+class Fixed(SampleMetric):
+    def score(self, example, prediction):
+        return prediction["value"]
+
+
+class FixedBatch(BatchMetric):
+    def score_batch(self, examples, predictions):
+        return [p["value"] for p in predictions]
+
+
+class Total(CorpusMetric):
+    def sample_state(self, example, prediction):
+        return prediction["value"]
+
+    def merge(self, states):
+        return sum(states)
+
+    def compute(self, state):
+        return state
+
+
+def _spec(value_range=(0.0, 1.0)):
+    return MetricSpec(name="m", namespace="t", implementation="x:y", summary="s", value_range=value_range)
+
+
+@pytest.mark.parametrize("cls", [Fixed, FixedBatch])
+def test_sample_and_batch_values_outside_the_range_are_errors(cls):
+    metric = cls(_spec())
+    ok, low, high = metric.score_many([{}, {}, {}], [{"value": 1.0}, {"value": -0.5}, {"value": 1.5}])
+    assert ok.value == 1.0 and ok.status is Status.OK
+    for score, value in ((low, -0.5), (high, 1.5)):
+        assert score.status is Status.ERROR and score.error_type == "ValueOutOfRange"
+        assert score.error_message == f"t/m: value {value} is outside its declared range [0, 1]"
+
+
+def test_the_evaluator_path_through_guarded_checks_the_range():
+    metric = Fixed(_spec((0.0, None)))
+    assert guarded(metric.score, {}, {"value": 1e6}).value == 1e6
+    score = guarded(metric.score, {}, {"value": -1})
+    assert score.error_message == "t/m: value -1.0 is outside its declared range [0, inf]"
+
+
+def test_a_corpus_value_outside_the_range_is_an_error():
+    metric = Total(_spec((0.0, 100.0)))
+    assert metric.corpus_score([40.0, 60.0]).value == 100.0
+    score = metric.corpus_score([60.0, 60.0])
+    assert score.status is Status.ERROR and "[0, 100]" in score.error_message
+
+
+def test_rounding_at_the_bounds_is_not_an_error():
+    assert Fixed(_spec()).score_one({}, {"value": 1.0 + 1e-12}).status is Status.OK

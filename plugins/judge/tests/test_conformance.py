@@ -1,0 +1,39 @@
+"""The evalcore conformance kit applied to every judge metric, judged by a scripted callable."""
+
+import json
+
+from evalcore.testkit import PluginConformance
+
+ANSWER = json.dumps({"score": 4, "recall": 0.5, "precision": 1.0, "completeness": 1.0, "groundedness": 0.5,
+                     "relevance": 4, "helpfulness": 3, "clarity": 5, "equivalent": True})
+
+
+def judge(prompt, metadata=None):
+    """A judge that answers every prompt with the same verdicts (no model, no network)."""
+    return ANSWER
+
+
+def equivalence_judge(prompt, metadata=None):
+    """Says every pair is equivalent (diff_semantic answers on a 0-1 scale)."""
+    return json.dumps({"score": 1, "equivalent": True})
+
+
+DOCS = [{"doc_id": "r", "text": "Hamlet is by Shakespeare."}]
+
+
+class TestConformance(PluginConformance):
+    namespace = "judge"
+    package = "evalcore_judge"
+    heavy = ("numpy", "torch", "httpx", "transformers")
+    examples = [
+        {"example": {"query": "Who wrote Hamlet?", "reference_answer": "Shakespeare wrote it.",
+                     "expected_output": "Shakespeare", "relevant_docs": DOCS},
+         "prediction": {"response": "William Shakespeare.", "retrieved": DOCS}},
+    ]
+    params = {key: {"judge": judge, "cache": "off"} for key in (
+        "judge/answer_quality", "judge/complete_and_grounded", "judge/diff_semantic", "judge/faithfulness",
+        "judge/llm_judge", "judge/semantic_f1")}
+    params["judge/diff_semantic"] = {**params["judge/diff_semantic"], "judge": equivalence_judge}
+    params["judge/answer_quality"] = {**params["judge/answer_quality"], "scale": "1-5"}
+    params["judge/llm_judge"] = {**params["judge/llm_judge"], "scale": "1-5"}
+    params["judge/faithfulness"] = {**params["judge/faithfulness"], "scale": "1-5"}
