@@ -53,13 +53,13 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
+    from ._engine.chunk import Chunk, Source  # noqa: F401
+    from ._engine.context import RunContext  # noqa: F401
+    from ._engine.readers import file_fingerprint  # noqa: F401
     from ._errors import InputError, ParameterError, SkipSample  # noqa: F401
     from ._fields import as_record, doc_texts, get_path, reference_answers, response_text, text_field  # noqa: F401
     from ._hooks import PLUGIN_API_VERSION, hookimpl  # noqa: F401
     from ._metric import BatchMetric, CorpusMetric, Metric, Record, SampleMetric  # noqa: F401
-    from ._engine.chunk import Chunk, Source  # noqa: F401
-    from ._engine.context import RunContext  # noqa: F401
-    from ._engine.readers import file_fingerprint  # noqa: F401
     from ._reader_spec import ReaderOption, ReaderSpec  # noqa: F401
     from ._records import iter_jsonl, parse_record  # noqa: F401
     from ._regex import regex_search  # noqa: F401
