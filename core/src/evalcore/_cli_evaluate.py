@@ -25,9 +25,11 @@ class _EvaluateCommand(click.Command):
     def get_params(self, ctx: click.Context) -> list[click.Parameter]:
         params = super().get_params(ctx)
         known = {opt for p in params for opt in getattr(p, "opts", [])}
-        registry = ctx.find_root().obj.get("registry") if ctx.find_root().obj else None
-        if registry is None:
-            return params
+        if not ctx.find_root().obj:
+            return params  # building help outside a run
+        from ._cli import _registry
+
+        registry = _registry(ctx.find_root())
         extra = []
         for reader in registry.readers():
             for option in reader.options:
@@ -86,7 +88,9 @@ def _evaluate(ctx: click.Context, data: str | None, metric_ids: Sequence[str], p
     from ._engine.run import evaluate as run_evaluation
     from ._engine.run import make_source
 
-    registry = ctx.find_root().obj["registry"]
+    from ._cli import _registry
+
+    registry = _registry(ctx.find_root())
     source = _reader_source(registry, options)
     if source is not None and data is not None:
         raise EvalcoreError(f"give either a JSONL file or the {source.name} reader's files, not both")
