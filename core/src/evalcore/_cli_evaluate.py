@@ -85,8 +85,8 @@ def evaluate_command(ctx: click.Context, data: str | None, metric_ids: Sequence[
 
 def _evaluate(ctx: click.Context, data: str | None, metric_ids: Sequence[str], program: str | None,
               dry_run: bool, as_json: bool, max_errors: float | None, options: dict[str, Any]) -> None:
-    from ._engine.run import evaluate as run_evaluation
-    from ._engine.run import make_source
+    from ._engine.entry import evaluate as run_evaluation
+    from ._engine.entry import make_source
 
     from ._cli import _registry
 
