@@ -1,0 +1,139 @@
+"""Scale-out on Ray: a local Ray instance gives the numbers of the local run, and keeps the budget."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+
+import evalcore
+import pytest
+from evalcore import MetricSpec, SampleMetric, Score
+from evalcore._registry import default_registry
+
+ray = pytest.importorskip("ray")
+pytestmark = pytest.mark.ray
+
+# The workers import this module's classes by value: the test folder is not a package they can import.
+ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])
+
+METRICS = [
+    "overlap/token_f1",  # sample
+    "retrieval/ndcg@10",  # batch
+    "overlap/bleu", "overlap/chrf", "system/distinct_n",  # corpus
+    "robustness/noise_robustness(metric='overlap/token_f1')",  # relates records across chunks
+    "robustness/counterfactual_consistency",
+]
+
+
+@pytest.fixture(scope="module")
+def local_ray():
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    yield
+    ray.shutdown()
+
+
+@pytest.fixture(scope="module")
+def dataset(root):
+    """rag.jsonl five times over, with typo and counterfactual variants listed after all bases."""
+    base = [json.loads(line) for line in (root / "examples" / "rag.jsonl").read_text().splitlines()]
+    bases, variants = [], []
+    for copy in range(5):
+        for record in base:
+            record = json.loads(json.dumps(record))
+            labels = record["example"].setdefault("labels", {})
+            record["id"] = f"{record['id']}-{copy}"
+            if labels.get("variant_of"):
+                labels["variant_of"] = f"{labels['variant_of']}-{copy}"
+                variants.append(record)
+                continue
+            bases.append(record)
+            if labels.get("scenario") != "base":
+                continue
+            response = record["prediction"]["response"]
+            for scenario, answer in (("typo", response.lower()), ("counterfactual", f"{response} Not sure.")):
+                variant = json.loads(json.dumps(record))
+                variant["id"] = f"{record['id']}-{scenario}"
+                variant["example"]["labels"] = {"scenario": scenario, "variant_of": record["id"]}
+                variant["prediction"]["response"] = answer
+                variants.append(variant)
+    return bases + variants
+
+
+def rows_by_id(result):
+    return sorted(result.samples, key=lambda row: row["id"])
+
+
+def test_every_metric_kind_gives_the_local_numbers(local_ray, dataset):
+    local = evalcore.evaluate(dataset, METRICS, chunk_size=7, seed=3)
+    remote = evalcore.evaluate(dataset, METRICS, chunk_size=7, seed=3, executor="ray")
+    assert remote.provenance["executor"] == "ray"
+    assert len(dataset) == 160 and remote.provenance["n_finished"] == 160
+    assert remote.to_dict()["metrics"] == local.to_dict()["metrics"]
+    assert all(summary.n > 0 for summary in remote.metrics.values())
+    assert rows_by_id(remote) == rows_by_id(local)
+
+
+def test_columnar_trec_chunks_give_the_local_numbers(local_ray, shared):
+    data = shared / "reference" / "trec_eval"
+    [reader] = [r for r in default_registry().readers() if {o.dest for o in r.options} == {"qrels", "run"}]
+    metrics = ["retrieval/map", "retrieval/ndcg@10", "retrieval/precision@10"]
+
+    def run(**options):
+        source = reader.open(qrels=str(data / "qrels.test"), run=str(data / "results.test"))
+        return evalcore.evaluate(source, metrics, chunk_size=10, **options)
+
+    local, remote = run(), run(executor="ray")
+    assert remote.to_dict()["metrics"] == local.to_dict()["metrics"]
+    assert rows_by_id(remote) == rows_by_id(local)
+
+
+class Paid(SampleMetric):
+    """Costs ``cost_msats`` per sample (its spec's estimate is the same), after a short wait."""
+
+    def score(self, example, prediction):
+        time.sleep(0.01)
+        return Score(1.0, cost_msats=self.spec.cost_msats)
+
+
+def paid(cost_msats):
+    spec = MetricSpec(name="paid", namespace="t", implementation="tests:Paid", summary="paid",
+                      tier="truth", cost_msats=cost_msats)
+    return Paid(spec)
+
+
+def test_the_budget_holds_across_workers(local_ray, dataset):
+    budget = evalcore.Budget(95)
+    result = evalcore.evaluate(dataset[:40], [paid(10)], budget_msats=budget, chunk_size=4, executor="ray")
+    statuses = [row["scores"]["t/paid"]["status"] for row in result.samples]
+    assert statuses.count("ok") == 9 and statuses.count("skipped") == 31
+    assert (budget.spent, budget.reserved, budget.refused) == (90, 0, 31)
+    assert result.provenance["budget"] == {"limit_msats": 95, "spent_msats": 90, "refused_calls": 31}
+    # the same Budget object carries over to the next run: 5 msats left, nothing more fits
+    again = evalcore.evaluate(dataset[:4], [paid(10)], budget_msats=budget, executor="ray")
+    assert again.metrics["t/paid"].n == 0 and budget.spent == 90
+
+
+def test_a_callable_metric_is_shipped_to_the_workers(local_ray, dataset):
+    wanted = "paris"
+
+    def mentions(gold, pred, trace=None):
+        return wanted in pred.response.lower()
+
+    local = evalcore.evaluate(dataset, [mentions], chunk_size=16)
+    remote = evalcore.evaluate(dataset, [mentions], chunk_size=16, executor="ray")
+    assert remote.to_dict()["metrics"] == local.to_dict()["metrics"]
+    assert remote.metrics["local/mentions"].n == len(dataset)
+    assert rows_by_id(remote) == rows_by_id(local)
+
+
+def test_cli_metric_objects_and_a_program_run_on_the_workers(local_ray, dataset):
+    def answer(example):
+        return {"response": example.reference_answer if isinstance(example.reference_answer, str) else "?"}
+
+    examples = [r["example"] | {"id": r["id"]} for r in dataset[:30]]
+    metrics = [default_registry().create("overlap/exact_match"), default_registry().create("overlap/bleu")]
+    local = evalcore.evaluate(examples=examples, program=answer, metrics=metrics, chunk_size=8)
+    remote = evalcore.evaluate(examples=examples, program=answer, metrics=metrics, chunk_size=8, executor="ray")
+    assert remote.to_dict()["metrics"] == local.to_dict()["metrics"]
+    assert remote.metrics["overlap/exact_match"].value == 1.0
