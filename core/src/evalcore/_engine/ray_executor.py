@@ -21,7 +21,7 @@ from .chunk import Chunk
 from .executors import OnResult
 from .plan import Plan
 from .ray_budget import SharedBudget
-from .ray_worker import make_recipe, score_task
+from .ray_worker import PlanRecipe, make_recipe, score_task
 from .score import ChunkResult
 
 
@@ -45,9 +45,9 @@ def connect(ray: Any, address: str | None) -> None:
         return
     try:
         if address is not None:
-            ray.init(address=address, log_to_driver=False)
+            ray.init(address=address)
         else:
-            ray.init(num_cpus=len(os.sched_getaffinity(0)), include_dashboard=False, log_to_driver=False)
+            ray.init(num_cpus=len(os.sched_getaffinity(0)), include_dashboard=False)
     except (ConnectionError, RuntimeError, ValueError) as exc:
         where = f"the Ray cluster at ray_address={address!r}" if address else "a local Ray instance"
         raise RayUnavailable(f"cannot start or reach {where}: {exc}") from None
@@ -66,9 +66,23 @@ class RayExecutor:
         cache_dir = plan.context.cache_dir or str(default_cache_dir())
         self.key = uuid.uuid4().hex
         recipe = make_recipe(self.key, plan, program, self.budget.proxy(), cache_dir)
-        self.recipe_box = [ray.put(recipe)]
+        self.recipe_box = [self._put(recipe)]
         self.task = ray.remote(num_cpus=1, max_retries=0)(score_task)
         self.in_flight = max(2, 2 * int(ray.cluster_resources().get("CPU", 1)))
+
+    def _put(self, recipe: PlanRecipe) -> Any:
+        """The recipe in Ray's object store; a metric or program that cannot be pickled is named."""
+        try:
+            return self.ray.put(recipe)
+        except TypeError as exc:
+            shipped = [(getattr(m, "id", "?"), m) for m in recipe.metrics if not isinstance(m, str)]
+            for name, item in [*shipped, ("the program", recipe.program)]:
+                try:
+                    self.ray.cloudpickle.dumps(item)
+                except Exception as item_exc:  # noqa: BLE001 - reported as the run's error
+                    raise EvalcoreError(f"{name}: cannot be sent to the Ray workers ({item_exc}); "
+                                        "give metrics by registry id, or make the object picklable") from None
+            raise EvalcoreError(f"the run's plan cannot be sent to the Ray workers: {exc}") from None
 
     async def run(self, chunks: Iterator[Chunk], on_result: OnResult) -> None:
         pending: dict[asyncio.Future[ChunkResult], Any] = {}

@@ -51,9 +51,10 @@ def make_recipe(key: str, plan: Plan, program: Callable[..., Any] | None, budget
 
 
 def _detached(metric: Metric) -> Metric:
-    """A copy of ``metric`` without the driver's run context (it holds the driver's budget)."""
+    """A copy of ``metric`` without the driver's run context (its budget stays on the driver);
+    the worker binds its own."""
     shipped = copy.copy(metric)
-    shipped.context = RunContext()
+    del shipped.context
     return shipped
 
 
