@@ -47,7 +47,7 @@ def connect(ray: Any, address: str | None) -> None:
         if address is not None:
             ray.init(address=address)
         else:
-            ray.init(num_cpus=len(os.sched_getaffinity(0)), include_dashboard=False)
+            ray.init(address="local", num_cpus=len(os.sched_getaffinity(0)), include_dashboard=False)
     except (ConnectionError, RuntimeError, ValueError) as exc:
         where = f"the Ray cluster at ray_address={address!r}" if address else "a local Ray instance"
         raise RayUnavailable(f"cannot start or reach {where}: {exc}") from None

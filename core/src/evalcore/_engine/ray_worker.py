@@ -46,7 +46,8 @@ def make_recipe(key: str, plan: Plan, program: Callable[..., Any] | None, budget
                 cache_dir: str | None) -> PlanRecipe:
     """The recipe of ``plan`` whose workers share ``budget`` and the cache in ``cache_dir``."""
     context = attrs.evolve(plan.context, budget=budget, cache_dir=cache_dir)
-    metrics = [source if source is not None else _detached(metric) for metric, source in zip(plan.metrics, plan.sources)]
+    metrics = [source if source is not None else _detached(metric)
+               for metric, source in zip(plan.metrics, plan.sources)]
     return PlanRecipe(key, metrics, attrs.evolve(plan.options, budget=budget), context, program)
 
 
