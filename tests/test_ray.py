@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
+import os
 import pathlib
 import sys
 import time
@@ -91,17 +93,27 @@ def test_columnar_trec_chunks_give_the_local_numbers(local_ray, shared):
 
 
 class Paid(SampleMetric):
-    """Costs ``cost_msats`` per sample (its spec's estimate is the same), after a short wait."""
+    """Estimated at its spec's ``cost_msats``, costs ``actual`` after a short wait; says which process scored."""
+
+    actual = None
 
     def score(self, example, prediction):
         time.sleep(0.01)
-        return Score(1.0, cost_msats=self.spec.cost_msats)
+        return Score(1.0, cost_msats=self.actual or self.spec.cost_msats, details={"pid": os.getpid()})
 
 
-def paid(cost_msats):
+class AsyncPaid(Paid):
+    async def ascore(self, example, prediction):
+        await asyncio.sleep(0.01)
+        return Score(1.0, cost_msats=self.actual, details={"pid": os.getpid()})
+
+
+def paid(cost_msats, cls=Paid, actual=None):
     spec = MetricSpec(name="paid", namespace="t", implementation="tests:Paid", summary="paid",
                       tier="truth", cost_msats=cost_msats)
-    return Paid(spec)
+    metric = cls(spec)
+    metric.actual = actual
+    return metric
 
 
 def test_the_budget_holds_across_workers(local_ray, dataset):
@@ -109,11 +121,22 @@ def test_the_budget_holds_across_workers(local_ray, dataset):
     result = evalcore.evaluate(dataset[:40], [paid(10)], budget_msats=budget, chunk_size=4, executor="ray")
     statuses = [row["scores"]["t/paid"]["status"] for row in result.samples]
     assert statuses.count("ok") == 9 and statuses.count("skipped") == 31
+    assert len({row["scores"]["t/paid"]["details"]["pid"] for row in result.samples if "details" in
+                row["scores"]["t/paid"]}) == 2, "both workers scored"
     assert (budget.spent, budget.reserved, budget.refused) == (90, 0, 31)
     assert result.provenance["budget"] == {"limit_msats": 95, "spent_msats": 90, "refused_calls": 31}
     # the same Budget object carries over to the next run: 5 msats left, nothing more fits
     again = evalcore.evaluate(dataset[:4], [paid(10)], budget_msats=budget, executor="ray")
     assert again.metrics["t/paid"].n == 0 and budget.spent == 90
+
+
+def test_leases_never_overspend_when_calls_cost_less_than_estimated(local_ray, dataset):
+    budget = evalcore.Budget(100)
+    result = evalcore.evaluate(dataset[:60], [paid(10, AsyncPaid, actual=4)], budget_msats=budget, chunk_size=5,
+                               concurrency=3, executor="ray")
+    summary = result.metrics["t/paid"]
+    assert budget.spent == 4 * summary.n <= 100 and budget.reserved == 0
+    assert summary.n >= 10 and budget.refused == summary.n_budget_skipped == 60 - summary.n
 
 
 def test_a_callable_metric_is_shipped_to_the_workers(local_ray, dataset):

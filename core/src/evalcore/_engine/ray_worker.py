@@ -100,9 +100,11 @@ def score_task(key: str, recipe_box: list[Any], chunk: Chunk) -> ChunkResult:
     Ray does not fetch it for every task; it is fetched the first time a process sees the run.
     """
     prepared = _plan_for(key, recipe_box)
+    budget = prepared.plan.context.budget
+    if isinstance(budget, BudgetProxy):
+        budget.expect(len(chunk.records) * prepared.plan.options.rollouts * len(prepared.plan.metrics))
     try:
         return asyncio.run(score_chunk(prepared.plan, chunk, prepared.pool, prepared.program))
     finally:
-        budget = prepared.plan.context.budget
         if isinstance(budget, BudgetProxy):
             budget.flush()
