@@ -12,6 +12,7 @@ import time
 import evalcore
 import pytest
 from evalcore import MetricSpec, SampleMetric, Score
+from evalcore._engine.ray_worker import Rebuild
 from evalcore._registry import default_registry
 
 ray = pytest.importorskip("ray")
@@ -164,3 +165,12 @@ def test_cli_metric_objects_and_a_program_run_on_the_workers(local_ray, dataset)
     strings = sum(isinstance(e["reference_answer"], str) for e in examples)
     assert remote.metrics["overlap/exact_match"].value == pytest.approx(strings / len(examples))
     assert rows_by_id(remote) == rows_by_id(local)
+
+
+def test_a_worker_with_another_plugin_version_refuses_to_score():
+    metric = default_registry().create("overlap/bleu")
+    skewed = Rebuild(metric.spec.key, dict(metric.params), metric.id, metric.spec.version + ".old")
+    with pytest.raises(evalcore.EvalcoreError, match=r"overlap/bleu: a Ray worker built .* same plugin versions"):
+        skewed.build(default_registry())
+    assert Rebuild(metric.spec.key, dict(metric.params), metric.id, metric.spec.version).build(
+        default_registry()).params == metric.params

@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from .._errors import EvalcoreError
+from .._metric import Metric
 from .chunk import Chunk
 from .executors import OnResult
 from .plan import Plan
@@ -75,7 +76,7 @@ class RayExecutor:
         try:
             return self.ray.put(recipe)
         except TypeError as exc:
-            shipped = [(getattr(m, "id", "?"), m) for m in recipe.metrics if not isinstance(m, str)]
+            shipped = [(m.id, m) for m in recipe.metrics if isinstance(m, Metric)]
             for name, item in [*shipped, ("the program", recipe.program)]:
                 try:
                     self.ray.cloudpickle.dumps(item)

@@ -1,9 +1,10 @@
 """The worker side of the Ray executor: rebuild the plan once per process, score chunks.
 
-A :class:`PlanRecipe` is what travels to the workers: for each metric its registry id
-(rebuilt from the installed plugins) or the metric object itself (metric objects and
-callables given directly, shipped with cloudpickle), the options and the run context
-with the shared budget's proxy. Each worker process builds the plan from a recipe once
+A :class:`PlanRecipe` is what travels to the workers: for each metric how to rebuild it
+from the installed plugins (the registry id it was created from, or for a metric object
+that came from a plugin its key and parameters) or else the metric object itself
+(callables and metrics defined in user code, shipped with cloudpickle), the options and
+the run context with the shared budget's proxy. Each worker process builds the plan from a recipe once
 and keeps it for the run's later chunks; :func:`score_task` scores a chunk with
 :func:`~evalcore._engine.score.score_chunk`, the function the local executor calls.
 """
@@ -19,7 +20,9 @@ from typing import Any
 
 import attrs
 
-from .._metric import Metric
+from .._errors import EvalcoreError
+from .._metric import Metric, Origin
+from .._registry import Registry
 from .chunk import Chunk
 from .context import RunContext
 from .options import RunOptions
@@ -32,11 +35,28 @@ _KEEP = 4
 
 
 @attrs.frozen
+class Rebuild:
+    """A plugin metric, rebuilt on the worker from its id and parameters."""
+
+    source: str
+    params: dict[str, Any]
+    id: str
+    version: str
+
+    def build(self, registry: Registry) -> Metric:
+        metric = registry.create(self.source, **self.params)
+        if (metric.id, metric.spec.version) != (self.id, self.version):
+            raise EvalcoreError(f"{self.id}: a Ray worker built {metric.id} version {metric.spec.version}, "
+                                f"not version {self.version}; install the same plugin versions on every node")
+        return metric
+
+
+@attrs.frozen
 class PlanRecipe:
     """What a worker needs to rebuild a run's plan."""
 
     key: str
-    metrics: list[str | Metric]
+    metrics: list[Rebuild | Metric]
     options: RunOptions
     context: RunContext
     program: Callable[..., Any] | None
@@ -46,9 +66,16 @@ def make_recipe(key: str, plan: Plan, program: Callable[..., Any] | None, budget
                 cache_dir: str | None) -> PlanRecipe:
     """The recipe of ``plan`` whose workers share ``budget`` and the cache in ``cache_dir``."""
     context = attrs.evolve(plan.context, budget=budget, cache_dir=cache_dir)
-    metrics = [source if source is not None else _detached(metric)
-               for metric, source in zip(plan.metrics, plan.sources)]
+    metrics = [_recipe(metric, source) for metric, source in zip(plan.metrics, plan.sources)]
     return PlanRecipe(key, metrics, attrs.evolve(plan.options, budget=budget), context, program)
+
+
+def _recipe(metric: Metric, source: str | None) -> Rebuild | Metric:
+    if source is not None:
+        return Rebuild(source, {}, metric.id, metric.spec.version)
+    if metric.origin != Origin.local():
+        return Rebuild(metric.spec.key, dict(metric.params), metric.id, metric.spec.version)
+    return _detached(metric)
 
 
 def _detached(metric: Metric) -> Metric:
@@ -66,10 +93,10 @@ class _Prepared:
         from .._registry import default_registry
 
         registry = default_registry()
-        metrics = [registry.create(m) if isinstance(m, str) else m for m in recipe.metrics]
+        metrics = [m.build(registry) if isinstance(m, Rebuild) else m for m in recipe.metrics]
         for metric in metrics:
             metric.bind_context(recipe.context)
-        sources = [m if isinstance(m, str) else None for m in recipe.metrics]
+        sources = [m.source if isinstance(m, Rebuild) else None for m in recipe.metrics]
         self.plan = Plan(metrics, recipe.options, recipe.context, sources)
         self.program = recipe.program
         self.pool = ThreadPoolExecutor(max_workers=max(recipe.options.concurrency, 2),
