@@ -174,3 +174,23 @@ def test_a_worker_with_another_plugin_version_refuses_to_score():
         skewed.build(default_registry())
     assert Rebuild(metric.spec.key, dict(metric.params), metric.id, metric.spec.version).build(
         default_registry()).params == metric.params
+
+
+def test_a_local_run_resumes_on_ray(local_ray, dataset, tmp_path):
+    metrics = ["overlap/token_f1", "overlap/bleu", "robustness/counterfactual_consistency"]
+    whole = evalcore.evaluate(dataset, metrics, chunk_size=10, samples=tmp_path / "whole.jsonl")
+    lines = (tmp_path / "whole.jsonl").read_text().splitlines(keepends=True)
+    (tmp_path / "cut.jsonl").write_text("".join(lines[:1 + 45]) + lines[46][:30])  # killed mid-line
+    resumed = evalcore.evaluate(dataset, metrics, chunk_size=10, samples=tmp_path / "cut.jsonl", resume=True,
+                                executor="ray")
+    assert resumed.to_dict()["metrics"] == whole.to_dict()["metrics"]
+    assert rows_by_id(resumed) == rows_by_id(whole)
+
+
+def test_max_errors_stops_the_ray_run(local_ray, dataset):
+    def broken(gold, pred, trace=None):
+        raise ValueError("broken")
+
+    result = evalcore.evaluate(dataset, [broken], chunk_size=5, max_errors=3, executor="ray")
+    assert result.stopped and "max_errors=3" in result.stopped
+    assert 4 <= result.metrics["local/broken"].n_errors < len(dataset)

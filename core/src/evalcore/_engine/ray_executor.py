@@ -99,8 +99,11 @@ class RayExecutor:
             while pending and go_on:
                 go_on = await self._drain(pending, on_result)
         finally:
-            for ref in pending.values():
+            refs = list(pending.values())
+            for ref in refs:
                 self.ray.cancel(ref)
+            if refs:  # let cancelled chunks hand back their budget leases before the spend is read
+                self.ray.wait(refs, num_returns=len(refs), timeout=10)
             self.budget.close()
 
     async def _drain(self, pending: dict[asyncio.Future[ChunkResult], Any], on_result: OnResult) -> bool:
