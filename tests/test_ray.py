@@ -194,3 +194,16 @@ def test_max_errors_stops_the_ray_run(local_ray, dataset):
     result = evalcore.evaluate(dataset, [broken], chunk_size=5, max_errors=3, executor="ray")
     assert result.stopped and "max_errors=3" in result.stopped
     assert 4 <= result.metrics["local/broken"].n_errors < len(dataset)
+
+
+def test_a_metric_that_cannot_be_pickled_is_named(local_ray, dataset):
+    import threading
+
+    lock = threading.Lock()
+
+    def locked(gold, pred, trace=None):
+        with lock:
+            return 1.0
+
+    with pytest.raises(evalcore.EvalcoreError, match=r"local/locked: cannot be sent to the Ray workers"):
+        evalcore.evaluate(dataset[:3], [locked], executor="ray")
