@@ -67,7 +67,11 @@ class RayExecutor:
         cache_dir = plan.context.cache_dir or str(default_cache_dir())
         self.key = uuid.uuid4().hex
         recipe = make_recipe(self.key, plan, program, self.budget.proxy(), cache_dir)
-        self.recipe_box = [self._put(recipe)]
+        try:
+            self.recipe_box = [self._put(recipe)]
+        except BaseException:
+            self.budget.close()
+            raise
         self.task = ray.remote(num_cpus=1, max_retries=0)(score_task)
         self.in_flight = max(2, 2 * int(ray.cluster_resources().get("CPU", 1)))
 
