@@ -109,8 +109,8 @@ class AsyncPaid(Paid):
         return Score(1.0, cost_msats=self.actual, details={"pid": os.getpid()})
 
 
-def paid(cost_msats, cls=Paid, actual=None):
-    spec = MetricSpec(name="paid", namespace="t", implementation="tests:Paid", summary="paid",
+def paid(cost_msats, cls=Paid, actual=None, name="paid"):
+    spec = MetricSpec(name=name, namespace="t", implementation="tests:Paid", summary="paid",
                       tier="truth", cost_msats=cost_msats)
     metric = cls(spec)
     metric.actual = actual
@@ -125,7 +125,8 @@ def test_the_budget_holds_across_workers(local_ray, dataset):
     assert len({row["scores"]["t/paid"]["details"]["pid"] for row in result.samples if "details" in
                 row["scores"]["t/paid"]}) == 2, "both workers scored"
     assert (budget.spent, budget.reserved, budget.refused) == (90, 0, 31)
-    assert result.provenance["budget"] == {"limit_msats": 95, "spent_msats": 90, "refused_calls": 31}
+    assert result.provenance["budget"] == {"limit_msats": 95, "spent_msats": 90, "refused_calls": 31,
+                                           "overrun_msats": 0, "overrun_calls": 0}
     # the same Budget object carries over to the next run: 5 msats left, nothing more fits
     again = evalcore.evaluate(dataset[:4], [paid(10)], budget_msats=budget, executor="ray")
     assert again.metrics["t/paid"].n == 0 and budget.spent == 90
@@ -138,6 +139,18 @@ def test_leases_never_overspend_when_calls_cost_less_than_estimated(local_ray, d
     summary = result.metrics["t/paid"]
     assert budget.spent == 4 * summary.n <= 100 and budget.reserved == 0
     assert summary.n >= 10 and budget.refused == summary.n_budget_skipped == 60 - summary.n
+
+
+@pytest.mark.parametrize("limit", [None, 10_000])
+def test_the_spend_and_overruns_are_those_of_the_local_run(local_ray, dataset, limit):
+    metrics = [paid(10, actual=15), paid(10, AsyncPaid, actual=15, name="apaid")]
+    local, remote = (evalcore.Budget(limit), evalcore.Budget(limit))
+    evalcore.evaluate(dataset[:30], metrics, budget_msats=local, chunk_size=4)
+    evalcore.evaluate(dataset[:30], metrics, budget_msats=remote, chunk_size=4, executor="ray")
+    assert remote.to_dict() == local.to_dict()
+    if limit is not None:  # charged the estimate, the rest recorded as overrun
+        assert remote.to_dict() == {"limit_msats": limit, "spent_msats": 600, "refused_calls": 0,
+                                    "overrun_msats": 300, "overrun_calls": 60}
 
 
 def test_a_callable_metric_is_shipped_to_the_workers(local_ray, dataset):

@@ -13,10 +13,6 @@ class SpecError(EvalcoreError):
     """A metric spec is invalid (raised while validating a plugin's registration)."""
 
 
-class MetricIdError(EvalcoreError):
-    """A metric id cannot be parsed."""
-
-
 class UnknownMetricError(EvalcoreError, LookupError):
     """No installed metric has this id; ``suggestions`` lists close matches."""
 
@@ -56,6 +52,10 @@ class MetricConflictError(EvalcoreError, LookupError):
 
 class ParameterError(EvalcoreError, ValueError):
     """A metric parameter is unknown, missing, of the wrong type or out of range."""
+
+
+class MetricIdError(ParameterError):
+    """A metric id, or the parameters written in it, cannot be parsed."""
 
 
 class PluginError(EvalcoreError):

@@ -177,7 +177,7 @@ def test_missing_configuration_is_a_clear_error(monkeypatch):
         monkeypatch.delenv(f"EVALCORE_JUDGE_{name}", raising=False)
     with pytest.raises(ValueError, match="no judge backend configured"):
         evalcore.get_metric("judge/faithfulness")
-    with pytest.raises(FileNotFoundError, match="does not exist"):
+    with pytest.raises(evalcore.EvalcoreError, match="judge/faithfulness: .*does not exist"):
         evalcore.get_metric("judge/faithfulness", backend="transformers", model="/nonexistent/model")
 
 

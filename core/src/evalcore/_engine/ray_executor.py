@@ -21,7 +21,7 @@ from .._metric import Metric
 from .chunk import Chunk
 from .executors import OnResult
 from .plan import Plan
-from .ray_budget import SharedBudget
+from .ray_budget import SharedBudget, Usage
 from .ray_worker import PlanRecipe, make_recipe, score_task
 from .score import ChunkResult
 
@@ -90,7 +90,7 @@ class RayExecutor:
             raise EvalcoreError(f"the run's plan cannot be sent to the Ray workers: {exc}") from None
 
     async def run(self, chunks: Iterator[Chunk], on_result: OnResult) -> None:
-        pending: dict[asyncio.Future[ChunkResult], Any] = {}
+        pending: dict[asyncio.Future[tuple[ChunkResult, Usage]], Any] = {}
         go_on = True
         try:
             for chunk in chunks:
@@ -110,15 +110,17 @@ class RayExecutor:
                 self.ray.wait(refs, num_returns=len(refs), timeout=10)
             self.budget.close()
 
-    async def _drain(self, pending: dict[asyncio.Future[ChunkResult], Any], on_result: OnResult) -> bool:
+    async def _drain(self, pending: dict[asyncio.Future[tuple[ChunkResult, Usage]], Any], on_result: OnResult) -> bool:
         done, _ = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
         go_on = True
-        for future in sorted(done, key=lambda f: self._result(f).index):
+        for future in sorted(done, key=lambda f: self._result(f)[0].index):
             del pending[future]
-            go_on = on_result(self._result(future)) and go_on
+            result, usage = self._result(future)
+            self.budget.add(usage)
+            go_on = on_result(result) and go_on
         return go_on
 
-    def _result(self, future: asyncio.Future[ChunkResult]) -> ChunkResult:
+    def _result(self, future: asyncio.Future[tuple[ChunkResult, Usage]]) -> tuple[ChunkResult, Usage]:
         """The chunk's result; an error of the run's own (a metric the workers cannot build) as itself."""
         try:
             return future.result()

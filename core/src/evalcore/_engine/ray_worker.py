@@ -27,7 +27,7 @@ from .chunk import Chunk
 from .context import RunContext
 from .options import RunOptions
 from .plan import Plan
-from .ray_budget import BudgetProxy
+from .ray_budget import BudgetProxy, Usage
 from .score import ChunkResult, score_chunk
 
 _KEEP = 4
@@ -120,18 +120,19 @@ def _plan_for(key: str, recipe_box: list[Any]) -> _Prepared:
     return prepared
 
 
-def score_task(key: str, recipe_box: list[Any], chunk: Chunk) -> ChunkResult:
-    """Score ``chunk`` with the plan of run ``key``.
+def score_task(key: str, recipe_box: list[Any], chunk: Chunk) -> tuple[ChunkResult, Usage]:
+    """Score ``chunk`` with the plan of run ``key``; the result and, without a budget limit,
+    what its calls were charged (with a limit, the budget actor has counted it).
 
     ``recipe_box`` holds the reference to the run's :class:`PlanRecipe` inside a list, so
     Ray does not fetch it for every task; it is fetched the first time a process sees the run.
     """
     prepared = _plan_for(key, recipe_box)
-    budget = prepared.plan.context.budget
-    if isinstance(budget, BudgetProxy):
-        budget.expect(len(chunk.records) * prepared.plan.options.rollouts * len(prepared.plan.metrics))
+    plan = prepared.plan
+    budget: BudgetProxy = plan.context.budget  # type: ignore[assignment]
+    budget.expect(len(chunk.records) * plan.options.rollouts * len(plan.metrics))
     try:
-        return asyncio.run(score_chunk(prepared.plan, chunk, prepared.pool, prepared.program))
+        result = asyncio.run(score_chunk(plan, chunk, prepared.pool, prepared.program))
     finally:
-        if isinstance(budget, BudgetProxy):
-            budget.flush()
+        usage = budget.flush()
+    return result, usage

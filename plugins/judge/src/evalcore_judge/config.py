@@ -111,5 +111,5 @@ def _resolve_callable(judge: Any) -> Any:
         try:
             return getattr(importlib.import_module(module), attr)
         except (ImportError, AttributeError) as exc:
-            raise JudgeConfigError(f"cannot load judge callable {judge!r}: {exc}") from None
+            raise JudgeConfigError(f"parameter 'judge': cannot load judge callable {judge!r}: {exc}") from None
     raise JudgeConfigError(f"judge must be a callable or 'module:attr'; got {judge!r}")

@@ -17,6 +17,7 @@ import attrs
 from evalcore.http import Usage, estimate_tokens
 from evalcore.plugin import (
     InputError,
+    ParameterError,
     Record,
     SampleMetric,
     Score,
@@ -27,7 +28,7 @@ from evalcore.plugin import (
     response_text,
 )
 
-from .config import build_critic
+from .config import JudgeConfigError, build_critic
 from .critic import Call
 from .parsing import Parsed, UnparseableJudgement
 from .prompts import (
@@ -82,7 +83,10 @@ class JudgeMetric(SampleMetric):
     """Base class: subclasses implement :meth:`requests` and :meth:`combine`."""
 
     def setup(self) -> None:
-        self.critic = build_critic(self.params)
+        try:
+            self.critic = build_critic(self.params)
+        except JudgeConfigError as exc:
+            raise ParameterError(f"{self.id}: {exc}") from None
         if "threshold" in self.params:
             self.spec = self.spec.model_copy(update={"pass_threshold": self.params["threshold"]})
         self._spent = _Spent()

@@ -43,6 +43,16 @@ def tool_call(record: Record, role: str) -> tuple[str, Any]:
     return tool, record["params"]
 
 
+def _hash(tool: Any, params: Any, field: str) -> str:
+    """:func:`canonical_hash`, with params that are not plain finite JSON an input error of ``field``."""
+    try:
+        return canonical_hash(tool, params)
+    except RecursionError:
+        raise InputError("the params are nested too deeply", field=field) from None
+    except (TypeError, ValueError) as exc:
+        raise InputError(f"the params are not plain JSON: {exc}", field=field) from None
+
+
 class WasRepeated(SampleMetric):
     """1.0 when the call is new, 0.0 when the same tool and params appear in the history."""
 
@@ -52,12 +62,12 @@ class WasRepeated(SampleMetric):
         if not isinstance(history, Sequence) or isinstance(history, (str, bytes)):
             raise InputError(f"expected a list of tool calls, got {type(history).__name__}",
                              field="example.execution_history")
-        current = canonical_hash(tool, params)
+        current = _hash(tool, params, "prediction.params")
         for index, previous in enumerate(history):
             if not isinstance(previous, Mapping):
                 raise InputError(f"expected a tool call object, got {previous!r:.60}",
                                  field=f"example.execution_history[{index}]")
-            if canonical_hash(previous.get("tool"), previous.get("params")) == current:
+            if _hash(previous.get("tool"), previous.get("params"), f"example.execution_history[{index}]") == current:
                 return Score(0.0, feedback=f"repeats step {index} ({tool})",
                              details={"was_repeated": True, "first_index": index, "hash": current})
         return Score(1.0, details={"was_repeated": False, "hash": current})
