@@ -46,6 +46,14 @@ def tests(session: nox.Session) -> None:
 
 
 @nox.session
+def ray(session: nox.Session) -> None:
+    """The Ray executor's tests: a local Ray instance (``ray.init(num_cpus=2)``) against the local run."""
+    _install_all(session, "test")
+    session.install("pytest>=8", "hypothesis>=6", f"{ROOT / 'core'}[ray]")
+    session.run("pytest", "-m", "ray", *session.posargs)
+
+
+@nox.session
 def judge_llamacpp(session: nox.Session) -> None:
     """Opt-in: the judge end to end over HTTP against llama.cpp's server (compiles for ~13 minutes)."""
     session.install(TORCH)

@@ -43,9 +43,13 @@ class Run:
         self.progress = RunProgress(self.options.progress, total=source.total())
 
     async def execute(self) -> EvaluationResult:
-        path, temporary = self._journal_path()
-        journal = JournalWriter(path, self._header(temporary), resume=self.options.resume)
-        executor = make_executor(self.plan, self.program)
+        executor = make_executor(self.plan, self.program)  # first: a missing or unreachable Ray fails early
+        try:
+            path, temporary = self._journal_path()
+            journal = JournalWriter(path, self._header(temporary), resume=self.options.resume)
+        except BaseException:
+            executor.close()
+            raise
         try:
             self.tally.add_rows(journal.done)
             done = {row.get("i") for row in journal.done}
