@@ -189,7 +189,7 @@ def evaluate(ctx: click.Context, data: str | None, metric_ids: Sequence[str], qr
     for variable, value in (("EVALCORE_CACHE_MODE", cache_mode), ("EVALCORE_CACHE_DIR", cache_dir)):
         if value is not None:
             os.environ[variable] = value
-    metrics = [registry.create(metric_id) for metric_id in metric_ids]
+    metrics = [registry.create(m) for metric_id in metric_ids for m in registry.expand(metric_id)]
     if dry_run:
         estimate = plan(record_set.records, metrics)
         _echo_json(estimate) if as_json else click.echo(format_plan(estimate))

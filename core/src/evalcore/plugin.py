@@ -18,10 +18,21 @@ from ._hooks import PLUGIN_API_VERSION, hookimpl
 from ._metric import BatchMetric, CorpusMetric, Metric, Record, SampleMetric
 from ._records import iter_jsonl
 from ._result import Score, Status
-from ._spec import Direction, Granularity, MetricSpec, ParamSpec, TargetCategory, Tier
+from ._spec import (
+    MIN_GEO_MEAN,
+    Direction,
+    Granularity,
+    MetricAlias,
+    MetricSpec,
+    ParamSpec,
+    TargetCategory,
+    Tier,
+    aggregate_values,
+)
 
 __all__ = [
-    "PLUGIN_API_VERSION", "hookimpl", "MetricSpec", "ParamSpec", "TargetCategory", "Tier",
+    "PLUGIN_API_VERSION", "hookimpl", "MetricSpec", "ParamSpec", "MetricAlias", "TargetCategory", "Tier",
+    "aggregate_values", "MIN_GEO_MEAN",
     "Direction", "Granularity", "Metric", "SampleMetric", "BatchMetric", "CorpusMetric",
     "Record", "Score", "Status", "SkipSample", "InputError", "ParameterError", "as_record", "doc_texts",
     "get_path", "reference_answers", "response_text", "text_field", "iter_jsonl",
