@@ -39,12 +39,15 @@ def rankings_from_records(
     lengths = np.fromiter((len(q.doc_ids) for q in queries), np.int64, len(queries))
     scores = np.fromiter((s for q in queries for s in q.scores), float, int(lengths.sum()))
     gains = np.fromiter(
-        (q.judged.get(d, 0.0) for q in queries for d in q.doc_ids), float, len(scores)
+        (q.judged.get(d, math.nan) for q in queries for d in q.doc_ids), float, len(scores)
     )
     order = rank_order(scores, lengths, lambda i: queries[i].doc_ids, ties)
+    gains = gains[order]
+    unjudged = np.isnan(gains)
+    gains[unjudged] = 0.0
     judged_lengths = np.fromiter((len(q.judged) for q in queries), np.int64, len(queries))
     judged = np.fromiter((g for q in queries for g in q.judged.values()), float, int(judged_lengths.sum()))
-    rankings = Rankings.from_ranked_grades(lengths, gains[order], judged_lengths, judged, lengths > 0)
+    rankings = Rankings.from_ranked_grades(lengths, gains, judged_lengths, judged, lengths > 0, unjudged)
     return rankings, kept, errors
 
 
