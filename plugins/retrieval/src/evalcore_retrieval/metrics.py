@@ -7,7 +7,9 @@ from collections.abc import Sequence
 import numpy as np
 from evalcore.plugin import BatchMetric, Record, Score
 
+from . import _judgement as judgement
 from . import _measures as measures
+from . import _sets as sets
 from ._ranking import Rankings
 from ._records import rankings_from_records
 
@@ -24,6 +26,12 @@ class RetrievalMetric(BatchMetric):
 
     def values(self, r: Rankings) -> np.ndarray:
         """The metric's value for every query of ``r`` (skipped ones included)."""
+        if self.params.get("judged_only"):
+            r = r.judged_only()
+        return self.measure(r)
+
+    def measure(self, r: Rankings) -> np.ndarray:
+        """The measure itself, over the rankings as evaluated."""
         raise NotImplementedError
 
     def has_relevant(self, r: Rankings) -> np.ndarray:
@@ -51,41 +59,145 @@ class RetrievalMetric(BatchMetric):
 
 
 class Recall(RetrievalMetric):
-    def values(self, r: Rankings) -> np.ndarray:
+    def measure(self, r: Rankings) -> np.ndarray:
         p = self.params
         return measures.recall(r, p["k"], p["relevance_level"], p["capped"])
 
 
 class Precision(RetrievalMetric):
-    def values(self, r: Rankings) -> np.ndarray:
+    def measure(self, r: Rankings) -> np.ndarray:
         p = self.params
         return measures.precision(r, p["k"], p["relevance_level"], p["denominator"])
 
 
 class HitRate(RetrievalMetric):
-    def values(self, r: Rankings) -> np.ndarray:
+    def measure(self, r: Rankings) -> np.ndarray:
         return measures.success(r, self.params["k"], self.params["relevance_level"])
 
 
 class ReciprocalRank(RetrievalMetric):
-    def values(self, r: Rankings) -> np.ndarray:
+    def measure(self, r: Rankings) -> np.ndarray:
         return measures.reciprocal_rank(r, self.params["k"], self.params["relevance_level"])
 
 
 class AveragePrecision(RetrievalMetric):
-    def values(self, r: Rankings) -> np.ndarray:
+    def measure(self, r: Rankings) -> np.ndarray:
         return measures.average_precision(r, self.params["k"], self.params["relevance_level"])
 
 
 class RPrecision(RetrievalMetric):
-    def values(self, r: Rankings) -> np.ndarray:
+    def measure(self, r: Rankings) -> np.ndarray:
         return measures.r_precision(r, self.params["relevance_level"])
 
 
 class NDCG(RetrievalMetric):
-    def values(self, r: Rankings) -> np.ndarray:
-        return measures.ndcg(r, self.params["k"], self.params["gain"])
+    def measure(self, r: Rankings) -> np.ndarray:
+        return measures.ndcg(r, self.params["k"], self.params["gain"], self.params["gains"])
 
     def has_relevant(self, r: Rankings) -> np.ndarray:
         """nDCG has no relevance level: any positive grade is relevant (as in trec_eval)."""
         return np.bincount(r.judged_query, weights=r.judged > 0, minlength=r.n) > 0
+
+
+class _Leveled(RetrievalMetric):
+    """A measure of the rankings and the relevance level only."""
+
+    function = staticmethod(sets.num_rel)
+
+    def measure(self, r: Rankings) -> np.ndarray:
+        return self.function(r, self.params["relevance_level"])
+
+
+class NumQ(RetrievalMetric):
+    def measure(self, r: Rankings) -> np.ndarray:
+        return sets.num_q(r)
+
+
+class NumRet(RetrievalMetric):
+    def measure(self, r: Rankings) -> np.ndarray:
+        return sets.num_ret(r)
+
+
+class NumRel(_Leveled):
+    function = staticmethod(sets.num_rel)
+
+
+class NumRelRet(_Leveled):
+    function = staticmethod(sets.num_rel_ret)
+
+
+class NumNonrelJudgedRet(_Leveled):
+    function = staticmethod(judgement.nonrelevant_judged_retrieved)
+
+
+class Bpref(_Leveled):
+    function = staticmethod(judgement.bpref)
+
+
+class InferredAP(_Leveled):
+    function = staticmethod(judgement.inferred_ap)
+
+
+class ElevenPointAverage(_Leveled):
+    function = staticmethod(measures.eleven_point_average)
+
+
+class BinaryG(_Leveled):
+    function = staticmethod(measures.binary_g)
+
+
+class SetPrecision(_Leveled):
+    function = staticmethod(sets.set_precision)
+
+
+class SetRecall(_Leveled):
+    function = staticmethod(sets.set_recall)
+
+
+class SetRelativePrecision(_Leveled):
+    function = staticmethod(sets.set_relative_precision)
+
+
+class SetMAP(_Leveled):
+    function = staticmethod(sets.set_map)
+
+
+class SetF(RetrievalMetric):
+    def measure(self, r: Rankings) -> np.ndarray:
+        return sets.set_f(r, self.params["relevance_level"], self.params["beta"])
+
+
+class Utility(RetrievalMetric):
+    def measure(self, r: Rankings) -> np.ndarray:
+        p = self.params
+        return sets.utility(r, p["relevance_level"], p["weights"], p["num_docs"])
+
+
+class InterpolatedPrecision(RetrievalMetric):
+    def measure(self, r: Rankings) -> np.ndarray:
+        return measures.interpolated_precision(r, self.params["recall"], self.params["relevance_level"])
+
+
+class RelativePrecision(RetrievalMetric):
+    def measure(self, r: Rankings) -> np.ndarray:
+        return measures.relative_precision(r, self.params["k"], self.params["relevance_level"])
+
+
+class PrecisionAtMultiple(RetrievalMetric):
+    def measure(self, r: Rankings) -> np.ndarray:
+        return measures.precision_at_multiple(r, self.params["multiple"], self.params["relevance_level"])
+
+
+class Unjudged(RetrievalMetric):
+    def measure(self, r: Rankings) -> np.ndarray:
+        return judgement.unjudged(r, self.params["k"])
+
+
+class RBP(RetrievalMetric):
+    def measure(self, r: Rankings) -> np.ndarray:
+        return measures.rbp(r, self.params["p"])
+
+
+class RBPResidual(RetrievalMetric):
+    def measure(self, r: Rankings) -> np.ndarray:
+        return judgement.rbp_residual(r, self.params["p"])
