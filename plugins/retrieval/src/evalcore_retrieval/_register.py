@@ -14,8 +14,6 @@ from evalcore.plugin import (
     hookimpl,
 )
 
-from ._trec_sets import ALL_TREC
-
 __all__ = ["PLUGIN_API_VERSION", "evalcore_metrics", "evalcore_metric_sets"]
 
 _INT = "[0-9]+"
@@ -105,6 +103,28 @@ def _ir(name: str, k: str = "optional", rel: bool = True, **params: Any) -> Metr
     elif k == "optional":
         pattern += rf"(?:@(?P<k>{_INT}))?"
     return MetricAlias(name=pattern, regex=True, params=params)
+
+
+_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+_RECALL_LEVELS = tuple(f"{x / 10:.2f}" for x in range(11))
+_MULTIPLES = tuple(f"{x / 10:.2f}" for x in range(2, 21, 2))
+
+ALL_TREC: tuple[str, ...] = (
+    "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "recip_rank",
+    *(f"iprec_at_recall_{x}" for x in _RECALL_LEVELS),
+    *(f"P_{k}" for k in _CUTOFFS),
+    *(f"recall_{k}" for k in _CUTOFFS),
+    "infAP", "gm_bpref",
+    *(f"Rprec_mult_{x}" for x in _MULTIPLES),
+    "utility", "11pt_avg", "binG", "G", "ndcg(k=None)", "ndcg_rel", "Rndcg",
+    *(f"ndcg_cut_{k}" for k in _CUTOFFS),
+    *(f"map_cut_{k}" for k in _CUTOFFS),
+    *(f"relative_P_{k}" for k in _CUTOFFS),
+    "success_1", "success_5", "success_10",
+    "set_P", "set_relative_P", "set_recall", "set_map", "set_F", "num_nonrel_judged_ret",
+    "rbp", "rbp_resid", "unj_5", "unj_10", "unj_20",
+)
+"""Every measure of ``trec_eval -m all_trec``, in the order trec_eval prints them."""
 
 
 def _float(name: str, default: float, description: str, **bounds: float) -> ParamSpec:
@@ -235,6 +255,29 @@ def _rank_specs(relevance: TargetCategory, accuracy: TargetCategory) -> list[Met
             "non-relevant documents ranked above it), summed and divided by the number of relevant "
             f"judged documents. {_LEVEL_TEXT}",
             accuracy, (_LEVEL,), aliases=(_literal("binG"),),
+        ),
+        _spec(
+            "g", "NormalizedGain", "Normalised gain G (trec_eval's experimental G).",
+            "trec_eval `G`: each retrieved document contributes gain / log2(2 + ideal cost so far - "
+            "gain so far), the ideal cost of a rank being max(ideal gain, 1); the sum is divided by "
+            "the total gain of the judged documents. Gains are the grades (<= 0 gives none); no "
+            "relevance level, as in trec_eval.",
+            accuracy, (), aliases=(_literal("G"),),
+        ),
+        _spec(
+            "ndcg_rel", "NDCGRel", "nDCG averaged over the relevant documents.",
+            "trec_eval `ndcg_rel`: nDCG taken at the rank of each relevant retrieved document, and "
+            "at the end of the ranking for each relevant document not retrieved, averaged over the "
+            "relevant documents. Gains are the grades (<= 0 gives none); no relevance level.",
+            accuracy, (),
+        ),
+        _spec(
+            "rndcg", "RLevelNDCG", "nDCG averaged at the R-level points.",
+            "trec_eval `Rndcg`: nDCG averaged at the ranks where the ideal gain drops (the number of "
+            "judged documents at each grade and above, highest grade first), plus the end of the "
+            "ranking when the ideal gain reaches 0 before it. Gains are the grades; a record with "
+            f"no relevant document scores 0. {_LEVEL_TEXT}",
+            accuracy, (_LEVEL,), aliases=(_literal("Rndcg"),),
         ),
         _spec(
             "rbp", "RBP", "Rank-biased precision.",

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 from evalcore.plugin import BatchMetric, Record, Score
 
+from . import _gain_measures as gain_measures
 from . import _judgement as judgement
 from . import _measures as measures
 from . import _sets as sets
@@ -201,3 +202,21 @@ class RBP(RetrievalMetric):
 class RBPResidual(RetrievalMetric):
     def measure(self, r: Rankings) -> np.ndarray:
         return judgement.rbp_residual(r, self.params["p"])
+
+
+class NormalizedGain(RetrievalMetric):
+    def measure(self, r: Rankings) -> np.ndarray:
+        return gain_measures.normalized_gain(r)
+
+    has_relevant = NDCG.has_relevant
+
+
+class NDCGRel(RetrievalMetric):
+    def measure(self, r: Rankings) -> np.ndarray:
+        return gain_measures.ndcg_rel(r)
+
+    has_relevant = NDCG.has_relevant
+
+
+class RLevelNDCG(_Leveled):
+    function = staticmethod(gain_measures.r_level_ndcg)
