@@ -7,10 +7,13 @@ qrels or only in the run, and graded (also negative) relevance.
 
 from __future__ import annotations
 
+import math
+from functools import cache
 from unittest.mock import patch
 
 import evalcore
 import pytest
+from evalcore.plugin import MIN_GEO_MEAN
 from evalcore.trec import records_from_trec
 from evalcore_retrieval import _dicts, average, evaluate_run
 from hypothesis import given, settings
@@ -118,3 +121,36 @@ def test_input_order_ties_agree_between_dicts_and_records(collection):
         assert got == pytest.approx(
             {qid: v[metric.id] for qid, v in from_dicts.items() if run.get(qid)}, abs=1e-12
         )
+
+
+ALL_MEASURES = sorted(set(pytrec_eval.supported_measures) - {"runid", "relstring"})
+# the names pytrec_eval prints for them (P_5, P_10, ...)
+NAMES = sorted(pytrec_eval.RelevanceEvaluator({"q": {"d": 1}}, ALL_MEASURES).evaluate({"q": {"d": 1.0}})["q"])
+GEOMETRIC = {"gm_map", "gm_bpref"}  # pytrec_eval gives log(max(value, MIN_GEO_MEAN)) per query
+
+
+@cache
+def metric(name: str, level: int, judged_only: bool) -> evalcore.Metric:
+    """The evalcore metric of pytrec_eval's measure ``name`` with trec_eval's -l and -J."""
+    name = "ndcg(k=None)" if name == "ndcg" else name
+    params = {p.name for p in evalcore.describe(name).spec.params}
+    options = {"relevance_level": level, "judged_only": judged_only}
+    return evalcore.get_metric(name, **{k: v for k, v in options.items() if k in params and v != 1})
+
+
+@settings(max_examples=200, deadline=None)
+@given(collections(), st.sampled_from([1, 2]), st.booleans())
+def test_every_measure_matches_pytrec_eval(collection, level, judged_only):
+    qrels, run = collection
+    expected = pytrec_eval.RelevanceEvaluator(
+        qrels, ALL_MEASURES, relevance_level=level, judged_docs_only_flag=judged_only,
+    ).evaluate(run)
+    metrics = {name: metric(name, level, judged_only) for name in NAMES}
+    got = evaluate_run(qrels, run, list(metrics.values()))
+    assert set(got) == set(expected)
+    for qid, reference in expected.items():
+        for name, value in reference.items():
+            ours = got[qid][metrics[name].id]
+            if name in GEOMETRIC:
+                ours = math.log(max(ours, MIN_GEO_MEAN))
+            assert ours == pytest.approx(value, abs=1e-9), (qid, name)
