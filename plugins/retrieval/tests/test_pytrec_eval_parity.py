@@ -43,8 +43,8 @@ QIDS = st.sampled_from([f"q{i}" for i in range(8)])
 
 
 @st.composite
-def collections(draw):
-    qrels = draw(st.dictionaries(QIDS, st.dictionaries(DOCS, GRADES, max_size=10), max_size=6))
+def collections(draw, grades=GRADES):
+    qrels = draw(st.dictionaries(QIDS, st.dictionaries(DOCS, grades, max_size=10), max_size=6))
     run = draw(st.dictionaries(QIDS, st.dictionaries(DOCS, SCORES, max_size=14), max_size=6))
     return qrels, run
 
@@ -134,12 +134,16 @@ def metric(name: str, level: int, judged_only: bool) -> evalcore.Metric:
     """The evalcore metric of pytrec_eval's measure ``name`` with trec_eval's -l and -J."""
     name = "ndcg(k=None)" if name == "ndcg" else name
     params = {p.name for p in evalcore.describe(name).spec.params}
-    options = {"relevance_level": level, "judged_only": judged_only}
-    return evalcore.get_metric(name, **{k: v for k, v in options.items() if k in params and v != 1})
+    # pytrec_eval bundles trec_eval 9, which rounds recall levels differently from trec_eval 10
+    options = {"relevance_level": level, "judged_only": judged_only, "rounding": "v9"}
+    return evalcore.get_metric(name, **{k: v for k, v in options.items() if k in params})
 
 
-@settings(max_examples=200, deadline=None)
-@given(collections(), st.sampled_from([1, 2]), st.booleans())
+# pytrec_eval's trec_eval 9 can hang on some collections with negative grades when it
+# computes all of these measures in one process: negative grades are compared above
+# (original measures) and against trec_eval 10's own outputs (test_all_trec_parity)
+@settings(max_examples=150, deadline=None)
+@given(collections(grades=st.sampled_from([0, 0, 1, 1, 2, 3])), st.sampled_from([1, 2]), st.booleans())
 def test_every_measure_matches_pytrec_eval(collection, level, judged_only):
     qrels, run = collection
     expected = pytrec_eval.RelevanceEvaluator(
@@ -153,4 +157,6 @@ def test_every_measure_matches_pytrec_eval(collection, level, judged_only):
             ours = got[qid][metrics[name].id]
             if name in GEOMETRIC:
                 ours = math.log(max(ours, MIN_GEO_MEAN))
+            if math.isnan(value):  # trec_eval's 0 / 0 on an empty ranking (iprec_at_recall); 0 here
+                value = 0.0
             assert ours == pytest.approx(value, abs=1e-9), (qid, name)

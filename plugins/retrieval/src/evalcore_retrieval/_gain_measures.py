@@ -94,7 +94,7 @@ def r_level_ndcg(r: Rankings, level: float) -> np.ndarray:
     last[:-1] = (ideal.gain[1:] != ideal.gain[:-1]) | (ideal.query[1:] != ideal.query[:-1])
     query, boundary = ideal.query[last], ideal.position[last] + 1
     value = _dcg_through(r, query, np.minimum(boundary, r.num_ret[query])) / ideal.at(ideal.dcg, query, boundary)
-    total = np.bincount(query, weights=value, minlength=r.n)
+    total = np.bincount(query, weights=value, minlength=r.n).astype(float)
     terms = np.bincount(query, minlength=r.n).astype(float)
     every = np.arange(r.n)
     extra = ideal.count + 1 < r.num_ret

@@ -124,11 +124,12 @@ def precision_at_multiple(r: Rankings, multiple: float, level: float) -> np.ndar
     return _ratio(r.count(mask), cutoff)
 
 
-def interpolated_precision(r: Rankings, recall: float, level: float) -> np.ndarray:
+def interpolated_precision(r: Rankings, recall: float, level: float, rounding: str = "round") -> np.ndarray:
     """``iprec_at_recall_x``: the highest precision at or after the rank where recall reaches x.
 
-    As trec_eval, recall x means the first lround(x * num_rel) relevant documents; the
-    value is 0 when fewer relevant documents are retrieved.
+    As trec_eval 10, recall x means the first lround(x * num_rel) relevant documents
+    (``rounding='v9'``: (long)(x * num_rel + 0.9), as trec_eval 9 and pytrec_eval); the value
+    is 0 when fewer relevant documents are retrieved.
     """
     where = np.flatnonzero(_relevant(r, None, level))
     query, position = r.hit_query[where], r.hit_position[where]
@@ -137,7 +138,7 @@ def interpolated_precision(r: Rankings, recall: float, level: float) -> np.ndarr
     # best precision from each relevant document to the end of its query (queries offset apart)
     shifted = precision_at[::-1] - 2.0 * query[::-1]
     best_after = np.maximum.accumulate(shifted)[::-1] + 2.0 * query
-    needed = np.floor(recall * r.num_judged_at_least(level) + 0.5)
+    needed = np.floor(recall * r.num_judged_at_least(level) + (0.5 if rounding == "round" else 0.9))
     wanted = np.maximum(needed, 1)
     out = np.zeros(r.n)
     pick = nth == wanted[query]
@@ -146,9 +147,9 @@ def interpolated_precision(r: Rankings, recall: float, level: float) -> np.ndarr
     return out
 
 
-def eleven_point_average(r: Rankings, level: float) -> np.ndarray:
+def eleven_point_average(r: Rankings, level: float, rounding: str = "round") -> np.ndarray:
     """``11pt_avg``: interpolated precision averaged over recall 0.0, 0.1, ..., 1.0."""
-    return np.mean([interpolated_precision(r, x / 10, level) for x in range(11)], axis=0)
+    return np.mean([interpolated_precision(r, x / 10, level, rounding) for x in range(11)], axis=0)
 
 
 def binary_g(r: Rankings, level: float) -> np.ndarray:

@@ -138,6 +138,11 @@ _GAINS = ParamSpec(
     description="gain of each grade, {grade: gain}, as trec_eval's ndcg.1=3.5,2=9 "
                 "(unlisted grades keep their own value)",
 )
+_ROUNDING = ParamSpec(
+    name="rounding", type="str", default="round", identity=True, choices=("round", "v9"),
+    description="recall x is reached at round(x * R) relevant documents (trec_eval 10), or at "
+                "(int)(x * R + 0.9) ('v9': trec_eval 9 and pytrec_eval)",
+)
 _P = _float("p", 0.9, "persistence: the chance the user goes on to the next rank", minimum=0.0, maximum=1.0)
 
 
@@ -237,17 +242,18 @@ def _rank_specs(relevance: TargetCategory, accuracy: TargetCategory) -> list[Met
             "iprec_at_recall", "InterpolatedPrecision", "Interpolated precision at a recall level.",
             "trec_eval `iprec_at_recall_x`: the highest precision at any rank at or after the one "
             "where recall first reaches x (x * R rounded to the nearest whole number of relevant "
-            f"documents), 0 when that recall is never reached. {_LEVEL_TEXT}",
+            "documents, as trec_eval 10; `rounding='v9'` gives trec_eval 9's and pytrec_eval's "
+            f"(int)(x * R + 0.9)), 0 when that recall is never reached. {_LEVEL_TEXT}",
             accuracy,
-            (_float("recall", 0.0, "the recall level, 0 to 1", minimum=0.0, maximum=1.0), _LEVEL),
+            (_float("recall", 0.0, "the recall level, 0 to 1", minimum=0.0, maximum=1.0), _LEVEL, _ROUNDING),
             aliases=(_trec_cut("iprec_at_recall", "recall", _FLOAT),
                      MetricAlias(name=rf"IPrec@(?P<recall>{_FLOAT})", regex=True)),
         ),
         _spec(
             "eleven_point_avg", "ElevenPointAverage", "Interpolated precision averaged over 11 recall levels.",
-            "trec_eval `11pt_avg`: the mean of `iprec_at_recall` at recall 0.0, 0.1, ..., 1.0. "
-            f"{_LEVEL_TEXT}",
-            accuracy, (_LEVEL,), aliases=(_literal("11pt_avg"),),
+            "trec_eval `11pt_avg`: the mean of `iprec_at_recall` at recall 0.0, 0.1, ..., 1.0 "
+            f"(`rounding` as there). {_LEVEL_TEXT}",
+            accuracy, (_LEVEL, _ROUNDING), aliases=(_literal("11pt_avg"),),
         ),
         _spec(
             "bin_g", "BinaryG", "Binary G: gain of relevant documents discounted by non-relevant ones above.",

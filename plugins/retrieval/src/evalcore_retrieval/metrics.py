@@ -139,8 +139,9 @@ class InferredAP(_Leveled):
     function = staticmethod(judgement.inferred_ap)
 
 
-class ElevenPointAverage(_Leveled):
-    function = staticmethod(measures.eleven_point_average)
+class ElevenPointAverage(RetrievalMetric):
+    def measure(self, r: Rankings) -> np.ndarray:
+        return measures.eleven_point_average(r, self.params["relevance_level"], self.params["rounding"])
 
 
 class BinaryG(_Leveled):
@@ -176,7 +177,8 @@ class Utility(RetrievalMetric):
 
 class InterpolatedPrecision(RetrievalMetric):
     def measure(self, r: Rankings) -> np.ndarray:
-        return measures.interpolated_precision(r, self.params["recall"], self.params["relevance_level"])
+        p = self.params
+        return measures.interpolated_precision(r, p["recall"], p["relevance_level"], p["rounding"])
 
 
 class RelativePrecision(RetrievalMetric):
