@@ -5,6 +5,7 @@ from __future__ import annotations
 from evalcore.plugin import (
     PLUGIN_API_VERSION,
     Granularity,
+    MetricAlias,
     MetricSpec,
     ParamSpec,
     TargetCategory,
@@ -142,6 +143,10 @@ def _rouge_spec() -> MetricSpec:
         "target or prediction scores 0. compare_to='query' compares with example.query "
         "instead (a relevance reading). Details carry precision, recall and fmeasure. " + _EMPTY,
         family="rouge", value_range=(0.0, 1.0), requires=("nltk", "regex"),
+        aliases=tuple(
+            MetricAlias(name=f"rouge{variant}", params={"variant": variant})  # rouge-score's names
+            for variant in (*"123456789", "L", "Lsum")
+        ),
         params=(
             ParamSpec(name="variant", type="str", required=True, identity=True,
                       choices=(*"123456789", "L", "Lsum"),
