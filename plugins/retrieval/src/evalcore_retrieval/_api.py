@@ -46,12 +46,12 @@ def evaluate_run(
     resolved = {m.id: m for m in map(resolve, expanded)}
     qids = judged_queries(qrels)
     columns: dict[str, np.ndarray] = {}
-    for ties in sorted({m.params["ties"] for m in resolved.values()}):
+    for ties in sorted({str(m.setting("ties")) for m in resolved.values()}):
         rankings = rankings_from_dicts(qrels, run, qids, ties)
         if max_docs is not None:
             rankings = rankings.truncated(max_docs)
         for metric_id, metric in resolved.items():
-            if metric.params["ties"] == ties:
+            if metric.setting("ties") == ties:
                 # NaN marks a skipped query: no measure is ever NaN
                 ok = metric.skip_codes(rankings) == OK
                 columns[metric_id] = np.where(ok, metric.values(rankings), np.nan)

@@ -54,8 +54,11 @@ def reciprocal_rank(r: Rankings, k: int | None, level: float) -> np.ndarray:
     return out
 
 
-def average_precision(r: Rankings, k: int | None, level: float) -> np.ndarray:
-    """``map`` / ``map_cut_k``: sum of precision at each relevant rank (up to k) / num_rel."""
+def average_precision(r: Rankings, k: int | None, level: float, denominator: str = "relevant") -> np.ndarray:
+    """``map`` / ``map_cut_k``: sum of precision at each relevant rank (up to k) / num_rel.
+
+    ``denominator='retrieved'``: / the number of relevant documents retrieved (up to k), the
+    Auepora RAG metric spec's mean of the precisions at the relevant ranks."""
     where = np.flatnonzero(_relevant(r, None, level))
     query, position = r.hit_query[where], r.hit_position[where]
     # the i-th relevant document of its query (1-based): hits are sorted by query, position
@@ -64,6 +67,8 @@ def average_precision(r: Rankings, k: int | None, level: float) -> np.ndarray:
     if k is not None:
         precision_at[position >= k] = 0.0
     total = np.bincount(query, weights=precision_at, minlength=r.n)
+    if denominator == "retrieved":
+        return _ratio(total, r.count(_relevant(r, k, level)))
     return _ratio(total, r.num_judged_at_least(level))
 
 

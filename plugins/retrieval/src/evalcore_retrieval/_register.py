@@ -39,7 +39,13 @@ the mean, as in trec_eval and pytrec_eval (`no_relevant='skip'` skips it instead
 judgements but no retrieved documents is skipped, as trec_eval skips queries absent from the run
 (`missing='zero'` scores it 0, like `trec_eval -c`). A malformed record (retrieved not a list, a
 document without doc_id, a score that is not a number, a document listed twice) is an error for
-that record only, naming the field."""
+that record only, naming the field.
+
+Conventions: trec_eval's are the default. `convention='rag'` applies the Auepora RAG metric
+spec's instead: a record with nothing retrieved scores 0 (not skipped), documents are ranked by
+their `rank` field when every one has it, equal scores keep list order, precision divides by
+min(k, retrieved) and MAP by the relevant documents retrieved. It overrides `missing`, `ties`
+and `denominator`."""
 
 _LEVEL_TEXT = "A judged document is relevant when its relevance is at least `relevance_level` (trec_eval -l)."
 
@@ -67,6 +73,10 @@ _SHARED = (
     ParamSpec(name="no_relevant", type="str", default="zero", identity=True, choices=("zero", "skip"),
               description="records whose judged documents are all non-relevant: "
                           "score 0 (trec_eval), or skip"),
+    ParamSpec(name="convention", type="str", default="trec", identity=True, choices=("trec", "rag"),
+              description="'trec': trec_eval's conventions; 'rag': the Auepora RAG metric spec's "
+                          "(nothing retrieved scores 0, ranks honoured, ties in list order, precision "
+                          "over min(k, retrieved), MAP over the relevant documents retrieved)"),
     ParamSpec(name="judged_only", type="bool", default=False, identity=True,
               description="evaluate the ranking of the judged documents only, unjudged ones "
                           "removed (trec_eval -J)"),
@@ -187,8 +197,16 @@ def _rank_specs(relevance: TargetCategory, accuracy: TargetCategory) -> list[Met
             "map", "AveragePrecision", "Average precision (its mean over records is MAP).",
             "trec_eval `map` (`map_cut_k` with `k`): the sum of the precision at the rank of each "
             "relevant retrieved document (within the top k) divided by the number of relevant "
-            f"judged documents, retrieved or not. {_LEVEL_TEXT}",
-            accuracy, (_k(None), _LEVEL), aliases=(_trec_cut("map_cut"), _ir("AP")),
+            "judged documents, retrieved or not. `denominator='retrieved'` divides by the number of "
+            "relevant documents retrieved (within the top k) instead: the Auepora RAG metric spec's "
+            f"mean of the precisions at the relevant ranks. {_LEVEL_TEXT}",
+            accuracy,
+            (_k(None), _LEVEL,
+             ParamSpec(name="denominator", type="str", default="relevant", identity=True,
+                       choices=("relevant", "retrieved"),
+                       description="divide by the relevant judged documents (trec_eval), or by the "
+                                   "relevant documents retrieved (the Auepora RAG metric spec)")),
+            aliases=(_trec_cut("map_cut"), _ir("AP")),
         ),
         _spec(
             "gm_map", "AveragePrecision", "Geometric mean of average precision over records.",

@@ -22,8 +22,18 @@ SKIP_REASONS = {
 }
 
 
+# what convention='rag' (the Auepora RAG metric spec) changes
+RAG_SETTINGS = {"missing": "zero", "ties": "input", "denominator": "retrieved", "ranking": "rank"}
+
+
 class RetrievalMetric(BatchMetric):
     """Base of the retrieval metrics: per-query values for a whole :class:`Rankings` at once."""
+
+    def setting(self, name: str) -> object:
+        """A parameter's effective value: ``convention='rag'`` presets some (:data:`RAG_SETTINGS`)."""
+        if self.params.get("convention") == "rag" and name in RAG_SETTINGS:
+            return RAG_SETTINGS[name]
+        return self.params.get(name, "score" if name == "ranking" else None)
 
     def values(self, r: Rankings) -> np.ndarray:
         """The metric's value for every query of ``r`` (skipped ones included)."""
@@ -44,13 +54,15 @@ class RetrievalMetric(BatchMetric):
         codes = np.full(r.n, OK, dtype=np.int8)
         if self.params["no_relevant"] == "skip":
             codes[~self.has_relevant(r)] = NO_RELEVANT
-        if self.params["missing"] == "skip":
+        if self.setting("missing") == "skip":
             codes[~r.present] = NOT_RETRIEVED
         codes[np.diff(r.judged_offsets) == 0] = NO_JUDGEMENTS
         return codes
 
     def score_batch(self, examples: Sequence[Record], predictions: Sequence[Record]) -> list[Score]:
-        rankings, kept, errors = rankings_from_records(examples, predictions, self.params["ties"])
+        rankings, kept, errors = rankings_from_records(
+            examples, predictions, str(self.setting("ties")), by_rank=self.setting("ranking") == "rank",
+        )
         values, codes = self.values(rankings).tolist(), self.skip_codes(rankings).tolist()
         out: dict[int, Score] = {index: Score.error(exc) for index, exc in errors.items()}
         for row, index in enumerate(kept):
@@ -68,7 +80,7 @@ class Recall(RetrievalMetric):
 class Precision(RetrievalMetric):
     def measure(self, r: Rankings) -> np.ndarray:
         p = self.params
-        return measures.precision(r, p["k"], p["relevance_level"], p["denominator"])
+        return measures.precision(r, p["k"], p["relevance_level"], str(self.setting("denominator")))
 
 
 class HitRate(RetrievalMetric):
@@ -83,7 +95,9 @@ class ReciprocalRank(RetrievalMetric):
 
 class AveragePrecision(RetrievalMetric):
     def measure(self, r: Rankings) -> np.ndarray:
-        return measures.average_precision(r, self.params["k"], self.params["relevance_level"])
+        return measures.average_precision(
+            r, self.params["k"], self.params["relevance_level"], str(self.setting("denominator")),
+        )
 
 
 class RPrecision(RetrievalMetric):
