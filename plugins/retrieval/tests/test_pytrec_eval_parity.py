@@ -160,3 +160,23 @@ def test_every_measure_matches_pytrec_eval(collection, level, judged_only):
             if math.isnan(value):  # trec_eval's 0 / 0 on an empty ranking (iprec_at_recall); 0 here
                 value = 0.0
             assert ours == pytest.approx(value, abs=1e-9), (qid, name)
+
+
+# ir_measures orders equal scores by doc id ascending, trec_eval descending: distinct scores here
+DISTINCT_RUNS = st.dictionaries(QIDS, st.dictionaries(DOCS, st.integers(-50, 50).map(float), max_size=14)
+                                .filter(lambda d: len(set(d.values())) == len(d)), max_size=6)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.dictionaries(QIDS, st.dictionaries(DOCS, GRADES, max_size=10), max_size=6), DISTINCT_RUNS)
+def test_judged_matches_ir_measures(qrels, run):
+    ir_measures = pytest.importorskip("ir_measures", reason="ir-measures is the reference")
+    run = {qid: docs for qid, docs in run.items() if docs}  # ir_measures divides by zero on empty rankings
+    measures = {f"Judged@{k}": ir_measures.parse_measure(f"Judged@{k}") for k in (1, 3, 20)}
+    calculated = ir_measures.iter_calc(list(measures.values()), qrels, run)
+    # the queries both score: judged and retrieved for
+    expected = {(m.query_id, str(m.measure)): m.value for m in calculated
+                if qrels.get(m.query_id) and m.query_id in run}
+    got = evaluate_run(qrels, run, list(measures))
+    for (qid, name), value in expected.items():
+        assert got[qid][evalcore.get_metric(name).id] == pytest.approx(value, abs=1e-12), (qid, name)

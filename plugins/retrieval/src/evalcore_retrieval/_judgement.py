@@ -95,3 +95,12 @@ def rbp_residual(r: Rankings, p: float) -> np.ndarray:
     count = r.num_ret - np.bincount(query[judged], minlength=r.n)
     out = np.power(p, r.num_ret) + (1 - p) * (every - judged_sum)
     return np.where(count > 0, out, 0.0)
+
+
+def judged_share(r: Rankings, k: int | None) -> np.ndarray:
+    """ir_measures' ``Judged@k``: the share of the top min(k, retrieved) documents that have a
+    judgement of any grade; without k, of the whole ranking."""
+    query, position, _ = r.judged_ret
+    top = r.num_ret if k is None else np.minimum(r.num_ret, k)
+    judged = np.bincount(query[position < top[query]], minlength=r.n)
+    return _ratio(judged.astype(float), top.astype(float))

@@ -410,6 +410,14 @@ def _judgement_specs(relevance: TargetCategory, accuracy: TargetCategory) -> lis
               "trec_eval `unj_k`: documents in the top k with no judgement (or a negative grade) "
               "divided by k, even when fewer were retrieved. Lower is better.",
               relevance, (_k(10),), direction="lower", aliases=(_trec_cut("unj"),)),
+        _spec("judged", "Judged", "Share of the top k that is judged.",
+              "ir_measures `Judged@k`: documents in the top min(k, retrieved) with a judgement of any "
+              "grade divided by min(k, retrieved); without k, over the whole ranking; 0 when "
+              "nothing is retrieved.",
+              relevance,
+              (ParamSpec(name="k", type="int", default=10, nullable=True, identity=True, minimum=1,
+                         description="cut-off rank; None uses the whole ranking"),),
+              aliases=(_ir("Judged", rel=False),)),
     ]
 
 

@@ -236,3 +236,8 @@ class NDCGRel(RetrievalMetric):
 
 class RLevelNDCG(_Leveled):
     function = staticmethod(gain_measures.r_level_ndcg)
+
+
+class Judged(RetrievalMetric):
+    def measure(self, r: Rankings) -> np.ndarray:
+        return judgement.judged_share(r, self.params["k"])
