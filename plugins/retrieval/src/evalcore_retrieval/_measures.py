@@ -92,16 +92,17 @@ def ndcg(r: Rankings, k: int | None, gain: str = "linear",
         query, position, grade = r.judged_ret
         ranked_gain = _mapped_gain(grade, gains)
         judged_gain = _mapped_gain(r.judged, gains)
+        positive = judged_gain > 0
+        ideal_gain, queries = judged_gain[positive], r.judged_query[positive]
+        order = np.lexsort((-ideal_gain, queries))
+        ideal_gain, queries = ideal_gain[order], queries[order]
+        ideal_position = np.arange(len(queries)) - _group_starts(queries, r.n)
     else:
         query, position, ranked_gain = r.hit_query, r.hit_position, _gain(r.hit_grade, gain)
-        judged_gain = _gain(np.where(r.judged > 0, r.judged, 0.0), gain)
+        ideal_grade, queries, ideal_position = r.ideal  # gains grow with grades: same order
+        ideal_gain = _gain(ideal_grade, gain)
     top = position < k if k is not None else np.ones(len(position), dtype=bool)
     dcg = np.bincount(query[top], weights=ranked_gain[top] / np.log2(position[top] + 2), minlength=r.n)
-    positive = judged_gain > 0
-    ideal_gain, queries = judged_gain[positive], r.judged_query[positive]
-    order = np.lexsort((-ideal_gain, queries))
-    ideal_gain, queries = ideal_gain[order], queries[order]
-    ideal_position = np.arange(len(queries)) - _group_starts(queries, r.n)
     keep = ideal_position < k if k is not None else np.ones(len(queries), dtype=bool)
     ideal = np.bincount(
         queries[keep], weights=ideal_gain[keep] / np.log2(ideal_position[keep] + 2), minlength=r.n,

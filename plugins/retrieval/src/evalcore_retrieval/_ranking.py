@@ -151,8 +151,30 @@ class Rankings:
         return np.bincount(self.hit_query[mask], weights=weights, minlength=self.n)
 
     def num_judged_at_least(self, level: float) -> np.ndarray:
-        """How many judged documents of each query have a grade of at least ``level``."""
-        return np.bincount(self.judged_query, weights=self.judged >= level, minlength=self.n)
+        """How many judged documents of each query have a grade of at least ``level`` (read-only)."""
+        counts = self._judged_counts.get(level)
+        if counts is None:
+            counts = np.bincount(self.judged_query, weights=self.judged >= level, minlength=self.n)
+            counts.flags.writeable = False
+            self._judged_counts[level] = counts
+        return counts
+
+    @cached_property
+    def _judged_counts(self) -> dict[float, np.ndarray]:
+        return {}
+
+    @cached_property
+    def ideal(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The ideal rankings: positive judged grades by query then grade descending, their
+        queries, and their 0-based positions (read-only)."""
+        positive = self.judged > 0
+        grades, queries = self.judged[positive], self.judged_query[positive]
+        order = np.lexsort((-grades, queries))
+        grades, queries = grades[order], queries[order]
+        position = np.arange(len(queries)) - offsets_of(np.bincount(queries, minlength=self.n))[queries]
+        for array in (grades, queries, position):
+            array.flags.writeable = False
+        return grades, queries, position
 
 
 def _concatenate_misses(parts: Sequence[Rankings], starts: np.ndarray) -> tuple[np.ndarray | None, ...]:
