@@ -180,3 +180,21 @@ def test_judged_matches_ir_measures(qrels, run):
     got = evaluate_run(qrels, run, list(measures))
     for (qid, name), value in expected.items():
         assert got[qid][evalcore.get_metric(name).id] == pytest.approx(value, abs=1e-12), (qid, name)
+
+
+@settings(max_examples=40, deadline=None)  # each example runs ir_measures' gdeval script
+@given(st.dictionaries(st.sampled_from(["1", "2", "3"]), st.dictionaries(DOCS, st.integers(-1, 4), max_size=10),
+                       max_size=3),
+       DISTINCT_RUNS.map(lambda run: {str(int(qid[1:]) % 3 + 1): docs for qid, docs in run.items()}))
+def test_err_matches_ir_measures(qrels, run):
+    ir_measures = pytest.importorskip("ir_measures", reason="ir-measures is the reference")
+    run = {qid: docs for qid, docs in run.items() if docs and qrels.get(qid)}
+    if not run:
+        return
+    measures = {f"ERR@{k}": ir_measures.parse_measure(f"ERR@{k}") for k in (1, 3, 20)}
+    calculated = ir_measures.iter_calc(list(measures.values()), qrels, run)
+    expected = {(m.query_id, str(m.measure)): m.value for m in calculated if m.query_id in run}
+    got = evaluate_run(qrels, run, list(measures))
+    for (qid, name), value in expected.items():
+        # gdeval prints 5 decimals
+        assert got[qid][evalcore.get_metric(name).id] == pytest.approx(value, abs=6e-6), (qid, name)

@@ -177,6 +177,19 @@ def rbp(r: Rankings, p: float) -> np.ndarray:
     return (1 - p) * np.bincount(r.hit_query, weights=weights, minlength=r.n)
 
 
+def err(r: Rankings, k: int, max_grade: float) -> np.ndarray:
+    """``ERR@k`` (Chapelle et al., CIKM 2009) as gdeval computes it: the sum over the top k of
+    R_i / i * prod_{j < i} (1 - R_j), R = (2^grade - 1) / 2^max_grade (grades capped at it)."""
+    top = r.hit_position < k
+    query, position = r.hit_query[top], r.hit_position[top]
+    stop = (np.exp2(np.minimum(r.hit_grade[top], max_grade)) - 1.0) / np.exp2(max_grade)
+    log_go_on = np.log1p(-np.minimum(stop, 1.0 - 1e-12))
+    running = np.cumsum(log_go_on) - log_go_on  # exclusive: the hits ranked above
+    starts = _group_starts(query, r.n)
+    reach = np.exp(running - running[starts]) if len(running) else running
+    return np.bincount(query, weights=stop * reach / (position + 1), minlength=r.n)
+
+
 def _group_starts(query: np.ndarray, n: int) -> np.ndarray:
     """For sorted query indices, the index where each element's query starts."""
     return offsets_of(np.bincount(query, minlength=n))[query]

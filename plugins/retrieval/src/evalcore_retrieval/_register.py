@@ -304,6 +304,16 @@ def _rank_specs(relevance: TargetCategory, accuracy: TargetCategory) -> list[Met
             accuracy, (_LEVEL,), aliases=(_literal("Rndcg"),),
         ),
         _spec(
+            "err", "ERR", "Expected reciprocal rank of the top k.",
+            "ir_measures `ERR@k` (Chapelle, Metzler, Zhang and Grinspan, Expected Reciprocal Rank "
+            "for Graded Relevance, CIKM 2009), as the gdeval script computes it: the sum over the "
+            "top k of R_i / i * prod over j < i of (1 - R_j), with R = (2^grade - 1) / 2^max_grade "
+            "(gdeval's maximum grade 4; higher grades count as the maximum). Grades <= 0 give 0.",
+            accuracy,
+            (_k(20), _float("max_grade", 4.0, "the highest grade (gdeval's MAX_JUDGMENT)", minimum=1.0)),
+            aliases=(_ir("ERR", rel=False, k="required"),),
+        ),
+        _spec(
             "rbp", "RBP", "Rank-biased precision.",
             "trec_eval `rbp` (Moffat and Zobel, Rank-Biased Precision for Measurement of Retrieval "
             "Effectiveness, TOIS 2008): (1 - p) * sum over ranks i of gain * p^(i - 1). Gains are the "

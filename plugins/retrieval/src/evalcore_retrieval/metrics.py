@@ -241,3 +241,10 @@ class RLevelNDCG(_Leveled):
 class Judged(RetrievalMetric):
     def measure(self, r: Rankings) -> np.ndarray:
         return judgement.judged_share(r, self.params["k"])
+
+
+class ERR(RetrievalMetric):
+    def measure(self, r: Rankings) -> np.ndarray:
+        return measures.err(r, self.params["k"], self.params["max_grade"])
+
+    has_relevant = NDCG.has_relevant
