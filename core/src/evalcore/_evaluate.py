@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ._engine.result import EvaluationResult
 from ._engine.entry import aevaluate, evaluate
+from ._engine.result import EvaluationResult
 
 __all__ = ["EvaluationResult", "aevaluate", "evaluate"]

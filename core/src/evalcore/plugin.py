@@ -33,7 +33,7 @@ _EXPORTS = {
     "parse_record": "._records", "RunContext": "._engine.context", "ReaderSpec": "._reader_spec",
     "ReaderOption": "._reader_spec", "Chunk": "._engine.chunk", "Source": "._engine.chunk",
     "file_fingerprint": "._engine.readers", "regex_search": "._regex", "schema_validator": "._schema",
-    "ColumnScores": "._result",
+    "ColumnScores": "._result", "MetricAlias": "._spec", "aggregate_values": "._spec", "MIN_GEO_MEAN": "._spec",
 }
 
 __all__ = list(_EXPORTS)
@@ -65,4 +65,14 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from ._regex import regex_search  # noqa: F401
     from ._result import ColumnScores, Score, Status  # noqa: F401
     from ._schema import schema_validator  # noqa: F401
-    from ._spec import Direction, Granularity, MetricSpec, ParamSpec, TargetCategory, Tier  # noqa: F401
+    from ._spec import (  # noqa: F401
+        MIN_GEO_MEAN,
+        Direction,
+        Granularity,
+        MetricAlias,
+        MetricSpec,
+        ParamSpec,
+        TargetCategory,
+        Tier,
+        aggregate_values,
+    )

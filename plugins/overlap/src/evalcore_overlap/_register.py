@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from evalcore.plugin import (
     Granularity,
+    MetricAlias,
     MetricSpec,
     ParamSpec,
     TargetCategory,
@@ -157,6 +158,10 @@ def _rouge_spec() -> MetricSpec:
         "instead (a relevance reading). Details carry precision, recall and fmeasure. "
         + _SPLIT_SUMMARIES + _EMPTY,
         family="rouge", value_range=(0.0, 1.0), requires=("nltk", "regex"),
+        aliases=tuple(
+            MetricAlias(name=f"rouge{variant}", params={"variant": variant})  # rouge-score's names
+            for variant in (*"123456789", "L", "Lsum")
+        ),
         params=(
             ParamSpec(name="variant", type="str", required=True, identity=True,
                       choices=(*"123456789", "L", "Lsum"),
