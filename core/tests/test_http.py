@@ -54,7 +54,7 @@ def test_chat_sends_decoding_and_reads_usage(monkeypatch):
     assert path == "/v1/chat/completions"
     assert payload == {"model": "m", "messages": [{"role": "user", "content": "hi"}], "temperature": 0.0,
                        "seed": 7, "max_tokens": 5}
-    assert headers["Authorization"] == "Bearer sekret"
+    assert headers["authorization"] == "Bearer sekret"
     assert result.text == "0.5" and result.finish_reason == "stop"
     assert result.usage == Usage(12, 2)
 

@@ -12,7 +12,7 @@ It must import nothing heavy; implementations subclass :class:`SampleMetric`,
 :class:`BatchMetric` or :class:`CorpusMetric` and live in modules imported on use.
 """
 
-from ._errors import InputError, ParameterError, SkipSample
+from ._errors import InputError, ParameterError, SetupError, SkipSample
 from ._fields import as_record, doc_texts, get_path, reference_answers, response_text, text_field
 from ._hooks import PLUGIN_API_VERSION, hookimpl
 from ._metric import BatchMetric, CorpusMetric, Metric, Record, SampleMetric
@@ -23,6 +23,6 @@ from ._spec import Direction, Granularity, MetricSpec, ParamSpec, TargetCategory
 __all__ = [
     "PLUGIN_API_VERSION", "hookimpl", "MetricSpec", "ParamSpec", "TargetCategory", "Tier",
     "Direction", "Granularity", "Metric", "SampleMetric", "BatchMetric", "CorpusMetric",
-    "Record", "Score", "Status", "SkipSample", "InputError", "ParameterError", "as_record", "doc_texts",
+    "Record", "Score", "Status", "SkipSample", "InputError", "ParameterError", "SetupError", "as_record", "doc_texts",
     "get_path", "reference_answers", "response_text", "text_field", "iter_jsonl",
 ]

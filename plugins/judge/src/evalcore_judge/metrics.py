@@ -82,7 +82,7 @@ class JudgeMetric(SampleMetric):
     """Base class: subclasses implement :meth:`requests` and :meth:`combine`."""
 
     def setup(self) -> None:
-        self.critic = build_critic(self.params)
+        self.critic = build_critic(self.params, self.id)
         if "threshold" in self.params:
             self.spec = self.spec.model_copy(update={"pass_threshold": self.params["threshold"]})
         self._spent = _Spent()
@@ -135,7 +135,8 @@ class JudgeMetric(SampleMetric):
     async def _ask(self, request: Request) -> Call:
         call = await self.critic.acall(
             request.messages, metric=self.spec.key, version=self.spec.version,
-            template_hash=request.template.hash, metadata={"metric": self.id, "role": request.role},
+            template_hash=request.template.hash,
+            metadata={"metric": self.id, "role": request.role, "fields": list(request.fields)},
         )
         if not call.cached:
             usage = call.usage or Usage()

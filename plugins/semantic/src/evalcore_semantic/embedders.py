@@ -14,9 +14,10 @@ from typing import Any, Protocol
 
 import numpy as np
 from evalcore.cache import ContentCache, cache_key
+from evalcore.plugin import SetupError
 from evalcore.vectors import as_matrix
 
-from .models import load_sentence_transformer, load_transformer, require, resolve_model
+from .models import ModelUnavailable, load_sentence_transformer, load_transformer, require, resolve_model
 
 CACHE_VERSION = "1"
 
@@ -85,14 +86,15 @@ class LocalEmbedder:
 
 
 class HTTPEmbedder:
-    """An OpenAI-compatible ``/v1/embeddings`` endpoint through :class:`evalcore.http.OpenAIClient`."""
+    """An OpenAI-compatible ``/v1/embeddings`` endpoint through :class:`evalcore.http.OpenAIClient`
+    (the official ``openai`` client; ``$OPENAI_API_KEY`` unless ``api_key_env`` names another variable)."""
 
     def __init__(self, base_url: str, model: str, *, api_key_env: str | None = None, batch_size: int = 32,
-                 timeout: float = 60.0, max_retries: int = 4) -> None:
+                 timeout: float = 60.0, max_retries: int = 4, max_concurrency: int = 8) -> None:
         from evalcore.http import OpenAIClient
 
         self.client = OpenAIClient(base_url, model, api_key_env=api_key_env, timeout=timeout,
-                                   max_retries=max_retries)
+                                   max_retries=max_retries, max_concurrency=max_concurrency)
         self.batch_size = batch_size
         self.signature = f"http:{model}"
 
@@ -132,19 +134,25 @@ class CachedEmbedder:
         return as_matrix([found[t] for t in texts]) if texts else np.zeros((0, 0))
 
 
-def build_embedder(params: Mapping[str, Any]) -> Embedder:
-    """The embedder the parameters of a semantic metric describe (with the cache unless off)."""
+def build_embedder(params: Mapping[str, Any], metric_id: str = "semantic") -> Embedder:
+    """The embedder the parameters of the semantic metric ``metric_id`` describe (with the cache unless off)."""
     batch_size = params["batch_size"]
+    base_url = params.get("base_url")
     if params.get("embed") is not None:
         inner: Embedder = CallableEmbedder(params["embed"], batch_size)
-    elif params.get("base_url"):
-        if not params.get("model"):
-            raise ValueError("an embeddings endpoint (base_url) needs model=<model name>")
-        inner = HTTPEmbedder(params["base_url"], params["model"], api_key_env=params.get("api_key_env"),
-                             batch_size=batch_size)
+    elif base_url:
+        model = params.get("model")
+        if not model:
+            raise SetupError(metric_id, "model", "an embeddings endpoint (base_url) needs model=<model name>")
+        if not str(base_url).startswith(("http://", "https://")):
+            raise SetupError(metric_id, "base_url", f"must start with http:// or https://; got {base_url!r}")
+        inner = HTTPEmbedder(str(base_url), model, api_key_env=params.get("api_key_env"), batch_size=batch_size)
     else:
-        inner = LocalEmbedder(params.get("model"), device=params["device"], batch_size=batch_size,
-                              allow_download=params["allow_download"])
+        try:
+            inner = LocalEmbedder(params.get("model"), device=params["device"], batch_size=batch_size,
+                                  allow_download=params["allow_download"])
+        except ModelUnavailable as exc:
+            raise SetupError(metric_id, "model", str(exc)) from None
     if params["cache"] == "off":
         return inner
     return CachedEmbedder(inner, ContentCache(params.get("cache_dir"), params["cache"]))

@@ -14,6 +14,7 @@ from evalcore.plugin import (
     BatchMetric,
     Record,
     Score,
+    SetupError,
     SkipSample,
     doc_texts,
     reference_answers,
@@ -23,7 +24,7 @@ from evalcore.vectors import cosine_similarity, intra_list_diversity
 
 from .bertscore import PRF, BertScorer, read_baseline
 from .embedders import build_embedder
-from .models import resolve_model
+from .models import ModelUnavailable, resolve_model
 
 
 def _text(value: str, field: str) -> str:
@@ -77,7 +78,7 @@ class EmbeddingSimilarity(_EmbeddingMetric):
     """Seed 002 §4.3.2: cosine of the response and the reference (best reference) or the query."""
 
     def setup(self) -> None:
-        self.embedder = build_embedder(self.params)
+        self.embedder = build_embedder(self.params, self.id)
 
     def _read(self, example: Record, prediction: Record) -> tuple[str, list[str]]:
         return _response_and_targets(example, prediction, self.params["compare_to"])
@@ -104,8 +105,12 @@ class BertScore(_EmbeddingMetric):
     def setup(self) -> None:
         params = self.params
         if params["rescale_with_baseline"] and not params["baseline_path"]:
-            raise ValueError("rescale_with_baseline needs baseline_path=<bert-score baseline file for this model>")
-        model = resolve_model(params["model"], params["allow_download"])
+            raise SetupError(self.id, "baseline_path",
+                             "rescale_with_baseline needs baseline_path=<bert-score baseline file for this model>")
+        try:
+            model = resolve_model(params["model"], params["allow_download"])
+        except ModelUnavailable as exc:
+            raise SetupError(self.id, "model", str(exc)) from None
         self.scorer = BertScorer(model, num_layers=params["num_layers"], idf=params["idf"], device=params["device"],
                                  batch_size=params["batch_size"], allow_download=params["allow_download"])
         if params["rescale_with_baseline"]:
@@ -147,7 +152,7 @@ class IntraListDiversity(_EmbeddingMetric):
     """Seed 002 §7.2.2 with embeddings from a model: 1 − mean pairwise cosine of the top-k retrieved texts."""
 
     def setup(self) -> None:
-        self.embedder = build_embedder(self.params)
+        self.embedder = build_embedder(self.params, self.id)
 
     def _read(self, example: Record, prediction: Record) -> list[str]:
         texts = doc_texts(prediction.get("retrieved"), field="prediction.retrieved")[: self.params["top_k"]]
