@@ -194,13 +194,17 @@ class DSPyBackend:
 
 
 class LiteLLMBackend:
-    """A LiteLLM model string (``provider/model``) called through ``litellm.acompletion``."""
+    """A LiteLLM model string (``provider/model``) called through ``litellm.acompletion``;
+    ``base_url`` and ``api_key`` are passed on when given (else LiteLLM reads its own variables)."""
 
     name = "litellm"
     paid = True
 
-    def __init__(self, model: str, *, timeout: float = 60.0, max_retries: int = 4) -> None:
+    def __init__(self, model: str, *, base_url: str | None = None, api_key: str | None = None,
+                 timeout: float = 60.0, max_retries: int = 4) -> None:
         self.model = model
+        self.base_url = base_url
+        self.api_key = api_key
         self.timeout = timeout
         self.max_retries = max_retries
 
@@ -210,9 +214,11 @@ class LiteLLMBackend:
     async def agenerate(self, messages: Messages, decoding: Decoding, metadata: Mapping[str, Any]) -> Completion:
         import litellm
 
+        extra = {k: v for k, v in (("api_base", self.base_url), ("api_key", self.api_key)) if v}
         response = await litellm.acompletion(
             model=self.model, messages=[dict(m) for m in messages], temperature=decoding.temperature,
             seed=decoding.seed, max_tokens=decoding.max_tokens, timeout=self.timeout, num_retries=self.max_retries,
+            **extra,
         )
         choice = response.choices[0]
         usage = getattr(response, "usage", None)

@@ -225,7 +225,10 @@ def _reference(example: Record) -> str:
 
 
 def _evidence(example: Record, prediction: Record, source: str, top_k: int | None) -> list[str]:
-    if source == "retrieved":
+    if source == "retrieved" and prediction.get("retrieved") is None and prediction.get("context") is not None:
+        context = prediction["context"]  # DSPy's CompleteAndGrounded reads pred.context
+        texts = doc_texts([context] if isinstance(context, str) else context, field="prediction.context")
+    elif source == "retrieved":
         texts = doc_texts(prediction.get("retrieved"), field="prediction.retrieved")
     else:
         texts = doc_texts(example.get("relevant_docs"), field="example.relevant_docs")
