@@ -96,7 +96,8 @@ def build_backend(params: Mapping[str, Any], metric_id: str = "judge") -> Backen
             raise JudgeConfigError(metric_id, "model", "backend 'litellm' needs a LiteLLM model string, "
                                    "e.g. model='anthropic/claude-3-5-haiku-latest'")
         key_env = setting(params, "api_key_env")
-        return LiteLLMBackend(model, base_url=params.get("base_url"), api_key=os.environ.get(key_env) if key_env else None,
+        api_key = os.environ.get(key_env) if key_env else None
+        return LiteLLMBackend(model, base_url=params.get("base_url"), api_key=api_key,
                               timeout=params["timeout"], max_retries=params["max_retries"])
     if kind == "transformers":
         from .local import TransformersBackend
