@@ -74,3 +74,50 @@ def test_litellm_model_string_through_the_scripted_server(server, tmp_path, monk
 def test_litellm_needs_a_model_string():
     with pytest.raises(evalcore.SetupError, match=r"judge/faithfulness: parameter 'model': .*LiteLLM model string"):
         evalcore.get_metric("judge/faithfulness", backend="litellm")
+
+
+@pytest.fixture
+def no_judge_settings(monkeypatch):
+    for name in ("BACKEND", "BASE_URL", "MODEL", "CALLABLE", "API_KEY_ENV"):
+        monkeypatch.delenv(f"EVALCORE_JUDGE_{name}", raising=False)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+
+
+def test_judges_on_the_lm_dspy_is_configured_with(server, no_judge_settings):
+    dspy = pytest.importorskip("dspy")
+    server.default = lambda request: Reply.chat('{"recall": 1, "precision": 0.5, "explanation": "misses nothing"}')
+    lm = dspy.LM("openai/judge-model", api_base=server.base_url, api_key="k", cache=False, num_retries=0)
+    # DSPy's SemanticF1 reads example.question, example.response and pred.response
+    example = dspy.Example(question="Who wrote Hamlet?", response="Shakespeare wrote it.")
+    prediction = dspy.Prediction(response="William Shakespeare.")
+    with dspy.context(lm=lm):
+        metric = evalcore.get_metric("judge/semantic_f1", cache="off")  # nothing else set: DSPy's LM
+        assert metric.critic.backend.name == "dspy"
+        assert metric(example, prediction) == pytest.approx(2 * 0.5 / 1.5)
+        # GEPA's five-argument call gets the judge's explanation as feedback
+        graded = metric(example, prediction, None, "predict", None)
+    assert isinstance(graded, dspy.Prediction) and graded.feedback == "misses nothing"
+    assert graded.score == pytest.approx(2 * 0.5 / 1.5)
+    prompt = server.requests[0]["json"]["messages"][-1]["content"]
+    assert "Who wrote Hamlet?" in prompt and "Shakespeare wrote it." in prompt
+    assert server.requests[0]["json"]["model"] == "judge-model"
+
+
+def test_complete_and_grounded_reads_dspy_context(server, no_judge_settings):
+    dspy = pytest.importorskip("dspy")
+    server.default = lambda request: Reply.chat('{"completeness": 1, "groundedness": 1}')
+    lm = dspy.LM("openai/judge-model", api_base=server.base_url, api_key="k", cache=False, num_retries=0)
+    example = dspy.Example(question="Who wrote Hamlet?", response="Shakespeare wrote it.")
+    prediction = dspy.Prediction(response="Shakespeare.", context="Hamlet is a play by William Shakespeare.")
+    with dspy.context(lm=lm):
+        metric = evalcore.get_metric("judge/complete_and_grounded", judge="dspy", cache="off")
+        assert metric(example, prediction) == 1.0
+    prompts = [r["json"]["messages"][-1]["content"] for r in server.requests]
+    assert any("Hamlet is a play by William Shakespeare." in p for p in prompts)
+
+
+def test_judge_dspy_without_a_configured_lm(no_judge_settings):
+    dspy = pytest.importorskip("dspy")
+    with dspy.context(lm=None):
+        with pytest.raises(evalcore.SetupError, match=r"judge/faithfulness: parameter 'judge': .*no LM configured"):
+            evalcore.get_metric("judge/faithfulness", judge="dspy")
