@@ -220,9 +220,11 @@ def _diff() -> MetricSpec:
         "diff", "diff:DiffCheck",
         summary="Output equals the expected text: exact, whitespace-normalised, or Python-AST-equivalent.",
         description=(
-            "Seed 000 DiffMetric (listed there as a truth metric; here a zero-cost proxy check). "
+            "The dsrs DiffMetric, a truth metric as there (a Scorer's or the evaluator's `tiers` "
+            "option can run it as a proxy). Cost by level as the dsrs document gives it: exact and "
+            "normalized_whitespace 0 msats, ast 10 msats, semantic 50 msats. "
             "Levels: `exact` (character by character), `normalized_whitespace` (default, as in the "
-            "seed: every whitespace run becomes one space, ends stripped), `ast` (the seed's TODO: "
+            "dsrs code: every whitespace run becomes one space, ends stripped), `ast` (a TODO there: "
             "both sides parse as Python and `ast.dump` of the trees is equal, so formatting, "
             "comments and redundant parentheses do not matter; output that does not parse scores "
             "0.0, an expected text that does not parse is an error), `semantic` (LLM-judged "
@@ -230,6 +232,7 @@ def _diff() -> MetricSpec:
             + _EXPECTED + " " + _COMMON
         ),
         target=TargetCategory.GENERATION_CORRECTNESS, direction="higher", value_range=(0.0, 1.0),
+        tier="truth",
         inputs=("prediction.response", "example.expected_output", "example.reference_answer"),
         params=(
             ParamSpec(name="level", type="str", default="normalized_whitespace", identity=True,
@@ -239,7 +242,7 @@ def _diff() -> MetricSpec:
                       description="dotted path of the expected text in the example"),
             _field_path(),
         ),
-        version="1",
+        version="2",
     )
 
 
