@@ -56,9 +56,11 @@ def test_evaluate_writes_json_samples_and_csv(cli, tmp_path):
     # by hand: first 3 response words "paris is big", two of them in the reference -> 2/3
     assert summary["value"] == pytest.approx(2 / 3) and summary["n"] == 1
     assert {"n_skipped", "n_errors", "stderr", "ci"} <= set(summary)
-    assert report["samples"][0]["scores"]["toy/overlap@3"]["status"] == "ok"
+    assert report["samples_file"] == "rows.jsonl"
     assert report["provenance"]["metrics"]["toy/overlap@3"]["distribution"] == "evalcore-toy"
-    assert json.loads((tmp_path / "rows.jsonl").read_text())["id"] == "q1"
+    header, row, checkpoint = (json.loads(line) for line in (tmp_path / "rows.jsonl").read_text().splitlines())
+    assert header["fingerprint"]["metrics"] == {"toy/overlap@3": "1"} and checkpoint == {"chunk": 0, "rows": 1}
+    assert row["id"] == "q1" and row["scores"]["toy/overlap@3"]["status"] == "ok"
 
 
 def test_plugin_failures_are_listed_and_strict_mode_fails(cli, make_distribution):
@@ -91,11 +93,12 @@ BAD_INPUTS = [
 @pytest.mark.parametrize(("case", "lines", "where", "message"), BAD_INPUTS, ids=[c[0] for c in BAD_INPUTS])
 def test_bad_records_are_named_and_the_rest_still_evaluated(cli, tmp_path, case, lines, where, message):
     data = write(tmp_path, "data.jsonl", lines)
-    proc = cli("evaluate", data, "-m", "toy/overlap", "-o", "out.json", expect=1)
+    proc = cli("evaluate", data, "-m", "toy/overlap", "-o", "out.json", "--samples", "rows.jsonl", expect=1)
     assert where in proc.stderr and message in proc.stderr
     assert "Traceback" not in proc.stderr
     report = json.loads((tmp_path / "out.json").read_text())
-    assert [s["id"] for s in report["samples"]] == ["q1"] and len(report["rejected"]) == 1
+    rows = [json.loads(line) for line in (tmp_path / "rows.jsonl").read_text().splitlines()]
+    assert [r["id"] for r in rows if "id" in r] == ["q1"] and len(report["rejected"]) == 1
 
 
 def test_malformed_trec_line(cli, tmp_path):

@@ -57,9 +57,12 @@ def test_failure_score_counts_errors_with_that_value():
     assert (summary.n, summary.n_errors, summary.value) == (3, 1, pytest.approx(0.5))
 
 
-def test_no_scorable_sample_gives_zero_with_n_zero():
-    summary = evalcore.evaluate(records([None, None]), [build(Length, "v")]).metrics["t/v"]
-    assert (summary.value, summary.n, summary.n_skipped, summary.ci) == (0.0, 0, 2, None)
+def test_no_scorable_sample_gives_null_never_zero(tmp_path):
+    result = evalcore.evaluate(records([None, None]), [build(Length, "v")], output=tmp_path / "r.json")
+    summary = result.metrics["t/v"]
+    assert (summary.value, summary.n, summary.n_skipped, summary.ci) == (None, 0, 2, None)
+    assert json.loads((tmp_path / "r.json").read_text())["metrics"]["t/v"]["value"] is None
+    assert "—" in result.table().splitlines()[2]
 
 
 def test_max_errors_stops_and_keeps_what_finished(tmp_path):
@@ -71,9 +74,11 @@ def test_max_errors_stops_and_keeps_what_finished(tmp_path):
     assert result.stopped and "max_errors=3" in result.stopped
     finished = [row["id"] for row in result.samples]
     assert finished[:5] == ["r0", "r1", "r2", "r3", "r4"] and len(finished) < len(values)
-    assert [json.loads(line)["id"] for line in samples.read_text().splitlines()] == finished
+    journal = [json.loads(line) for line in samples.read_text().splitlines()]
+    assert [row["id"] for row in journal if "id" in row] == finished
     saved = json.loads(output.read_text())
-    assert saved["stopped"] == result.stopped and len(saved["samples"]) == len(finished)
+    assert saved["stopped"] == result.stopped and saved["samples_file"] == str(samples)
+    assert result.metrics["t/v"].n_errors == 4  # the fourth error crosses max_errors=3
 
 
 def test_max_errors_as_a_fraction_of_records():
@@ -92,8 +97,9 @@ def test_rows_stream_to_jsonl_as_records_finish(tmp_path):
                 seen_while_running.append(len(samples.read_text().splitlines()))
             return 1.0
 
-    evalcore.evaluate(records([1] * 4), [build(Slow, "slow")], samples=samples, concurrency=1)
-    assert seen_while_running == [3]  # rows r0..r2 were on disk before r3 was scored
+    evalcore.evaluate(records([1] * 4), [build(Slow, "slow")], samples=samples, concurrency=1, chunk_size=1)
+    # the header, then rows r0..r2 each with its chunk checkpoint, were on disk before r3 was scored
+    assert seen_while_running == [1 + 3 * 2]
 
 
 def test_later_metrics_see_earlier_values():
@@ -259,7 +265,7 @@ def test_outputs_json_and_csv(tmp_path):
                                csv=tmp_path / "r.csv")
     saved = json.loads((tmp_path / "r.json").read_text())
     assert saved["metrics"]["t/v"]["value"] == 0.5 and saved["metrics"]["t/v"]["n"] == 1
-    assert saved["samples"] == result.samples
+    assert [json.loads(line) for line in open(saved["samples_file"]) if line.startswith('{"id"')] == list(result.samples)
     assert set(saved["provenance"]["metrics"]["t/v"]) >= {"metric_version", "distribution", "distribution_version"}
     assert (tmp_path / "r.csv").read_text().splitlines() == ["id,t/v,t/v:status", "r0,0.5,ok", "r1,,skipped"]
 

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-pytest.importorskip("httpx")
+pytest.importorskip("openai")
 
 from evalcore.http import (  # noqa: E402
     AuthenticationError,

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import functools
-import importlib
 import json
-import os
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -38,6 +36,16 @@ def _handle_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
             _fail(str(exc))
 
     return wrapper
+
+
+def handle_errors(ctx: click.Context, work: Callable[[], Any]) -> Any:
+    """Run ``work``, printing evalcore errors as one line (a traceback only with ``--debug``)."""
+    try:
+        return work()
+    except (EvalcoreError, OSError) as exc:
+        if ctx.find_root().obj.get("debug"):
+            raise
+        _fail(str(exc))
 
 
 def _registry(ctx: click.Context) -> Registry:
@@ -129,90 +137,6 @@ def plugins(ctx: click.Context, as_json: bool) -> None:
 
 
 @main.command()
-@click.argument("data", required=False, type=click.Path(dir_okay=False))
-@click.option("-m", "--metric", "metric_ids", multiple=True, required=True, help="Metric id (repeatable).")
-@click.option("--qrels", type=click.Path(dir_okay=False), help="TREC qrels file (qid 0 docno rel).")
-@click.option("--run", "run_file", type=click.Path(dir_okay=False),
-              help="TREC run file (qid Q0 docno rank score tag).")
-@click.option("--program", help="module:callable producing a prediction from each example.")
-@click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write the JSON report here.")
-@click.option("--samples", type=click.Path(dir_okay=False), help="Stream per-record rows (JSONL) here.")
-@click.option("--csv", "csv_path", type=click.Path(dir_okay=False), help="Write per-record values (CSV).")
-@click.option("--concurrency", default=8, show_default=True, type=click.IntRange(min=1))
-@click.option("--failure-score", type=float, help="Count errors with this value in the aggregates.")
-@click.option("--max-errors", type=float, help="Stop after this many errors (or this fraction if < 1).")
-@click.option("--threshold", type=float, help="Run truth metrics only where the proxy score reaches this.")
-@click.option("--rollouts", default=1, show_default=True, type=click.IntRange(min=1),
-              help="Program runs per example (needs --program).")
-@click.option("--aggregate", "aggregate_by", default="mean", show_default=True,
-              type=click.Choice(["mean", "median", "min", "max", "trimmed_mean"]))
-@click.option("--trim", default=0.1, show_default=True, type=float, help="Fraction cut per end (trimmed_mean).")
-@click.option("--budget-msats", type=click.IntRange(min=0), help="Never spend more than this (millisatoshis).")
-@click.option("--seed", default=0, show_default=True, type=int, help="Bootstrap seed.")
-@click.option("--dry-run", is_flag=True, help="Print the calls and estimated tokens and cost; call nothing.")
-@click.option("--cache-mode", type=click.Choice(["readwrite", "readonly", "refresh", "off"]),
-              help="Model-call cache mode (sets EVALCORE_CACHE_MODE).")
-@click.option("--cache-dir", type=click.Path(file_okay=False), help="Model-call cache folder (EVALCORE_CACHE_DIR).")
-@click.option("--progress/--no-progress", default=None, help="Progress line (default: on a terminal).")
-@click.option("--json", "as_json", is_flag=True, help="Print the JSON report instead of the table.")
-@click.pass_context
-@_handle_errors
-def evaluate(ctx: click.Context, data: str | None, metric_ids: Sequence[str], qrels: str | None,
-             run_file: str | None, program: str | None, output: str | None, samples: str | None,
-             csv_path: str | None, dry_run: bool, as_json: bool, max_errors: float | None,
-             cache_mode: str | None, cache_dir: str | None, **options: Any) -> None:
-    """Evaluate metrics over JSONL records (or TREC qrels and run files)."""
-    import attrs
-
-    from ._evaluate import evaluate as run_evaluation
-    from ._plan import format_plan, plan
-    from ._records import read_records, records_from_data
-
-    registry = _registry(ctx)
-    if (qrels is None) != (run_file is None):
-        raise EvalcoreError("--qrels and --run go together")
-    if qrels is not None:
-        if data is not None:
-            raise EvalcoreError("give either a JSONL file or --qrels/--run, not both")
-        from .trec import read_qrels, read_run, records_from_trec
-
-        record_set = attrs.evolve(records_from_data(records_from_trec(read_qrels(qrels), read_run(run_file))),
-                                  source=f"{qrels} + {run_file}")
-    elif data is not None:
-        record_set = read_records(data)
-    else:
-        raise EvalcoreError("nothing to evaluate: give a JSONL file, or --qrels and --run")
-    for error in record_set.errors:
-        click.echo(f"error: {error}", err=True)
-    if not record_set.records:
-        sys.exit(EXIT_INPUT)
-    for variable, value in (("EVALCORE_CACHE_MODE", cache_mode), ("EVALCORE_CACHE_DIR", cache_dir)):
-        if value is not None:
-            os.environ[variable] = value
-    metrics = [registry.create(metric_id) for metric_id in metric_ids]
-    if dry_run:
-        estimate = plan(record_set.records, metrics)
-        _echo_json(estimate) if as_json else click.echo(format_plan(estimate))
-        return
-    result = run_evaluation(
-        record_set, metrics, program=_load_program(program) if program else None,
-        output=output, samples=samples, csv=csv_path, registry=registry,
-        max_errors=int(max_errors) if max_errors is not None and max_errors >= 1 else max_errors,
-        **options,
-    )
-    if as_json:
-        _echo_json(result.to_dict())
-    else:
-        click.echo(result.table())
-        click.echo(f"\n{len(result.samples)} records from {record_set.source}"
-                   + (f", {len(record_set.errors)} rejected" if record_set.errors else ""))
-    if result.stopped:
-        click.echo(f"warning: {result.stopped}; partial results kept", err=True)
-    if record_set.errors or result.stopped:
-        sys.exit(EXIT_INPUT)
-
-
-@main.command()
 @click.argument("labels", type=click.Path(dir_okay=False, exists=True))
 @click.option("-m", "--metric", "metric_id", required=True, help="The metric (usually a judge) to calibrate.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
@@ -243,23 +167,16 @@ def calibrate(ctx: click.Context, labels: str, metric_id: str, as_json: bool) ->
                [(str(label), *map(str, row)) for label, row in zip(result.labels, result.confusion)])
 
 
-def _load_program(spec: str) -> Callable[..., Any]:
-    module_name, _, attr = spec.partition(":")
-    if not attr:
-        raise EvalcoreError(f"--program must be 'module:callable'; got {spec!r}")
-    sys.path.insert(0, os.getcwd())
-    try:
-        target: Any = importlib.import_module(module_name)
-    except ImportError as exc:
-        raise EvalcoreError(f"cannot import program module {module_name!r}: {exc}") from None
-    for part in attr.split("."):
-        target = getattr(target, part, None)
-    if not callable(target):
-        raise InputError(f"{spec} is not callable")
-    return target
-
-
 def _echo_rows(header: Sequence[str], rows: Sequence[Sequence[str]]) -> None:
     widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
     for row in [header, ["-" * w for w in widths], *rows]:
         click.echo("  ".join(str(c).ljust(w) for c, w in zip(row, widths)).rstrip())
+
+
+def _add_commands() -> None:
+    from ._cli_evaluate import evaluate_command
+
+    main.add_command(evaluate_command)
+
+
+_add_commands()

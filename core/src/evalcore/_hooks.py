@@ -29,6 +29,12 @@ class PluginHooks:
         """
         raise NotImplementedError
 
+    @hookspec
+    def evalcore_readers(self) -> list[Any]:
+        """Return the plugin's readers (:class:`~evalcore.plugin.ReaderSpec` or dicts): input
+        formats with their command-line options, e.g. TREC qrels and run files. Optional."""
+        raise NotImplementedError
+
 
 def new_plugin_manager() -> pluggy.PluginManager:
     """A plugin manager that knows the evalcore hook specifications."""

@@ -12,9 +12,10 @@ An instance is bound to validated parameters; the framework builds it from a
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 import attrs
 
@@ -23,6 +24,9 @@ from ._fields import as_record
 from ._identity import canonical_id
 from ._result import Score, Status, coerce_score
 from ._spec import Granularity, MetricSpec
+
+if TYPE_CHECKING:
+    from ._engine.context import RunContext
 
 Record = Mapping[str, Any]
 State = TypeVar("State")
@@ -58,6 +62,10 @@ class Metric:
     """
 
     granularity: ClassVar[Granularity] = Granularity.SAMPLE
+    default_timeout_s: ClassVar[float | None] = None
+    """The per-sample time limit when neither the run nor a ``timeout_s`` parameter sets
+    one; model-backed and execution metrics set it, cheap ones leave it ``None``."""
+    context: RunContext
 
     def __init__(
         self, spec: MetricSpec, params: Mapping[str, Any] | None = None,
@@ -67,6 +75,7 @@ class Metric:
         self.params: dict[str, Any] = spec.bind_params(dict(params or {}))
         self.id = canonical_id(spec, self.params)
         self.origin = origin or Origin.local()
+        self.context = _default_context()
         self.setup()
 
     @classmethod
@@ -76,6 +85,20 @@ class Metric:
 
     def setup(self) -> None:
         """One-time preparation after parameters are bound (override when needed)."""
+
+    def bind_context(self, context: RunContext) -> None:
+        """Receive the run's settings (cache, budget, time limit, seed) before scoring.
+
+        Read ``self.context`` when the work needs it (e.g. when opening a cache), not in
+        :meth:`setup`, which runs before the metric joins a run.
+        """
+        self.context = context
+
+    def estimate(self, example: Record, prediction: Record) -> dict[str, int]:
+        """The expected cost of scoring one pair: ``calls``, ``prompt_tokens``,
+        ``completion_tokens`` and ``cost_msats`` (an upper bound, for the budget and dry
+        runs). The default is the spec's per-sample cost and no model call."""
+        return {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0, "cost_msats": self.spec.cost_msats}
 
     def usage_summary(self) -> dict[str, Any]:
         """What this instance has used so far (calls, tokens, cost, cache hits); reported with
@@ -131,13 +154,21 @@ class Metric:
         return score
 
 
+def _default_context() -> RunContext:
+    from ._engine.context import RunContext
+
+    return RunContext()
+
+
 def guarded(fn: Any, *args: Any) -> Score:
     """Call a scoring function and turn its outcome or exception into a :class:`Score`."""
     try:
         return coerce_score(fn(*args))
     except SkipSample as skip:
         return Score.skipped(skip.reason)
-    except Exception as exc:  # noqa: BLE001 - one sample's failure is a result, not a crash
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:  # noqa: BLE001 - one sample's failure (SystemExit too) is a result
         return Score.error(exc)
 
 
@@ -147,7 +178,9 @@ async def aguarded(fn: Any, *args: Any) -> Score:
         return coerce_score(await fn(*args))
     except SkipSample as skip:
         return Score.skipped(skip.reason)
-    except Exception as exc:  # noqa: BLE001
+    except (KeyboardInterrupt, asyncio.CancelledError):
+        raise
+    except BaseException as exc:  # noqa: BLE001
         return Score.error(exc)
 
 
@@ -172,8 +205,6 @@ class SampleMetric(Metric):
 
     def score_many(self, examples: Sequence[Record], predictions: Sequence[Record]) -> list[Score]:
         if self.is_async:
-            import asyncio
-
             async def run_all() -> list[Score]:
                 return list(await asyncio.gather(
                     *(aguarded(self.ascore, e, p) for e, p in zip(examples, predictions))
@@ -192,6 +223,11 @@ class BatchMetric(Metric):
 
     def score_batch(self, examples: Sequence[Record], predictions: Sequence[Record]) -> Sequence[Any]:
         raise NotImplementedError
+
+    def score_columns(self, columns: Any) -> list[Score] | None:
+        """Score a reader's columnar chunk directly (e.g. TREC runs for retrieval metrics);
+        ``None`` when this metric does not read that form (the records are used instead)."""
+        return None
 
     def score_many(self, examples: Sequence[Record], predictions: Sequence[Record]) -> list[Score]:
         try:
@@ -236,6 +272,18 @@ class CorpusMetric(Metric, Generic[State]):
     def sample_value(self, state: State) -> float | None:
         """A per-sample value shown next to each record (``None`` by default)."""
         return None
+
+    def encode_state(self, state: State) -> Any:
+        """A JSON-ready form of a state, for the samples journal (resume, compare)."""
+        from ._state_codec import encode_state
+
+        return encode_state(state)
+
+    def decode_state(self, data: Any) -> State:
+        """The state :meth:`encode_state` wrote."""
+        from ._state_codec import decode_state
+
+        return decode_state(data)
 
     def states(self, examples: Sequence[Record], predictions: Sequence[Record]) -> list[tuple[Score, Any]]:
         """Per-sample ``(score, state)``; the state is ``None`` for skipped and failed samples."""

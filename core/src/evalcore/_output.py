@@ -65,7 +65,7 @@ def format_table(metrics: Mapping[str, Mapping[str, Any]]) -> str:
         if value is None and error:
             notes.append(f"{metric_id}: {error['type']}: {error['message']}")
         body.append([
-            metric_id, "error" if value is None else f"{value:.4f}", str(summary["n"]),
+            metric_id, ("error" if error else "—") if value is None else f"{value:.4f}", str(summary["n"]),
             f"[{ci[0]:.4f}, {ci[1]:.4f}]" if ci else "-",
             str(summary["n_skipped"]), str(summary["n_errors"]),
         ])

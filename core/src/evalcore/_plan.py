@@ -6,31 +6,29 @@ from collections.abc import Sequence
 from typing import Any
 
 from ._metric import Metric
-from ._records import Record
 
 _KEYS = ("calls", "prompt_tokens", "completion_tokens", "cost_msats")
 
 
-def plan(records: Sequence[Record], metrics: Sequence[Metric]) -> list[dict[str, Any]]:
-    """Per metric: estimated calls, tokens and cost over ``records``.
+def plan(source: Any, metrics: Sequence[Metric], *, chunk_size: int = 1000) -> list[dict[str, Any]]:
+    """Per metric: estimated calls, tokens and cost over the records of ``source``.
 
     Metrics that call a model implement ``estimate(example, prediction) -> dict`` with the
-    keys ``calls``, ``prompt_tokens``, ``completion_tokens`` and ``cost_msats``; for the
-    others the spec's per-sample ``cost_msats`` is used and no calls are counted.
+    keys ``calls``, ``prompt_tokens``, ``completion_tokens`` and ``cost_msats``; the base
+    class gives the spec's per-sample ``cost_msats`` and no calls. Records are read in
+    chunks, so a dry run over a large file needs no more memory than a real one.
     """
-    rows = []
-    for metric in metrics:
-        totals = dict.fromkeys(_KEYS, 0)
-        estimator = getattr(metric, "estimate", None)
-        for record in records:
-            if callable(estimator):
-                estimate = estimator(dict(record.example), dict(record.prediction))
+    totals = {m.id: dict.fromkeys(_KEYS, 0) for m in metrics}
+    count = 0
+    for chunk in source.chunks(chunk_size):
+        for record in chunk.records:
+            count += 1
+            example, prediction = dict(record.example), dict(record.prediction)
+            for metric in metrics:
+                estimate = metric.estimate(example, prediction)
                 for key in _KEYS:
-                    totals[key] += int(estimate.get(key, 0))
-            else:
-                totals["cost_msats"] += metric.spec.cost_msats
-        rows.append({"metric": metric.id, "records": len(records), **totals})
-    return rows
+                    totals[metric.id][key] += int(estimate.get(key, 0))
+    return [{"metric": metric.id, "records": count, **totals[metric.id]} for metric in metrics]
 
 
 def format_plan(rows: Sequence[dict[str, Any]]) -> str:

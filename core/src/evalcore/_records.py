@@ -108,6 +108,11 @@ def records_from_data(items: Iterable[Any]) -> RecordSet:
 
 def records_from_pairs(examples: Iterable[Any], predictions: Iterable[Any] | None) -> RecordSet:
     """Records from parallel lists of examples and predictions (or examples alone)."""
+    return records_from_data(pair_items(examples, predictions))
+
+
+def pair_items(examples: Iterable[Any], predictions: Iterable[Any] | None) -> list[dict[str, Any]]:
+    """Record dicts from parallel lists of examples and predictions (or examples alone)."""
     from ._fields import as_record
 
     examples = list(examples)
@@ -122,7 +127,7 @@ def records_from_pairs(examples: Iterable[Any], predictions: Iterable[Any] | Non
             "example": example_dict,
             "prediction": {} if prediction is None else as_record(prediction, role="prediction"),
         })
-    return records_from_data(items)
+    return items
 
 
 def _record_set(records: list[Record], errors: list[InputError], source: str | None = None) -> RecordSet:

@@ -141,6 +141,7 @@ class Registry:
         self._lock = threading.RLock()
         self._loaded = False
         self._plugins: list[PluginInfo] = []
+        self._readers: list[Any] = []
         self._metrics: dict[str, list[MetricInfo]] = {}
 
     # -- loading ---------------------------------------------------------------------
@@ -194,6 +195,7 @@ class Registry:
             return
         try:
             specs = _collect_specs(module, ep.name)
+            self._readers.extend(_collect_readers(module, ep.name))
         except Exception as exc:  # noqa: BLE001
             self._plugins.append(PluginInfo(
                 **base, status=PluginStatus.INVALID, api_version=api_version, error=_describe(exc),
@@ -245,6 +247,11 @@ class Registry:
         return info
 
     # -- queries ---------------------------------------------------------------------
+
+    def readers(self) -> list[Any]:
+        """The readers plugins provide (:class:`~evalcore.plugin.ReaderSpec`)."""
+        self.load()
+        return list(self._readers)
 
     def plugins(self) -> list[PluginInfo]:
         """Every discovered plugin with its status."""
@@ -314,6 +321,14 @@ def load_implementation(spec: MetricSpec) -> MetricFactory:
     if not (isinstance(target, type) and issubclass(target, Metric)):
         raise EvalcoreError(f"{spec.implementation} is not an evalcore Metric class")
     return target
+
+
+def _collect_readers(module: Any, namespace: str) -> list[Any]:
+    from ._reader_spec import collect_readers
+
+    manager = new_plugin_manager()
+    manager.register(module, name=namespace)
+    return collect_readers(manager, namespace)
 
 
 def _collect_specs(module: Any, namespace: str) -> list[MetricSpec]:

@@ -11,7 +11,8 @@ from typing import Any
 
 from ._budget import Budget
 from ._errors import EvalcoreError
-from ._evaluate import EvaluationResult, MetricLike, evaluate
+from ._engine.plan import MetricLike
+from ._evaluate import EvaluationResult, evaluate
 from ._metric import FeedbackScore, Metric
 from ._spec import Tier
 from ._stats import AggregateMethod, aggregate

@@ -9,6 +9,7 @@ from typing import Any, Literal
 import numpy as np
 
 AggregateMethod = Literal["mean", "median", "min", "max", "trimmed_mean"]
+_BOOTSTRAP_BLOCK = 1 << 22  # indices drawn at a time (32 MiB)
 
 
 def aggregate(values: Sequence[float], method: AggregateMethod = "mean", *, trim: float = 0.1) -> float:
@@ -81,15 +82,28 @@ def standard_error(values: np.ndarray) -> float | None:
 def bootstrap_interval(
     values: np.ndarray, *, seed: int, n_boot: int = 1000, confidence: float = 0.95,
 ) -> tuple[float, float] | None:
-    """Percentile bootstrap interval of the mean, reproducible for a given ``seed``."""
-    if values.size == 0:
+    """Percentile bootstrap interval of the mean, reproducible for a given ``seed``.
+
+    A resample's mean depends only on how often each distinct value is drawn, so when the
+    values take few distinct values (pass/fail, grades) each resample is drawn as one
+    multinomial over them — the same distribution as drawing indices, at a cost that does
+    not grow with the number of values. Otherwise indices are drawn in blocks of bounded
+    memory.
+    """
+    if values.size == 0 or n_boot == 0:
         return None
     rng = np.random.default_rng(seed)
-    means = np.empty(n_boot)
-    for start in range(0, n_boot, 100):
-        stop = min(start + 100, n_boot)
-        idx = rng.integers(0, values.size, size=(stop - start, values.size))
-        means[start:stop] = values[idx].mean(axis=1)
+    distinct, counts = np.unique(values, return_counts=True)
+    if distinct.size <= max(64, values.size // 8):
+        draws = rng.multinomial(values.size, counts / values.size, size=n_boot)
+        means = draws @ distinct / values.size
+    else:
+        means = np.empty(n_boot)
+        block = max(1, _BOOTSTRAP_BLOCK // values.size)
+        for start in range(0, n_boot, block):
+            stop = min(start + block, n_boot)
+            idx = rng.integers(0, values.size, size=(stop - start, values.size))
+            means[start:stop] = values[idx].mean(axis=1)
     alpha = (1.0 - confidence) / 2.0
     low, high = np.quantile(means, [alpha, 1.0 - alpha])
     return float(low), float(high)

@@ -9,7 +9,7 @@ import attrs
 import numpy as np
 
 from ._metric import CorpusMetric, Metric
-from ._result import Score, Status
+from ._result import Status
 from ._stats import bootstrap_interval, corpus_bootstrap, standard_error
 
 
@@ -17,9 +17,9 @@ from ._stats import bootstrap_interval, corpus_bootstrap, standard_error
 class MetricSummary:
     """The aggregate of one metric over a dataset.
 
-    ``value`` is the mean of per-sample values (the corpus value for corpus metrics), or
-    0.0 with ``n == 0`` when no sample could be scored (seed 002's rule); it is ``None``
-    only when a corpus value could not be computed (``details["error"]`` says why). ``ci``
+    ``value`` is the mean of per-sample values (the corpus value for corpus metrics); it is
+    ``None`` when no sample could be scored, or when a corpus value could not be computed
+    (``details["error"]`` says why) — never a made-up 0. ``ci``
     is a seeded percentile-bootstrap interval computed from the per-sample results.
     """
 
@@ -46,33 +46,33 @@ class MetricSummary:
 
 
 def summarise(
-    metric: Metric, scores: Sequence[Score], *, states: Sequence[Any] | None = None,
-    failure_score: float | None, seed: int, n_boot: int, confidence: float,
-    budget_skip_reason: str,
+    metric: Metric, values: np.ndarray, status: np.ndarray, *, cost_msats: int,
+    states: Sequence[Any] = (), failure_score: float | None, seed: int, n_boot: int, confidence: float,
 ) -> MetricSummary:
-    """Summarise one metric's per-record scores (and corpus states for corpus metrics)."""
-    n_skipped = sum(s.status is Status.SKIPPED for s in scores)
-    n_errors = sum(s.status is Status.ERROR for s in scores)
-    n_budget = sum(s.status is Status.SKIPPED and s.reason == budget_skip_reason for s in scores)
+    """Summarise one metric from its per-record values and statuses in input order.
+
+    ``status`` holds 0 (ok), 1 (skipped), 2 (error) and 3 (skipped for the budget);
+    ``values`` is NaN where the status is not ok. Corpus metrics also pass their states.
+    """
+    n_budget = int((status == 3).sum())
+    n_errors = int((status == 2).sum())
     usage = metric.usage_summary()
     base = {
         "id": metric.id, "metric_version": metric.spec.version,
         "distribution": metric.origin.distribution,
         "distribution_version": metric.origin.version,
         "direction": metric.spec.direction.value, "granularity": metric.spec.granularity.value,
-        "n_skipped": n_skipped, "n_errors": n_errors, "n_budget_skipped": n_budget,
-        "cost_msats": sum(s.cost_msats for s in scores),
+        "n_skipped": int((status == 1).sum()) + n_budget, "n_errors": n_errors, "n_budget_skipped": n_budget,
+        "cost_msats": int(cost_msats),
         "details": {"usage": usage} if usage else {},
     }
     if isinstance(metric, CorpusMetric):
-        return _corpus_summary(metric, [s for s in (states or []) if s is not None], base,
-                               seed=seed, n_boot=n_boot, confidence=confidence)
-    values = [s.value for s in scores if s.status is Status.OK and s.value is not None]
-    if failure_score is not None:
-        values += [failure_score] * n_errors
-    array = np.asarray(values, dtype=float)
+        return _corpus_summary(metric, list(states), base, seed=seed, n_boot=n_boot, confidence=confidence)
+    array = values[status == 0]
+    if failure_score is not None and n_errors:
+        array = np.concatenate([array, np.full(n_errors, float(failure_score))])
     return MetricSummary(
-        value=float(array.mean()) if array.size else 0.0, n=int(array.size),
+        value=float(array.mean()) if array.size else None, n=int(array.size),
         stderr=standard_error(array),
         ci=bootstrap_interval(array, seed=seed, n_boot=n_boot, confidence=confidence),
         **base,
@@ -90,7 +90,7 @@ def _corpus_summary(
         return MetricSummary(value=None, n=len(states), stderr=None, ci=None, **base)
     if overall.status is Status.SKIPPED or overall.value is None:
         base["details"] = {**base["details"], "reason": overall.reason}
-        return MetricSummary(value=0.0, n=0, stderr=None, ci=None, **base)
+        return MetricSummary(value=None, n=0, stderr=None, ci=None, **base)
 
     def value_of(sample: Sequence[Any]) -> float:
         result = metric.corpus_score(sample)

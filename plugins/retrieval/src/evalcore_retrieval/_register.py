@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from evalcore.plugin import PLUGIN_API_VERSION, MetricSpec, ParamSpec, TargetCategory, hookimpl
 
-__all__ = ["PLUGIN_API_VERSION", "evalcore_metrics"]
+__all__ = ["PLUGIN_API_VERSION", "evalcore_metrics", "evalcore_readers"]
 
 _METRICS = "evalcore_retrieval.metrics"
 _INPUTS = ("example.relevant_docs", "prediction.retrieved")
@@ -127,3 +127,16 @@ def evalcore_metrics() -> list[MetricSpec]:
             accuracy, (_LEVEL,),
         ),
     ]
+
+
+@hookimpl
+def evalcore_readers() -> list[dict]:
+    """TREC qrels and run files (``evalcore evaluate --qrels Q --run R``)."""
+    return [{
+        "name": "trec", "implementation": "evalcore_retrieval._reader:trec_source",
+        "summary": "TREC qrels (qid iter docno rel) and run (qid Q0 docno rank score tag) files, as trec_eval reads them",
+        "options": [
+            {"flag": "--qrels", "dest": "qrels", "help": "TREC qrels file (qid iter docno rel)"},
+            {"flag": "--run", "dest": "run", "help": "TREC run file (qid Q0 docno rank score tag)"},
+        ],
+    }]

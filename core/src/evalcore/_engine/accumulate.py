@@ -1,0 +1,80 @@
+"""What the summary needs of each record, and nothing more: a few numbers per record and metric.
+
+Rows go to the journal; here each metric keeps its per-record value and status (for the
+mean, the standard error and the bootstrap), its cost, and for corpus metrics the
+per-record states (to merge, and to resample for the interval). Everything is keyed by
+the record's input position, so the order chunks finish in changes nothing.
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections.abc import Iterable
+from typing import Any
+
+import numpy as np
+
+from .._metric import CorpusMetric, Metric
+from .runners import BUDGET_SKIP
+
+OK, SKIPPED, ERROR, BUDGET = 0, 1, 2, 3
+_STATUS = {"ok": OK, "skipped": SKIPPED, "error": ERROR}
+
+
+class MetricTally:
+    """One metric's per-record numbers."""
+
+    def __init__(self, metric: Metric) -> None:
+        self.metric = metric
+        self.corpus = isinstance(metric, CorpusMetric)
+        self.positions = array("q")
+        self.values = array("d")
+        self.status = array("b")
+        self.cost_msats = 0
+        self.states: dict[int, Any] = {}
+
+    def add(self, position: int, score: dict[str, Any], state: Any = None) -> None:
+        status = _STATUS[score["status"]]
+        if status == SKIPPED and score.get("reason") == BUDGET_SKIP:
+            status = BUDGET
+        value = score.get("value")
+        self.positions.append(position)
+        self.values.append(value if status == OK and value is not None else np.nan)
+        self.status.append(status)
+        self.cost_msats += score.get("cost_msats", 0)
+        if self.corpus and state is not None:
+            self.states[position] = state
+
+    def ordered(self) -> tuple[np.ndarray, np.ndarray]:
+        """Values and statuses in input order."""
+        order = np.argsort(np.frombuffer(self.positions, dtype=np.int64), kind="stable")
+        return np.frombuffer(self.values)[order], np.frombuffer(self.status, dtype=np.int8)[order]
+
+    def ordered_states(self) -> list[Any]:
+        return [self.states[p] for p in sorted(self.states)]
+
+
+class Tally:
+    """Every metric's :class:`MetricTally`, fed from scored chunks or resumed journal rows."""
+
+    def __init__(self, metrics: Iterable[Metric]) -> None:
+        self.metrics = {m.id: MetricTally(m) for m in metrics}
+        self.n_records = 0
+        self.n_errors = 0
+
+    def add_rows(self, rows: Iterable[dict[str, Any]], states: Iterable[dict[str, Any]] | None = None) -> None:
+        """Add rows; ``states`` gives the raw corpus states (else they are decoded from the rows)."""
+        states_iter = iter(states) if states is not None else None
+        for row in rows:
+            raw_states = next(states_iter) if states_iter is not None else {}
+            position = row.get("i", self.n_records)
+            self.n_records += 1
+            for metric_id, tally in self.metrics.items():
+                score = row["scores"].get(metric_id)
+                if score is None:
+                    continue
+                state = raw_states.get(metric_id)
+                if state is None and tally.corpus and "state" in score:
+                    state = tally.metric.decode_state(score["state"])
+                tally.add(position, score, state)
+                self.n_errors += score["status"] == "error"

@@ -1,0 +1,97 @@
+"""Calling metric code safely: every outcome becomes a :class:`Score`, hung calls time out.
+
+A metric's exception (``SystemExit`` included) is that sample's ``error``; only
+``KeyboardInterrupt`` propagates, so the run can stop and keep what finished. A
+synchronous call that runs past its time limit is abandoned on its worker thread (Python
+cannot kill a thread) and recorded as a ``TimeoutError``; the run goes on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import threading
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from .._errors import SkipSample
+from .._result import Score, coerce_score
+
+
+async def aguard(fn: Callable[..., Any], args: Sequence[Any], timeout_s: float | None) -> Score:
+    """Await ``fn(*args)`` (at most ``timeout_s``) and turn the outcome into a :class:`Score`."""
+    try:
+        return coerce_score(await asyncio.wait_for(fn(*args), timeout_s))
+    except SkipSample as skip:
+        return Score.skipped(skip.reason)
+    except TimeoutError:
+        return timed_out(timeout_s)
+    except (KeyboardInterrupt, asyncio.CancelledError):
+        raise
+    except BaseException as exc:  # noqa: BLE001
+        return Score.error(exc)
+
+
+def timed_out(timeout_s: float | None) -> Score:
+    return Score.error("TimeoutError", f"no result within timeout_s={timeout_s:g} s")
+
+
+def call_each(fn: Callable[[int], Score], count: int, timeout_s: float | None) -> list[Score]:
+    """``[fn(0), …, fn(count - 1)]``, each call cut off after ``timeout_s`` seconds.
+
+    Without a limit the calls run here. With one, they run in order on a helper thread
+    that this thread watches; a call past its limit is recorded as timed out, its thread
+    abandoned, and a fresh thread takes the next call.
+    """
+    if timeout_s is None:
+        return [fn(i) for i in range(count)]
+    results: list[Score | None] = [None] * count
+    start = 0
+    while start < count:
+        start = _watch(fn, results, start, count, timeout_s)
+    return results  # type: ignore[return-value]
+
+
+def _watch(fn: Callable[[int], Score], results: list[Score | None], start: int, count: int,
+           timeout_s: float) -> int:
+    """Run calls from ``start`` on a new thread; the index to go on from."""
+    state = {"index": start, "abandoned": False}
+    progressed = threading.Condition()
+    failure: list[BaseException] = []
+
+    def worker() -> None:
+        for i in range(start, count):
+            try:
+                score = fn(i)
+            except BaseException as exc:  # noqa: BLE001 - KeyboardInterrupt, handed to the watcher
+                failure.append(exc)
+                score = None
+            with progressed:
+                if state["abandoned"]:
+                    return
+                if failure:
+                    progressed.notify()
+                    return
+                results[i] = score
+                state["index"] = i + 1
+                progressed.notify()
+
+    thread = threading.Thread(target=worker, name="evalcore-metric", daemon=True)
+    thread.start()
+    with progressed:
+        while True:
+            current = state["index"]
+            if current >= count or failure:
+                break
+            moved = functools.partial(_moved, state, current, failure)
+            if not progressed.wait_for(moved, timeout=timeout_s):
+                state["abandoned"] = True
+                results[current] = timed_out(timeout_s)
+                return current + 1
+    if failure:
+        raise failure[0]
+    return count
+
+
+def _moved(state: dict[str, Any], index: int, failure: list[BaseException]) -> bool:
+    return state["index"] != index or bool(failure)

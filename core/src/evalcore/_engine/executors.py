@@ -1,0 +1,73 @@
+"""Executors: where chunks are scored. Locally (an event loop plus worker threads) or on Ray.
+
+Both call the same :func:`~evalcore._engine.score.score_chunk`, so the numbers cannot
+differ; both keep a bounded number of chunks in flight, so memory is bounded by the chunk.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Protocol
+
+from .chunk import Chunk
+from .plan import Plan
+from .score import ChunkResult, score_chunk
+
+OnResult = Callable[[ChunkResult], bool]
+"""Called with each scored chunk; returns ``False`` to stop the run."""
+
+
+class ChunkExecutor(Protocol):
+    async def run(self, chunks: Iterator[Chunk], on_result: OnResult) -> None: ...
+
+    def close(self) -> None: ...
+
+
+class LocalExecutor:
+    """Chunks scored on this machine: async metrics on the event loop, sync ones in threads."""
+
+    in_flight = 2
+
+    def __init__(self, plan: Plan, program: Callable[..., Any] | None) -> None:
+        self.plan = plan
+        self.program = program
+        self.pool = ThreadPoolExecutor(max_workers=max(plan.options.concurrency, 2) * self.in_flight,
+                                       thread_name_prefix="evalcore")
+
+    async def run(self, chunks: Iterator[Chunk], on_result: OnResult) -> None:
+        pending: set[asyncio.Task[ChunkResult]] = set()
+        go_on = True
+        try:
+            for chunk in chunks:
+                pending.add(asyncio.create_task(score_chunk(self.plan, chunk, self.pool, self.program)))
+                if len(pending) >= self.in_flight:
+                    go_on = await self._drain(pending, on_result, asyncio.FIRST_COMPLETED)
+                    if not go_on:
+                        break
+            while pending and go_on:
+                go_on = await self._drain(pending, on_result, asyncio.FIRST_COMPLETED)
+        finally:
+            for task in pending:
+                task.cancel()
+
+    @staticmethod
+    async def _drain(pending: set[asyncio.Task[ChunkResult]], on_result: OnResult, when: str) -> bool:
+        done, _ = await asyncio.wait(pending, return_when=when)
+        go_on = True
+        for task in sorted(done, key=lambda t: t.result().index):
+            pending.discard(task)
+            go_on = on_result(task.result()) and go_on
+        return go_on
+
+    def close(self) -> None:
+        self.pool.shutdown(wait=False, cancel_futures=True)
+
+
+def make_executor(plan: Plan, program: Callable[..., Any] | None) -> ChunkExecutor:
+    if plan.options.executor == "ray":
+        from .ray_executor import RayExecutor
+
+        return RayExecutor(plan, program)
+    return LocalExecutor(plan, program)

@@ -1,0 +1,70 @@
+"""DataFrames in: pandas, polars and Arrow tables as records (their libraries stay optional)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from .readers import DataSource
+
+
+def frame_source(data: Any, columns: Mapping[str, str] | None = None) -> DataSource | None:
+    """A source over a DataFrame's rows, or ``None`` when ``data`` is not a frame.
+
+    ``columns`` maps record fields to column names (``{"example.query": "question",
+    "prediction.response": "answer", "id": "qid"}``); without it, columns named
+    ``example.*`` / ``prediction.*`` / ``id`` (or holding whole ``example`` and
+    ``prediction`` objects) are used as they are.
+    """
+    rows = _frame_rows(data)
+    if rows is None:
+        return None
+    return DataSource(_Records(rows, dict(columns or {})), name=f"<{type(data).__name__}>")
+
+
+def _frame_rows(data: Any) -> Any:
+    module = type(data).__module__.split(".")[0]
+    if module == "pandas" and hasattr(data, "to_dict"):
+        return _FrameRows(lambda: data.to_dict("records"), len(data), list(data.columns))
+    if module == "polars" and hasattr(data, "to_dicts"):
+        return _FrameRows(data.to_dicts, data.height, list(data.columns))
+    if module == "pyarrow" and hasattr(data, "to_pylist"):
+        return _FrameRows(data.to_pylist, data.num_rows, list(data.column_names))
+    return None
+
+
+class _FrameRows:
+    def __init__(self, rows: Any, length: int, names: list[str]) -> None:
+        self.rows, self.length, self.names = rows, length, names
+
+
+class _Records:
+    """Record dicts built from frame rows as they are read."""
+
+    def __init__(self, frame: _FrameRows, columns: dict[str, str]) -> None:
+        self.frame = frame
+        self.columns = columns or {name: name for name in frame.names}
+
+    def __len__(self) -> int:
+        return self.frame.length
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        for index, row in enumerate(self.frame.rows()):
+            record: dict[str, Any] = {"example": {}, "prediction": {}}
+            for field, column in self.columns.items():
+                _put(record, field, row[column])
+            record.setdefault("id", str(index))
+            yield record
+
+
+def _put(record: dict[str, Any], field: str, value: Any) -> None:
+    if field in ("example", "prediction") and isinstance(value, Mapping):
+        record[field].update(value)
+        return
+    parts = field.split(".")
+    if parts[0] not in ("example", "prediction", "id"):
+        parts = ["example", *parts]
+    target = record
+    for part in parts[:-1]:
+        target = target.setdefault(part, {})
+    target[parts[-1]] = value.item() if type(value).__module__ == "numpy" and getattr(value, "ndim", 1) == 0 else value

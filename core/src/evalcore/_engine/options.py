@@ -1,0 +1,138 @@
+"""Run options, validated before any record is read or any metric is called."""
+
+from __future__ import annotations
+
+import math
+import os
+from pathlib import Path
+from typing import Any, Literal
+
+import attrs
+
+from .._budget import Budget
+from .._errors import EvalcoreError
+from .._stats import AggregateMethod, aggregate
+
+Executor = Literal["local", "ray"]
+SamplesFormat = Literal["jsonl", "parquet"]
+
+
+class OptionError(EvalcoreError):
+    """An evaluation option is out of range or inconsistent with another."""
+
+
+def _at_least(minimum: float, name: str) -> Any:
+    def check(_: Any, __: Any, value: float | None) -> None:
+        if value is not None and not value >= minimum:
+            raise OptionError(f"{name} must be >= {minimum:g}; got {value!r}")
+    return check
+
+
+def _finite(name: str) -> Any:
+    def check(_: Any, __: Any, value: float | None) -> None:
+        if value is not None and (isinstance(value, bool) or not math.isfinite(value)):
+            raise OptionError(f"{name} must be a finite number; got {value!r}")
+    return check
+
+
+@attrs.frozen
+class RunOptions:
+    """Every knob of :func:`evalcore.evaluate`; see its docstring for their meaning."""
+
+    concurrency: int = attrs.field(default=8, validator=_at_least(1, "concurrency"))
+    chunk_size: int = attrs.field(default=1000, validator=_at_least(1, "chunk_size"))
+    progress: bool | None = None
+    failure_score: float | None = attrs.field(default=None, validator=_finite("failure_score"))
+    max_errors: int | float | None = attrs.field(default=None, validator=_at_least(0, "max_errors"))
+    threshold: float | None = attrs.field(default=None, validator=_finite("threshold"))
+    rollouts: int = attrs.field(default=1, validator=_at_least(1, "rollouts"))
+    aggregate_by: AggregateMethod = "mean"
+    trim: float = 0.1
+    budget: Budget = attrs.field(factory=lambda: Budget(None))
+    timeout_s: float | None = attrs.field(default=None, validator=[_finite("timeout_s"), _at_least(0, "timeout_s")])
+    seed: int = attrs.field(default=0, validator=_at_least(0, "seed"))
+    n_boot: int = attrs.field(default=1000, validator=_at_least(0, "n_boot"))
+    confidence: float = 0.95
+    cache_mode: str | None = None
+    cache_dir: str | None = None
+    executor: Executor = "local"
+    ray_address: str | None = None
+    resume: bool = False
+    output: Path | None = None
+    samples: Path | None = None
+    samples_format: SamplesFormat = "jsonl"
+    csv: Path | None = None
+
+    def __attrs_post_init__(self) -> None:
+        if not 0 < self.confidence < 1:
+            raise OptionError(f"confidence must be between 0 and 1; got {self.confidence!r}")
+        try:
+            aggregate([0.0], self.aggregate_by, trim=self.trim)
+        except ValueError as exc:
+            raise OptionError(str(exc)) from None
+        if self.executor not in ("local", "ray"):
+            raise OptionError(f"executor must be 'local' or 'ray'; got {self.executor!r}")
+        if self.cache_mode not in (None, "readwrite", "readonly", "refresh", "off"):
+            raise OptionError(f"cache_mode must be readwrite, readonly, refresh or off; got {self.cache_mode!r}")
+        if self.resume and self.samples is None:
+            raise OptionError("resume needs the samples file of the interrupted run (samples=...)")
+
+    def error_limit(self, n_records: int | None) -> int | None:
+        """``max_errors`` as a count (a fraction below 1 is of the records, when their number is known)."""
+        if self.max_errors is None:
+            return None
+        if isinstance(self.max_errors, float) and 0 < self.max_errors < 1:
+            return max(0, int(self.max_errors * (n_records or 0)))
+        return int(self.max_errors)
+
+    def fingerprint(self) -> dict[str, Any]:
+        """The options that change the numbers (a resumed run must match them)."""
+        return {
+            "failure_score": self.failure_score, "threshold": self.threshold, "rollouts": self.rollouts,
+            "aggregate_by": self.aggregate_by, "trim": self.trim, "seed": self.seed, "n_boot": self.n_boot,
+            "confidence": self.confidence, "budget_msats": self.budget.limit_msats,
+        }
+
+
+def make_options(**raw: Any) -> RunOptions:
+    """Build :class:`RunOptions` from keyword options (paths and budget normalised)."""
+    budget = raw.pop("budget_msats", None)
+    if isinstance(budget, Budget):
+        raw["budget"] = budget
+    elif budget is not None:
+        if isinstance(budget, bool) or not isinstance(budget, int) or budget < 0:
+            raise OptionError(f"budget_msats must be a whole number >= 0; got {budget!r}")
+        raw["budget"] = Budget(budget)
+    for key in ("output", "samples", "csv"):
+        if raw.get(key) is not None:
+            raw[key] = Path(os.fspath(raw[key]))
+    unknown = set(raw) - {f.name for f in attrs.fields(RunOptions)}
+    if unknown:
+        raise OptionError(f"unknown option{'s' if len(unknown) > 1 else ''}: {', '.join(sorted(unknown))}")
+    try:
+        return RunOptions(**raw)
+    except TypeError as exc:
+        raise OptionError(str(exc)) from None
+
+
+def check_paths(options: RunOptions, inputs: list[Path]) -> None:
+    """Output paths: distinct, not an input, in a folder that exists and is writable."""
+    outputs = {name: getattr(options, name) for name in ("output", "samples", "csv")}
+    seen: dict[Path, str] = {}
+    resolved_inputs = {p.resolve(): p for p in inputs}
+    for name, path in outputs.items():
+        if path is None:
+            continue
+        full = path.resolve()
+        if full in resolved_inputs:
+            raise OptionError(f"--{name} {path} is an input file; it would be overwritten")
+        if full in seen:
+            raise OptionError(f"--{name} and --{seen[full]} are the same file: {path}")
+        seen[full] = name
+        folder = full.parent
+        if not folder.is_dir():
+            raise OptionError(f"--{name} {path}: the folder {folder} does not exist")
+        if not os.access(folder, os.W_OK):
+            raise OptionError(f"--{name} {path}: the folder {folder} is not writable")
+        if full.is_dir():
+            raise OptionError(f"--{name} {path} is a folder")

@@ -1,0 +1,73 @@
+"""The plan: metrics bound and ordered (cheap proxy metrics before truth metrics)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import attrs
+
+from .._errors import EvalcoreError
+from .._functions import metric_from_callable
+from .._metric import Metric
+from .._registry import Registry
+from .._spec import Tier
+from .context import RunContext
+from .options import RunOptions
+
+MetricLike = str | Metric | Callable[..., Any]
+
+
+@attrs.frozen
+class Plan:
+    """What to compute: the metrics in running order, the options and the run context."""
+
+    metrics: list[Metric]
+    options: RunOptions
+    context: RunContext
+    sources: list[str | None]
+    """For each metric, the id it was created from in the registry (``None`` for metric
+    objects and callables given directly); executors on other machines rebuild from it."""
+
+    @property
+    def aliases(self) -> dict[str, str]:
+        """Bare names of the metrics, where no two metrics share one."""
+        names = [m.spec.name for m in self.metrics]
+        return {m.id: m.spec.name for m in self.metrics if names.count(m.spec.name) == 1}
+
+    def tier(self, tier: Tier) -> list[Metric]:
+        return [m for m in self.metrics if m.spec.tier is tier]
+
+    def timeout_for(self, metric: Metric) -> float | None:
+        """The per-sample time limit: the run's, else the metric's ``timeout_s``, else its default."""
+        if self.options.timeout_s is not None:
+            return self.options.timeout_s
+        own = metric.params.get("timeout_s")
+        return float(own) if own is not None else metric.default_timeout_s
+
+
+def bind_metrics(metrics: Sequence[MetricLike] | MetricLike, registry: Registry,
+                 context: RunContext) -> tuple[list[Metric], list[str | None]]:
+    """Metric objects for ids, objects and callables, proxy tier first (given order within a tier)."""
+    if isinstance(metrics, (str, Metric)) or (callable(metrics) and not isinstance(metrics, Sequence)):
+        metrics = [metrics]  # type: ignore[list-item]
+    if not metrics:
+        raise EvalcoreError("no metrics to evaluate")
+    bound: list[tuple[Metric, str | None]] = []
+    for item in metrics:  # type: ignore[union-attr]
+        if isinstance(item, Metric):
+            bound.append((item, None))
+        elif isinstance(item, str):
+            bound.append((registry.create(item), item))
+        elif callable(item):
+            bound.append((metric_from_callable(item), None))
+        else:
+            raise EvalcoreError(f"not a metric: {item!r}")
+    ids = [m.id for m, _ in bound]
+    duplicates = sorted({i for i in ids if ids.count(i) > 1})
+    if duplicates:
+        raise EvalcoreError(f"metric listed twice: {', '.join(duplicates)}")
+    for metric, _ in bound:
+        metric.bind_context(context)
+    ordered = sorted(bound, key=lambda pair: pair[0].spec.tier is Tier.TRUTH)
+    return [m for m, _ in ordered], [s for _, s in ordered]

@@ -1,0 +1,201 @@
+"""The core's readers: JSONL files (streamed) and Python objects, in chunks.
+
+JSONL is read as bytes and split on ``\\n`` only (JSON text may contain U+2028, U+2029
+and U+0085). A line that is not UTF-8, not JSON, nested too deep or otherwise unreadable
+is that line's error; every other line is still read. A UTF-8 byte order mark at the
+start of the file is skipped.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from .._errors import InputError
+from .._records import Record, parse_record
+from .chunk import Chunk
+
+_BOM = b"\xef\xbb\xbf"
+_MAX_LINE_BYTES = 64 * 1024 * 1024
+
+
+def parse_json_line(line: bytes, source: str) -> Any:
+    """One JSON value from one line, or :class:`InputError` naming the line."""
+    try:
+        return orjson.loads(line)
+    except orjson.JSONDecodeError as exc:
+        message = str(exc)
+    if "64-bit" in message:  # a big integer: valid JSON that orjson does not hold
+        try:
+            value = json.loads(line)
+            json.dumps(value, ensure_ascii=False).encode()
+            return value
+        except (ValueError, RecursionError, UnicodeError) as exc:
+            message = str(exc)
+    return InputError(f"malformed JSON: {_short(message)}", source=source)
+
+
+def iter_json_lines(path: Path) -> Iterator[tuple[str, int, Any]]:
+    """``(source, line number, value or InputError)`` for each non-blank line."""
+    name = os.fspath(path)
+    try:
+        handle = open(name, "rb")  # noqa: SIM115 - closed below, also when the caller stops early
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror or exc}", source=name) from None
+    with handle:
+        for lineno, line in enumerate(handle, start=1):  # binary files split on b"\n" only
+            if lineno == 1 and line.startswith(_BOM):
+                line = line[len(_BOM):]
+            if not line.strip():
+                continue
+            source = f"{name}:{lineno}"
+            if len(line) > _MAX_LINE_BYTES:
+                yield source, lineno, InputError(f"line longer than {_MAX_LINE_BYTES} bytes", source=source)
+                continue
+            yield source, lineno, parse_json_line(line, source)
+
+
+class JsonlSource:
+    """Records from a JSONL file, read in chunks."""
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = Path(os.fspath(path))
+        self.name = os.fspath(path)
+
+    def inputs(self) -> list[Path]:
+        return [self.path]
+
+    def fingerprint(self) -> dict[str, Any]:
+        return file_fingerprint(self.path)
+
+    def total(self) -> int | None:
+        return None
+
+    def chunks(self, size: int) -> Iterator[Chunk]:
+        builder = _ChunkBuilder(size)
+        position = 0
+        for source, lineno, value in iter_json_lines(self.path):
+            if isinstance(value, InputError):
+                builder.reject(value, position)
+            else:
+                try:
+                    builder.add(parse_record(value, source=source, default_id=str(lineno)), position)
+                except InputError as exc:
+                    builder.reject(exc, position)
+                except RecursionError:
+                    builder.reject(InputError("value nested too deeply", source=source), position)
+            position += 1
+            if builder.full:
+                yield builder.take()
+        if position == 0:
+            raise InputError("no records: the file is empty", source=self.name)
+        if builder.pending:
+            yield builder.take()
+
+
+class DataSource:
+    """Records from Python objects (:class:`Record` instances or record dicts)."""
+
+    def __init__(self, items: Iterable[Any], name: str | None = None) -> None:
+        self.items = items
+        self.name = name or "<data>"
+
+    def inputs(self) -> list[Path]:
+        return []
+
+    def fingerprint(self) -> dict[str, Any]:
+        digest = hashlib.sha256()
+        for item in self.items:
+            data = item.to_dict() if isinstance(item, Record) else item
+            digest.update(orjson.dumps(data, default=str, option=orjson.OPT_SORT_KEYS))
+            digest.update(b"\n")
+        return {"input": self.name, "sha256": digest.hexdigest()}
+
+    def total(self) -> int | None:
+        return len(self.items) if hasattr(self.items, "__len__") else None
+
+    def chunks(self, size: int) -> Iterator[Chunk]:
+        builder = _ChunkBuilder(size)
+        for position, item in enumerate(self.items):
+            if isinstance(item, Record):
+                builder.add(item, position)
+            else:
+                try:
+                    builder.add(parse_record(item, source=f"record {position}", default_id=str(position)),
+                                position)
+                except InputError as exc:
+                    builder.reject(exc, position)
+            if builder.full:
+                yield builder.take()
+        if builder.pending:
+            yield builder.take()
+
+
+class _ChunkBuilder:
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.index = 0
+        self._reset()
+
+    def _reset(self) -> None:
+        self.records: list[Record] = []
+        self.positions: list[int] = []
+        self.errors: list[InputError] = []
+
+    def add(self, record: Record, position: int) -> None:
+        self.records.append(record)
+        self.positions.append(position)
+
+    def reject(self, error: InputError, position: int) -> None:
+        self.errors.append(error)
+
+    @property
+    def full(self) -> bool:
+        return len(self.records) + len(self.errors) >= self.size
+
+    @property
+    def pending(self) -> bool:
+        return bool(self.records or self.errors)
+
+    def take(self) -> Chunk:
+        chunk = Chunk(self.index, self.records, self.positions, self.errors)
+        self.index += 1
+        self._reset()
+        return chunk
+
+
+def file_fingerprint(path: Path) -> dict[str, Any]:
+    """Path, size and SHA-256 of a file."""
+    try:
+        with open(path, "rb") as handle:
+            digest = hashlib.file_digest(handle, "sha256")
+        size = path.stat().st_size
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror or exc}", source=os.fspath(path)) from None
+    return {"path": os.fspath(path.resolve()), "size": size, "sha256": digest.hexdigest()}
+
+
+def stdin_source() -> JsonlSource:
+    """Records from standard input (``-``), spooled to a temporary file so they can be hashed."""
+    import atexit
+    import tempfile
+
+    spool = tempfile.NamedTemporaryFile(prefix="evalcore-stdin-", suffix=".jsonl", delete=False)  # noqa: SIM115
+    with spool:
+        while block := sys.stdin.buffer.read(1 << 20):
+            spool.write(block)
+    atexit.register(os.unlink, spool.name)
+    source = JsonlSource(spool.name)
+    source.name = "<stdin>"
+    return source
+
+
+def _short(message: str, limit: int = 200) -> str:
+    return message if len(message) <= limit else message[:limit] + "…"

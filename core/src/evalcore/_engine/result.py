@@ -1,0 +1,48 @@
+"""The result of an evaluation: aggregates and provenance in memory, rows on disk."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from .._errors import InputError
+from .._output import format_table
+from .._summary import MetricSummary
+
+
+@attrs.frozen
+class EvaluationResult:
+    """Aggregates per metric id, the per-record rows (read lazily from the samples journal),
+    the rejected records and the provenance. ``stopped`` says why a run ended early."""
+
+    metrics: dict[str, MetricSummary]
+    samples: Sequence[dict[str, Any]]
+    rejected: list[InputError]
+    provenance: dict[str, Any]
+    stopped: str | None = None
+    samples_path: Path | None = None
+
+    @property
+    def score(self) -> float | None:
+        """The first metric's value (DSPy's ``EvaluationResult.score`` as a fraction)."""
+        return next(iter(self.metrics.values())).value if self.metrics else None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON report: aggregates, rejected records, provenance and where the rows are."""
+        return {
+            "metrics": {k: v.to_dict() for k, v in self.metrics.items()},
+            "rejected": [{"source": e.source, "field": e.field, "message": e.reason} for e in self.rejected],
+            "stopped": self.stopped,
+            "provenance": self.provenance,
+            "samples_file": str(self.samples_path) if self.samples_path is not None else None,
+        }
+
+    def table(self) -> str:
+        """The aggregates as a readable text table."""
+        return format_table({k: v.to_dict() for k, v in self.metrics.items()})
+
+    def __repr__(self) -> str:
+        return f"EvaluationResult(metrics={list(self.metrics)}, samples={len(self.samples)})"
