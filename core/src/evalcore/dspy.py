@@ -16,6 +16,7 @@ called with the record fields the module takes as inputs.
 
 from __future__ import annotations
 
+import contextvars
 import csv
 import importlib.util
 import inspect
@@ -114,6 +115,9 @@ class _Run:
     """One call's program and metric, keyed by the example's position in the devset."""
 
     def __init__(self, program: Any, metric: Callable[..., Any], devset: Sequence[Any], traceback: bool) -> None:
+        # The caller's context (dspy.context(lm=...) among it), entered afresh for every call
+        # whatever thread the evaluator runs it on.
+        self.context = contextvars.copy_context()
         self.program = program
         self.metric = metric
         self.devset = devset
@@ -132,7 +136,7 @@ class _Run:
         index = record[_INDEX]
         example = self.devset[index]
         try:
-            self.predictions[index] = self.program(**example.inputs())
+            self.predictions[index] = self.context.copy().run(lambda: self.program(**example.inputs()))
         except Exception as exc:
             self._failed(index, exc)
             raise
@@ -142,7 +146,7 @@ class _Run:
         index = gold[_INDEX]
         prediction = self.predictions[index]
         try:
-            score = self.metric(self.devset[index], prediction)
+            score = self.context.copy().run(self.metric, self.devset[index], prediction)
         except Exception as exc:
             self._failed(index, exc)
             raise
@@ -194,18 +198,23 @@ def as_program(module: Any) -> Callable[[Mapping[str, Any]], Any]:
     """A program for :func:`evalcore.evaluate` that calls the DSPy ``module`` with keyword inputs.
 
     A ``dspy.Example`` record gives ``example.inputs()``; a plain record gives the fields the
-    module's signature (``dspy.Predict`` and the like) or its ``forward`` parameters name.
+    module's signature (``dspy.Predict`` and the like) or its ``forward`` parameters name. The
+    module runs in the context :func:`as_program` was called in (so ``dspy.context(lm=...)``
+    holds whichever thread the evaluator uses).
     """
     names = _input_names(module)
+    context = contextvars.copy_context()  # dspy.context(lm=...) where the program is made
 
     def program(record: Any) -> Any:
         if callable(getattr(record, "inputs", None)) and hasattr(record, "toDict"):
-            return module(**record.inputs())
-        missing = [n for n in names if n not in record]
-        if missing:
-            raise EvalcoreError(f"{type(module).__name__} takes {', '.join(names)}; the record has no "
-                                f"example.{', example.'.join(missing)}")
-        return module(**{n: record[n] for n in names})
+            inputs = dict(record.inputs())
+        else:
+            missing = [n for n in names if n not in record]
+            if missing:
+                raise EvalcoreError(f"{type(module).__name__} takes {', '.join(names)}; the record has no "
+                                    f"example.{', example.'.join(missing)}")
+            inputs = {n: record[n] for n in names}
+        return context.copy().run(lambda: module(**inputs))
 
     return program
 
@@ -214,7 +223,7 @@ def _input_names(module: Any) -> list[str]:
     signature = getattr(module, "signature", None)
     if signature is not None and hasattr(signature, "input_fields"):
         return list(signature.input_fields)
-    parameters = inspect.signature(module.forward).parameters.values()
+    parameters = list(inspect.signature(type(module).forward).parameters.values())[1:]  # without self
     names = [p.name for p in parameters if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
     if not names:
         raise EvalcoreError(
