@@ -10,8 +10,8 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ._budget import Budget
-from ._errors import EvalcoreError
 from ._engine.plan import MetricLike
+from ._errors import EvalcoreError
 from ._evaluate import EvaluationResult, evaluate
 from ._metric import FeedbackScore, Metric
 from ._spec import Tier

@@ -6,7 +6,6 @@ import ast
 import warnings
 
 import attrs
-
 from evalcore.plugin import InputError, Record, SampleMetric, Score, SkipSample
 from evalcore.text import collapse_whitespace
 
