@@ -32,6 +32,15 @@ def test_syntax_seed_cases(metric) -> None:
     assert m.score_one({}, {"response": ""}).value == 0.0  # "no code found", as in dsrs
     loose = metric("checks/syntax", check_balanced_quotes=False)
     assert loose.score_one({}, {"response": 'say "hi'}).value == 1.0
+    # with quotes off an apostrophe starts no string, so the bracket after it counts
+    assert loose.score_one({}, {"response": "don't do (this"}).value == 0.0
+    assert m.score_one({}, {"response": "don't do (this"}).value == 0.0
+    # the document's quotes are " and '; a backtick is a quote only when asked
+    assert m.score_one({}, {"response": "run `ls (x"}).value == 0.0
+    assert m.score_one({}, {"response": "run `ls (x`"}).value == 0.0
+    ticks = metric("checks/syntax", backtick_quotes=True)
+    assert ticks.score_one({}, {"response": "run `ls (x`"}).value == 1.0
+    assert ticks.score_one({}, {"response": "run `ls"}).value == 0.0
 
 
 def test_syntax_python_and_json(metric) -> None:

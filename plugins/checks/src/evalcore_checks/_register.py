@@ -160,11 +160,13 @@ def _syntax() -> MetricSpec:
         "syntax", "syntax:SyntaxCheck",
         summary="Code has balanced brackets and quotes, or parses (Python via ast, JSON via json).",
         description=(
-            "Seed 000 SyntaxMetric. With `language='python'` the code must parse with Python's "
+            "The dsrs SyntaxMetric. With `language='python'` the code must parse with Python's "
             "`ast.parse`; with `language='json'` with `json.loads`. Any other language (or none) "
-            "uses the delimiter scan of the seed: brackets (), [], {} must nest and close, and "
-            "quotes \", ', ` must close (a backslash escapes inside quotes, brackets inside quotes "
-            "are ignored); `check_balanced_brackets` / `check_balanced_quotes` switch those off. "
+            "uses the dsrs delimiter scan: brackets (), [], {} must nest and close, and the quotes "
+            "the dsrs document lists, \" and ', must close (a backslash escapes inside quotes, "
+            "brackets inside quotes are ignored; a backtick is a quote only with "
+            "`backtick_quotes=True`); `check_balanced_brackets` / `check_balanced_quotes` switch "
+            "those off (with quotes off, a quote character is plain text and starts no string). "
             "Value 1.0 or 0.0, feedback says what is unbalanced or the parser's error. Empty code "
             "scores 0.0 ('no code found'), as in dsrs. " + _COMMON
         ),
@@ -175,9 +177,11 @@ def _syntax() -> MetricSpec:
                       description="'python' and 'json' are parsed; others use the delimiter scan"),
             ParamSpec(name="check_balanced_brackets", type="bool", default=True, identity=True),
             ParamSpec(name="check_balanced_quotes", type="bool", default=True, identity=True),
+            ParamSpec(name="backtick_quotes", type="bool", default=False, identity=True,
+                      description="count ` as a quote too"),
             _field_path(what="the code"),
         ),
-        version="1",
+        version="2",
     )
 
 

@@ -12,15 +12,18 @@ from ._inputs import field_text
 
 _OPENERS = {"(": ")", "[": "]", "{": "}"}
 _CLOSERS = {v: k for k, v in _OPENERS.items()}
-_QUOTES = frozenset("\"'`")
+QUOTES = "\"'"  # the dsrs document's quotes; a backtick counts only when asked
 
 
-def check_delimiters(code: str, *, brackets: bool = True, quotes: bool = True) -> str | None:
-    """``None`` when brackets ``()[]{}`` and quotes ``" ' `` ` balance, else what is wrong.
+def check_delimiters(code: str, *, brackets: bool = True, quotes: bool = True, backtick: bool = False) -> str | None:
+    """``None`` when brackets ``()[]{}`` and quotes ``" '`` (and `` ` `` with ``backtick``)
+    balance, else what is wrong.
 
     Text inside quotes is not scanned for brackets; a backslash escapes the next character
-    inside quotes. Disabling ``brackets`` or ``quotes`` ignores that kind of imbalance.
+    inside quotes. With ``quotes`` off, quote characters are ordinary text (an apostrophe
+    starts no string); with ``brackets`` off, brackets are not checked.
     """
+    quote_chars = (QUOTES + "`" if backtick else QUOTES) if quotes else ""
     stack: list[tuple[str, int]] = []
     quote: str | None = None
     quote_at = 0
@@ -33,7 +36,7 @@ def check_delimiters(code: str, *, brackets: bool = True, quotes: bool = True) -
                 escaped = True
             elif ch == quote:
                 quote = None
-        elif ch in _QUOTES:
+        elif ch in quote_chars:
             quote, quote_at = ch, index
         elif ch in _OPENERS:
             stack.append((ch, index))
@@ -41,7 +44,7 @@ def check_delimiters(code: str, *, brackets: bool = True, quotes: bool = True) -
             if not stack or stack[-1][0] != _CLOSERS[ch]:
                 return f"unmatched {ch!r} at offset {index}"
             stack.pop()
-    if quote is not None and quotes:
+    if quote is not None:
         return f"unclosed {quote} quote opened at offset {quote_at}"
     if stack and brackets:
         opener, at = stack[-1]
@@ -89,7 +92,7 @@ class SyntaxCheck(SampleMetric):
             checker = "delimiters"
             problem = check_delimiters(
                 code, brackets=self.params["check_balanced_brackets"],
-                quotes=self.params["check_balanced_quotes"],
+                quotes=self.params["check_balanced_quotes"], backtick=self.params["backtick_quotes"],
             )
         details = {"checker": checker, "language": language or None}
         if problem is None:
