@@ -1,11 +1,10 @@
 """The outcome specs list without importing implementations, and are complete."""
 
-# A description names where its definition comes from (the specification documents).
-SOURCES = ("Seed", "dsrs", "DSPy", "Adjutant", "benchmark engine")
-
-
 import evalcore
 from evalcore.testing import heavy_modules_after_listing
+
+# A description names where its definition comes from (the specification documents).
+SOURCES = ("Seed", "dsrs", "DSPy", "Adjutant", "benchmark engine")
 
 IDS = {"outcome_coupled", "step_score", "was_repeated", "tool_params_schema", "sandbox", "test_pass",
        "verification_delta"}
