@@ -167,6 +167,11 @@ def _syntax() -> MetricSpec:
             "brackets inside quotes are ignored; a backtick is a quote only with "
             "`backtick_quotes=True`); `check_balanced_brackets` / `check_balanced_quotes` switch "
             "those off (with quotes off, a quote character is plain text and starts no string). "
+            "Rust (the dsrs document's example), JavaScript, TypeScript/TSX, Go, Java, C, C++ and "
+            "Bash are parsed with tree-sitter grammars when they are installed (extra "
+            "evalcore-checks[syntax]: grammar wheels, offline); `parser` picks 'auto' (tree-sitter "
+            "when installed, else the delimiter scan; details say which ran), 'tree_sitter' "
+            "(required) or 'delimiters'. "
             "Value 1.0 or 0.0, feedback says what is unbalanced or the parser's error. Empty code "
             "scores 0.0 ('no code found'), as in dsrs. " + _COMMON
         ),
@@ -179,6 +184,9 @@ def _syntax() -> MetricSpec:
             ParamSpec(name="check_balanced_quotes", type="bool", default=True, identity=True),
             ParamSpec(name="backtick_quotes", type="bool", default=False, identity=True,
                       description="count ` as a quote too"),
+            ParamSpec(name="parser", type="str", default="auto", identity=True,
+                      choices=("auto", "tree_sitter", "delimiters"),
+                      description="tree-sitter grammars for other languages (auto: when installed)"),
             _field_path(what="the code"),
         ),
         version="2",

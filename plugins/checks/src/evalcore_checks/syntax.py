@@ -1,4 +1,5 @@
-"""``checks/syntax``: balanced brackets and quotes, or a real parse for Python and JSON (seed 000)."""
+"""``checks/syntax``: balanced brackets and quotes, or a real parse: Python and JSON always, other
+languages with tree-sitter grammars when installed (the dsrs SyntaxMetric)."""
 
 from __future__ import annotations
 
@@ -6,8 +7,9 @@ import ast
 import json
 import warnings
 
-from evalcore.plugin import Record, SampleMetric, Score
+from evalcore.plugin import InputError, Record, SampleMetric, Score
 
+from . import treesitter
 from ._inputs import field_text
 
 _OPENERS = {"(": ")", "[": "]", "{": "}"}
@@ -84,10 +86,22 @@ class SyntaxCheck(SampleMetric):
         language = (self.params["language"] or "").lower()
         if not code.strip():
             return Score(0.0, feedback="no code found", details={"checker": "none"})
+        grammar = treesitter.grammar_name(language)
+        use_tree_sitter = grammar is not None and self.params["parser"] != "delimiters" and (
+            self.params["parser"] == "tree_sitter" or treesitter.available(grammar))
+        if self.params["parser"] == "tree_sitter" and grammar is None and language not in ("python", "json"):
+            raise InputError(f"no tree-sitter grammar for {language or 'no language'!r}; known: "
+                             f"{', '.join(sorted(treesitter.GRAMMARS))}", field="params.language")
         if language == "python":
             checker, problem = "python", check_python(code)
         elif language == "json":
             checker, problem = "json", check_json(code)
+        elif use_tree_sitter:
+            try:
+                checker, problem = "tree_sitter", treesitter.check_tree_sitter(code, grammar)
+            except ImportError as exc:
+                raise InputError(f"tree-sitter grammar for {grammar} is not installed ({exc}); "
+                                 f"{treesitter.INSTALL_HINT}", field="params.parser") from None
         else:
             checker = "delimiters"
             problem = check_delimiters(
