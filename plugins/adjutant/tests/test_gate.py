@@ -74,7 +74,8 @@ def test_fallback_rate_by_reason():
     score = run("adjutant/fallback_rate", [session("f", None, 0, decisions)])[0]  # no outcome needed
     assert score.value == 0.75 and score.details["by_reason"] == {"LowConfidence": 2, "Timeout": 1}
     assert score.details["rate_by_reason"]["Timeout"] == 0.25
-    assert run("adjutant/fallback_rate", [session("f", None, 0, decisions)], signature="delegation")[0].value == 2 / 3
+    # delegation: two decisions record fallback_used (the third records nothing), one fell back
+    assert run("adjutant/fallback_rate", [session("f", None, 0, decisions)], signature="delegation")[0].value == 0.5
 
 
 def test_calibration_hand_worked():
