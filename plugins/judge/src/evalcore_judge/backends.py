@@ -184,13 +184,21 @@ class DSPyBackend:
         return f"<DSPyBackend {self.model}>"
 
     async def agenerate(self, messages: Messages, decoding: Decoding, metadata: Mapping[str, Any]) -> Completion:
-        outputs = await asyncio.to_thread(
-            self.lm, messages=[dict(m) for m in messages], temperature=decoding.temperature,
-            max_tokens=decoding.max_tokens,
-        )
-        first = outputs[0] if outputs else ""
-        text = first.get("text", "") if isinstance(first, Mapping) else str(first)
-        return Completion(text)
+        return Completion(await asyncio.to_thread(self._generate, messages, decoding))
+
+    def _generate(self, messages: Messages, decoding: Decoding) -> str:
+        try:  # DSPy >= 3.4: a normalised request (messages= is deprecated there)
+            from dspy.lm15 import Config, Message, Request
+        except ImportError:
+            outputs = self.lm(messages=[dict(m) for m in messages], temperature=decoding.temperature,
+                              max_tokens=decoding.max_tokens)
+            first = outputs[0] if outputs else ""
+            return first.get("text", "") if isinstance(first, Mapping) else str(first)
+        system = "\n\n".join(m["content"] for m in messages if m["role"] == "system") or None
+        turns = tuple(Message.user(m["content"]) for m in messages if m["role"] != "system")
+        config = Config(max_tokens=decoding.max_tokens, temperature=decoding.temperature)
+        response = self.lm(Request(model=self.model, messages=turns, system=system, config=config))
+        return response.text or ""
 
 
 class LiteLLMBackend:
