@@ -6,7 +6,7 @@ constructor takes the same arguments with the same defaults, programs are called
 result is DSPy's own ``EvaluationResult`` (``score`` in percent, ``results`` as
 ``(example, prediction, score)`` triples, a failed example scored ``failure_score``).
 The run goes through evalcore's evaluator, so the evaluator's options (``budget_msats``,
-``output``, ``samples`` with ``resume``, ``csv``, ``seed``, ``n_boot``, ``confidence``,
+``output``, ``samples``, ``csv``, ``seed``, ``n_boot``, ``confidence``,
 ``timeout_s``, ``cache_mode``, ``cache_dir``) may be passed too,
 and the evalcore report of the last call (aggregates with intervals, usage, provenance)
 is kept in :attr:`Evaluate.report`.
@@ -39,7 +39,7 @@ RETURN_OUTPUTS_ERROR = (
     "of the `EvaluationResult` object."
 )
 # evalcore.evaluate options that Evaluate passes on; DSPy ignores other keyword arguments.
-EVALCORE_OPTIONS = ("budget_msats", "output", "samples", "resume", "csv", "seed", "n_boot", "confidence", "timeout_s",
+EVALCORE_OPTIONS = ("budget_msats", "output", "samples", "csv", "seed", "n_boot", "confidence", "timeout_s",
                     "cache_mode", "cache_dir")
 _INDEX = "dspy_index"
 
