@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
+import importlib
 import json
 import math
 import os
@@ -342,7 +343,6 @@ class OpenAIClient:
     async def _attempt(self, api: Any, path: str, payload: Mapping[str, Any]) -> tuple[dict[str, Any], str]:
         """One request through the client's generic ``post`` (the JSON body as it is: the typed
         endpoint methods re-validate every message, which costs more than the call on a fast server)."""
-        import httpx2
         import openai
 
         self.calls += 1
@@ -351,7 +351,7 @@ class OpenAIClient:
         options = {} if self._api_key else {"headers": {"Authorization": openai.Omit()}}
         try:
             async with asyncio.timeout(self.timeout):
-                response = await api.post(path, cast_to=httpx2.Response, body=dict(payload), options=options)
+                response = await api.post(path, cast_to=_response_class(), body=dict(payload), options=options)
         except (TimeoutError, openai.APIConnectionError) as exc:
             refused = _refused(exc)
             if refused is not None:
@@ -422,6 +422,15 @@ class _LoopState:
             self._closer.asend(None).send(None)
         except StopIteration:
             pass
+
+
+def _response_class() -> type:
+    """The raw HTTP response class of the installed ``openai`` (httpx before 3.0, httpx2 from 3.0);
+    asking for it returns the response unparsed."""
+    import openai
+
+    name = "httpx2" if int(openai.__version__.split(".")[0]) >= 3 else "httpx"
+    return importlib.import_module(name).Response
 
 
 def _refused(exc: BaseException) -> OSError | None:
