@@ -7,6 +7,7 @@ plugin discovery runs through installed entry points exactly as it does for user
 from __future__ import annotations
 
 import pathlib
+import shutil
 
 import nox
 
@@ -89,3 +90,16 @@ def build(session: nox.Session) -> None:
     session.install(*wheels)
     session.run("evalcore", "plugins")
     session.run("evalcore", "list")
+
+
+@nox.session
+def report_browser(session: nox.Session) -> None:
+    """Render an HTML report in headless Chromium (Debian's ``chromium``): no console errors.
+
+    Also refreshes the screenshot in docs/img/report.png.
+    """
+    if shutil.which("chromium") is None:
+        session.error("needs Debian's chromium on PATH (apt-get install chromium)")
+    session.install(str(ROOT / "core"), "pytest>=8", "numpy")
+    session.run("pytest", str(ROOT / "tests" / "test_report_browser.py"), "-p", "no:cacheprovider",
+                env={"EVALCORE_REPORT_SCREENSHOT": str(ROOT / "docs" / "img" / "report.png")})

@@ -9,9 +9,20 @@ import textwrap
 from collections.abc import Callable, Iterator
 
 import pytest
-from evalcore._registry import reset_default_registry
+from evalcore._registry import Registry, reset_default_registry
 
 DistributionMaker = Callable[..., pathlib.Path]
+
+
+@pytest.fixture
+def registry_at(site: pathlib.Path, monkeypatch: pytest.MonkeyPatch) -> Callable[..., Registry]:
+    """A fresh :class:`Registry` that discovers the distributions in ``site``."""
+    monkeypatch.syspath_prepend(str(site))
+
+    def make(**kwargs: object) -> Registry:
+        return Registry(path=[str(site)], **kwargs)  # type: ignore[arg-type]
+
+    return make
 
 
 @pytest.fixture

@@ -154,3 +154,13 @@ def test_calibrate_against_human_labels(cli, tmp_path):
     assert report["n"] == 3 and report["agreement"] == pytest.approx(2 / 3)
     assert report["kappa"] == pytest.approx(0.4)
     assert report["confusion"] == [[1, 0], [1, 1]]  # rows human False/True, columns metric False/True
+
+
+def test_records_from_standard_input(make_distribution, toy_plugin, site, tmp_path):
+    make_distribution("evalcore-toy", "1.2", plugins={"toy": "toy_pkg._register"}, modules=toy_plugin("toy_pkg"))
+    env = {**os.environ, "PYTHONPATH": str(site), "EVALCORE_STRICT_PLUGINS": ""}
+    proc = subprocess.run([sys.executable, "-m", "evalcore", "evaluate", "-", "-m", "toy/overlap", "--json"],
+                          input=GOOD + "\n", capture_output=True, text=True, env=env, cwd=tmp_path, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout)
+    assert report["metrics"]["toy/overlap@3"]["n"] == 1 and report["provenance"]["input"] == "<stdin>"

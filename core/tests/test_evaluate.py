@@ -265,7 +265,8 @@ def test_outputs_json_and_csv(tmp_path):
                                csv=tmp_path / "r.csv")
     saved = json.loads((tmp_path / "r.json").read_text())
     assert saved["metrics"]["t/v"]["value"] == 0.5 and saved["metrics"]["t/v"]["n"] == 1
-    assert [json.loads(line) for line in open(saved["samples_file"]) if line.startswith('{"id"')] == list(result.samples)
+    journal = [json.loads(line) for line in open(saved["samples_file"]) if line.startswith('{"id"')]
+    assert journal == list(result.samples)
     assert set(saved["provenance"]["metrics"]["t/v"]) >= {"metric_version", "distribution", "distribution_version"}
     assert (tmp_path / "r.csv").read_text().splitlines() == ["id,t/v,t/v:status", "r0,0.5,ok", "r1,,skipped"]
 

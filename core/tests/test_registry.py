@@ -6,20 +6,9 @@ from evalcore import (
     MetricConflictError,
     ParameterError,
     PluginError,
-    Registry,
     UnknownMetricError,
 )
 from evalcore._registry import PluginStatus
-
-
-@pytest.fixture
-def registry_at(site, monkeypatch):
-    monkeypatch.syspath_prepend(str(site))
-
-    def make(**kwargs):
-        return Registry(path=[str(site)], **kwargs)
-
-    return make
 
 
 def test_discovers_a_plugin_through_its_distribution(make_distribution, toy_plugin, registry_at):

@@ -22,6 +22,8 @@ _EXPORTS = {
     "evaluate": "._evaluate", "aevaluate": "._evaluate", "EvaluationResult": "._evaluate",
     "Scorer": "._scorer", "Budget": "._budget",
     "read_records": "._records", "Record": "._records",
+    "compare": "._compare", "Comparison": "._compare", "RecordMismatchError": "._compare",
+    "write_report": "._report",
     "aggregate": "._stats", "aggregate_metric_values": "._stats", "aggregate_all": "._stats",
     # the metric contract
     "Metric": "._metric", "SampleMetric": "._metric", "BatchMetric": "._metric",
@@ -56,6 +58,7 @@ def __dir__() -> list[str]:
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from ._api import describe, get_metric, list_metrics, list_plugins, metric_keys
     from ._budget import Budget
+    from ._compare import Comparison, RecordMismatchError, compare
     from ._errors import (
         AmbiguousMetricError,
         EvalcoreError,
@@ -75,6 +78,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from ._metric import BatchMetric, CorpusMetric, FeedbackScore, Metric, Origin, SampleMetric
     from ._records import Record, read_records
     from ._registry import MetricInfo, PluginInfo, PluginStatus, Registry
+    from ._report import write_report
     from ._result import Score, Status
     from ._scorer import Scorer
     from ._spec import Direction, Granularity, MetricSpec, ParamSpec, TargetCategory, Tier

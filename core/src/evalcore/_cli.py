@@ -1,4 +1,4 @@
-"""The ``evalcore`` command line: list, describe, plugins, evaluate."""
+"""The ``evalcore`` command line: list, describe, plugins, evaluate, compare, report."""
 
 from __future__ import annotations
 
@@ -174,9 +174,12 @@ def _echo_rows(header: Sequence[str], rows: Sequence[Sequence[str]]) -> None:
 
 
 def _add_commands() -> None:
+    from ._cli_compare import compare_command, report_command
     from ._cli_evaluate import evaluate_command
 
     main.add_command(evaluate_command)
+    main.add_command(compare_command)
+    main.add_command(report_command)
 
 
 _add_commands()

@@ -13,10 +13,6 @@ class SpecError(EvalcoreError):
     """A metric spec is invalid (raised while validating a plugin's registration)."""
 
 
-class MetricIdError(EvalcoreError):
-    """A metric id cannot be parsed."""
-
-
 class UnknownMetricError(EvalcoreError, LookupError):
     """No installed metric has this id; ``suggestions`` lists close matches."""
 
@@ -67,6 +63,10 @@ class SetupError(ParameterError):
         self.param = param
         self.reason = message
         super().__init__(f"{metric_id}: parameter {param!r}: {message}")
+
+
+class MetricIdError(ParameterError):
+    """A metric id, or the parameters written in it, cannot be parsed."""
 
 
 class PluginError(EvalcoreError):

@@ -15,6 +15,9 @@ from typing import Any, NamedTuple
 from ._errors import MetricIdError
 from ._spec import MetricSpec
 
+#: Longest metric id accepted (parameters included); longer text is not an id.
+MAX_ID_CHARS = 4096
+
 _ID_PATTERN = re.compile(
     r"""^\s*
     (?:(?P<namespace>[a-z][a-z0-9_]*)/)?
@@ -44,17 +47,21 @@ def parse_metric_id(text: str) -> ParsedId:
     >>> parse_metric_id("retrieval/ndcg(gain='exp2')@10")
     ParsedId(namespace='retrieval', name='ndcg', params={'gain': 'exp2', 'k': 10})
     """
+    if not isinstance(text, str):
+        raise MetricIdError(f"a metric id must be a string; got {type(text).__name__}")
+    if len(text) > MAX_ID_CHARS:
+        raise MetricIdError(f"metric id {_shown(text)} has {len(text)} characters; at most {MAX_ID_CHARS} are allowed")
     match = _ID_PATTERN.match(text)
     if not match:
         raise MetricIdError(
-            f"cannot parse metric id {text!r}; expected 'namespace/name', "
+            f"cannot parse metric id {_shown(text)}; expected 'namespace/name', "
             "optionally with '(param=value, ...)' and '@k'"
         )
     params = _parse_params(text, match.group("params"))
     k_text = match.group("k")
     if k_text is not None:
         if "k" in params:
-            raise MetricIdError(f"metric id {text!r} gives k twice")
+            raise MetricIdError(f"metric id {_shown(text)} gives k twice")
         params["k"] = _parse_value(text, "k", k_text.strip())
     return ParsedId(match.group("namespace"), match.group("name"), params)
 
@@ -62,22 +69,30 @@ def parse_metric_id(text: str) -> ParsedId:
 def _parse_params(text: str, params_text: str | None) -> dict[str, Any]:
     if params_text is None or not params_text.strip():
         return {}
+    wrapped = f"f({params_text})"
     try:
-        call = ast.parse(f"f({params_text})", mode="eval").body
-    except SyntaxError:
-        raise MetricIdError(f"cannot parse the parameters of metric id {text!r}") from None
+        call = ast.parse(wrapped, mode="eval").body
+    except (SyntaxError, ValueError):
+        raise MetricIdError(f"cannot parse the parameters of metric id {_shown(text)}") from None
+    except (RecursionError, MemoryError):
+        raise MetricIdError(f"the parameters of metric id {_shown(text)} are nested too deeply") from None
     if not isinstance(call, ast.Call) or call.args:
-        raise MetricIdError(f"parameters of metric id {text!r} must be written name=value")
+        raise MetricIdError(f"parameters of metric id {_shown(text)} must be written name=value")
     params: dict[str, Any] = {}
     for keyword in call.keywords:
         if keyword.arg is None:
-            raise MetricIdError(f"parameters of metric id {text!r} must be written name=value")
+            raise MetricIdError(f"parameters of metric id {_shown(text)} must be written name=value")
         try:
             params[keyword.arg] = ast.literal_eval(keyword.value)
-        except ValueError:
-            source = ast.unparse(keyword.value)
+        except (RecursionError, MemoryError):
+            raise MetricIdError(f"parameter {keyword.arg!r} in metric id {_shown(text)} is nested too deeply") from None
+        except (ValueError, TypeError, SyntaxError):
+            source = ast.get_source_segment(wrapped, keyword.value) or ""
+            if len(source) > 60:
+                raise MetricIdError(
+                    f"parameter {keyword.arg!r} in metric id {_shown(text)} must be a literal") from None
             raise MetricIdError(
-                f"parameter {keyword.arg!r} in metric id {text!r} must be a literal; "
+                f"parameter {keyword.arg!r} in metric id {_shown(text)} must be a literal; "
                 f"got {source} (quote strings: {keyword.arg}='{source}')"
             ) from None
     return params
@@ -86,10 +101,17 @@ def _parse_params(text: str, params_text: str | None) -> dict[str, Any]:
 def _parse_value(text: str, name: str, value_text: str) -> Any:
     try:
         return ast.literal_eval(value_text)
-    except (ValueError, SyntaxError):
+    except (ValueError, SyntaxError, TypeError, RecursionError, MemoryError):
         raise MetricIdError(
-            f"parameter {name!r} in metric id {text!r} must be a literal; got {value_text!r}"
+            f"parameter {name!r} in metric id {_shown(text)} must be a literal; got {_shown(value_text)}"
         ) from None
+
+
+def _shown(text: str, limit: int = 120) -> str:
+    """``text`` quoted for a message, its middle left out when it is long."""
+    if len(text) <= limit:
+        return repr(text)
+    return f"{text[:limit // 2]!r}…{text[-limit // 2:]!r} ({len(text)} characters)"
 
 
 def canonical_id(spec: MetricSpec, params: dict[str, Any]) -> str:

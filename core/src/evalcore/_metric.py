@@ -19,10 +19,10 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 import attrs
 
-from ._errors import SkipSample
+from ._errors import EvalcoreError, ParameterError, SetupError, SkipSample
 from ._fields import as_record
 from ._identity import canonical_id
-from ._result import Score, Status, coerce_score
+from ._result import ColumnScores, Score, Status, coerce_score
 from ._spec import Granularity, MetricSpec
 
 if TYPE_CHECKING:
@@ -76,7 +76,12 @@ class Metric:
         self.id = canonical_id(spec, self.params)
         self.origin = origin or Origin.local()
         self.context = _default_context()
-        self.setup()
+        try:
+            self.setup()
+        except EvalcoreError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - a setup failure is named by the metric's id
+            raise EvalcoreError(f"{self.id}: cannot be set up: {type(exc).__name__}: {str(exc)[:2000]}") from exc
 
     @classmethod
     def from_spec(cls, spec: MetricSpec, origin: Origin | None = None, **params: Any) -> Metric:
@@ -85,6 +90,10 @@ class Metric:
 
     def setup(self) -> None:
         """One-time preparation after parameters are bound (override when needed)."""
+
+    def parameter_error(self, name: str, problem: str) -> ParameterError:
+        """A :class:`SetupError` (a :class:`ParameterError`) naming this metric's id and its parameter ``name``."""
+        return SetupError(self.id, name, problem)
 
     def bind_context(self, context: RunContext) -> None:
         """Receive the run's settings (cache, budget, time limit, seed) before scoring.
@@ -224,10 +233,14 @@ class BatchMetric(Metric):
     def score_batch(self, examples: Sequence[Record], predictions: Sequence[Record]) -> Sequence[Any]:
         raise NotImplementedError
 
-    def score_columns(self, columns: Any) -> list[Score] | None:
-        """Score a reader's columnar chunk directly (e.g. TREC runs for retrieval metrics);
-        ``None`` when this metric does not read that form (the records are used instead)."""
-        return None
+    def accepts_columns(self, columns: Any) -> bool:
+        """Whether :meth:`score_columns` reads this reader's columnar chunk (``False`` by default)."""
+        return False
+
+    def score_columns(self, columns: Any) -> ColumnScores:
+        """Score a reader's columnar chunk directly (e.g. TREC runs for retrieval metrics),
+        when :meth:`accepts_columns` says so; the engine uses the records otherwise."""
+        raise NotImplementedError
 
     def score_many(self, examples: Sequence[Record], predictions: Sequence[Record]) -> list[Score]:
         try:

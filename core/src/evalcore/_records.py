@@ -147,30 +147,60 @@ def _reject_duplicate_ids(records: list[Record], errors: list[InputError]) -> No
             seen[record.id] = record.source
 
 
-def parse_record(data: Any, *, source: str, default_id: str) -> Record:
-    """Check one record's shape and standard fields; raises :class:`InputError`."""
-    if not isinstance(data, Mapping):
+def parse_record(data: Any, *, source: str, default_id: str, owned: bool = False) -> Record:
+    """Check one record's shape and standard fields; raises :class:`InputError`.
+
+    ``owned``: ``data`` was just parsed and belongs to the caller, so its dicts are used
+    as they are instead of being copied. ``source`` (``file:line``) is kept on the record
+    for messages.
+    """
+    if type(data) is not dict and not isinstance(data, Mapping):
         raise InputError(f"a record must be a JSON object, got {_kind(data)}", source=source)
     record_id = data.get("id", default_id)
-    if not isinstance(record_id, (str, int)) or isinstance(record_id, bool):
-        raise InputError(f"must be a string or an integer, got {_kind(record_id)}", source=source, field="id")
-    source = f"{source} (record {str(record_id)!r})"
+    if type(record_id) is not str:
+        if not isinstance(record_id, (str, int)) or isinstance(record_id, bool):
+            raise InputError(f"must be a string or an integer, got {_kind(record_id)}", source=source, field="id")
+        record_id = str(record_id)
+    example = data.get("example")
+    prediction = data.get("prediction")
+    if type(example) is not dict or type(prediction) is not dict:
+        _check_parts(data, f"{source} (record {record_id!r})")
+    if not owned:
+        example, prediction = dict(example), dict(prediction)
+    if not _EXAMPLE_CHECKED.isdisjoint(example) or not _PREDICTION_CHECKED.isdisjoint(prediction):
+        _check_fields(example, prediction, f"{source} (record {record_id!r})")
+    else:
+        reference = example.get("reference_answer")
+        if reference is not None and type(reference) is not str:
+            _check_reference(example, f"{source} (record {record_id!r})")
+    if "id" not in example:
+        example["id"] = record_id
+    extra = {k: v for k, v in data.items() if k not in _PARTS} if len(data) > 3 or "id" not in data else {}
+    return Record(record_id, example, prediction, source, extra)
+
+
+def _check_fields(example: dict[str, Any], prediction: dict[str, Any], where: str) -> None:
+    _check_docs(example, "relevant_docs", where, role="example", score_field="relevance")
+    _check_docs(prediction, "retrieved", where, role="prediction", score_field="score")
+    _check_reference(example, where)
+    _check_mapping(example, "labels", where, role="example")
+    _check_mapping(prediction, "timings", where, role="prediction")
+    _check_mapping(prediction, "usage", where, role="prediction")
+
+
+_EXAMPLE_CHECKED = frozenset(("relevant_docs", "labels"))
+_PREDICTION_CHECKED = frozenset(("retrieved", "timings", "usage"))
+
+
+_PARTS = frozenset(("id", "example", "prediction"))
+
+
+def _check_parts(data: Mapping[str, Any], source: str) -> None:
     for part in ("example", "prediction"):
         if part not in data:
             raise InputError(f"missing field {part!r}", source=source, field=part)
         if not isinstance(data[part], Mapping):
             raise InputError(f"must be an object, got {_kind(data[part])}", source=source, field=part)
-    example = dict(data["example"])
-    prediction = dict(data["prediction"])
-    _check_docs(example, "relevant_docs", source, role="example", score_field="relevance")
-    _check_docs(prediction, "retrieved", source, role="prediction", score_field="score")
-    _check_reference(example, source)
-    _check_mapping(example, "labels", source, role="example")
-    _check_mapping(prediction, "timings", source, role="prediction")
-    _check_mapping(prediction, "usage", source, role="prediction")
-    example.setdefault("id", str(record_id))
-    extra = {k: v for k, v in data.items() if k not in ("id", "example", "prediction")}
-    return Record(str(record_id), example, prediction, source, extra)
 
 
 def _check_docs(record: dict[str, Any], field: str, source: str, *, role: str, score_field: str) -> None:

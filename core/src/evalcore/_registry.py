@@ -182,7 +182,8 @@ class Registry:
         }
         try:
             module = ep.load()
-        except Exception as exc:  # noqa: BLE001 - a broken plugin is a state, not a crash
+        except BaseException as exc:  # noqa: BLE001 - a broken plugin is a state, not a crash
+            _reraise_interrupt(exc)
             self._plugins.append(PluginInfo(**base, status=PluginStatus.IMPORT_ERROR, error=_describe(exc)))
             return
         api_version = getattr(module, "PLUGIN_API_VERSION", None)
@@ -196,7 +197,8 @@ class Registry:
         try:
             specs = _collect_specs(module, ep.name)
             self._readers.extend(_collect_readers(module, ep.name))
-        except Exception as exc:  # noqa: BLE001
+        except BaseException as exc:  # noqa: BLE001
+            _reraise_interrupt(exc)
             self._plugins.append(PluginInfo(
                 **base, status=PluginStatus.INVALID, api_version=api_version, error=_describe(exc),
             ))
@@ -314,7 +316,8 @@ def load_implementation(spec: MetricSpec) -> MetricFactory:
         target: Any = importlib.import_module(module_name)
         for part in attr.split("."):
             target = getattr(target, part)
-    except Exception as exc:  # noqa: BLE001
+    except BaseException as exc:  # noqa: BLE001 - also SystemExit from a broken module
+        _reraise_interrupt(exc)
         raise EvalcoreError(
             f"cannot import the implementation of {spec.key} ({spec.implementation}): {_describe(exc)}"
         ) from exc
@@ -377,7 +380,15 @@ def _dist_name(ep: metadata.EntryPoint) -> str:
 
 
 def _describe(exc: BaseException) -> str:
-    return f"{type(exc).__name__}: {exc}"
+    if isinstance(exc, SystemExit):
+        return f"SystemExit: the module called sys.exit({exc.code!r:.80}) while importing"
+    return f"{type(exc).__name__}: {str(exc)[:2000]}"
+
+
+def _reraise_interrupt(exc: BaseException) -> None:
+    """Let a Ctrl-C through; every other exception of a plugin is recorded, not raised."""
+    if isinstance(exc, KeyboardInterrupt):
+        raise exc
 
 
 _default: Registry | None = None

@@ -40,17 +40,15 @@ class Score:
     @classmethod
     def skipped(cls, reason: str, **details: Any) -> Score:
         """A skipped sample; it does not count towards the aggregate value."""
-        return cls(None, Status.SKIPPED, reason=reason, details=details)
+        return cls(None, Status.SKIPPED, reason=cap_text(reason), details=cap_details(details))
 
     @classmethod
     def error(cls, exc: BaseException | str, message: str | None = None, **details: Any) -> Score:
-        """An error; pass an exception, or an error type name and a message."""
+        """An error; pass an exception, or an error type name and a message (both capped)."""
         if isinstance(exc, BaseException):
-            return cls(
-                None, Status.ERROR, error_type=type(exc).__name__,
-                error_message=str(exc), details=details,
-            )
-        return cls(None, Status.ERROR, error_type=exc, error_message=message, details=details)
+            exc, message = type(exc).__name__, _message(exc)
+        return cls(None, Status.ERROR, error_type=exc, error_message=cap_text(message),
+                   details=cap_details(details))
 
     @property
     def ok(self) -> bool:
@@ -81,10 +79,19 @@ def coerce_score(raw: Any) -> Score:
     ``score`` (and optional ``feedback``) key, or an object with a ``score`` attribute
     (DSPy's ``Prediction(score=..., feedback=...)``). ``None`` and NaN are errors.
     """
+    kind = type(raw)
+    if kind is float and raw == raw:  # noqa: PLR0124 - a plain number, not NaN
+        return Score(raw)
+    if kind is bool or kind is int:
+        return Score(float(raw))
     if isinstance(raw, Score):
+        capped = _capped(raw)
         if raw.status is Status.OK:
-            return attrs.evolve(raw, value=_check_number(raw.value))
-        return raw
+            value = raw.value
+            if type(value) is float and value == value:  # noqa: PLR0124 - a number, not NaN
+                return capped
+            return attrs.evolve(capped, value=_check_number(value))
+        return capped
     feedback = None
     if isinstance(raw, tuple) and len(raw) == 2 and isinstance(raw[1], (str, type(None))):
         raw, feedback = raw
@@ -94,7 +101,97 @@ def coerce_score(raw: Any) -> Score:
     elif hasattr(raw, "score") and not isinstance(raw, (int, float)):
         feedback = getattr(raw, "feedback", None)
         raw = raw.score
-    return Score(_check_number(raw), feedback=feedback)
+    return Score(_check_number(raw), feedback=cap_text(feedback))
+
+
+#: Longest message, feedback or string in the details a result keeps (characters).
+MAX_TEXT_CHARS = 4000
+#: Most entries kept of one list or mapping in a result's details, of all of them together,
+#: and the deepest nesting kept.
+MAX_DETAIL_ITEMS = 1000
+MAX_DETAIL_TOTAL = 10_000
+MAX_DETAIL_DEPTH = 32
+
+
+def _capped(score: Score) -> Score:
+    """``score`` with its texts and details capped (the same object when nothing is too big)."""
+    feedback, reason, message, details = score.feedback, score.reason, score.error_message, score.details
+    if ((feedback is None or (type(feedback) is str and len(feedback) <= MAX_TEXT_CHARS))
+            and reason is None and message is None
+            and (not details or _flat_and_small(details))):
+        return score  # the common case, decided without building anything
+    changed = {}
+    for name in ("feedback", "reason", "error_message"):
+        text = getattr(score, name)
+        if isinstance(text, str) and len(text) > MAX_TEXT_CHARS:
+            changed[name] = cap_text(text)
+    details = cap_details(score.details)
+    if details is not score.details:
+        changed["details"] = details
+    return attrs.evolve(score, **changed) if changed else score
+
+
+def cap_text(text: Any) -> Any:
+    """``text`` cut to :data:`MAX_TEXT_CHARS`, saying how much was cut (non-strings unchanged)."""
+    if not isinstance(text, str) or len(text) <= MAX_TEXT_CHARS:
+        return text
+    return f"{text[:MAX_TEXT_CHARS]}… [{len(text) - MAX_TEXT_CHARS} more characters cut]"
+
+
+def cap_details(details: Mapping[str, Any]) -> Mapping[str, Any]:
+    """``details`` with long strings cut, and entries beyond the item and depth limits left out."""
+    if not details or _flat_and_small(details):
+        return details
+    return _bounded(details, [MAX_DETAIL_TOTAL], 0)
+
+
+_SCALARS = frozenset({int, float, bool, type(None)})
+
+
+def _flat_and_small(details: Mapping[str, Any]) -> bool:
+    """The common case, checked quickly: a few numbers and short strings."""
+    if len(details) > MAX_DETAIL_ITEMS:
+        return False
+    for value in details.values():
+        kind = type(value)
+        if kind not in _SCALARS and not (kind is str and len(value) <= MAX_TEXT_CHARS):
+            return False
+    return True
+
+
+def _bounded(value: Any, budget: list[int], depth: int) -> Any:
+    if isinstance(value, str):
+        return cap_text(value)
+    if not isinstance(value, (Mapping, list, tuple)):
+        return value
+    if depth >= MAX_DETAIL_DEPTH:
+        return f"<{type(value).__name__} nested deeper than {MAX_DETAIL_DEPTH} levels, left out>"
+    items = value.items() if isinstance(value, Mapping) else enumerate(value)
+    kept: list[tuple[Any, Any]] = []
+    changed = False
+    for key, item in items:
+        if budget[0] <= 0 or len(kept) >= MAX_DETAIL_ITEMS:
+            kept.append(("…", f"{len(value) - len(kept)} more entries left out"))
+            changed = True
+            break
+        budget[0] -= 1
+        bounded = _bounded(item, budget, depth + 1)
+        changed = changed or bounded is not item
+        kept.append((key, bounded))
+    if not changed:
+        return value
+    if isinstance(value, Mapping):
+        return dict(kept)
+    values = [item for _, item in kept]
+    return tuple(values) if type(value) is tuple else values
+
+
+def _message(exc: BaseException) -> str:
+    """``str(exc)``, or what can be said when even that fails (a too deeply nested value)."""
+    try:
+        return str(exc)
+    except Exception as inner:  # noqa: BLE001 - RecursionError, a broken __str__
+        return f"(the message could not be shown: {type(inner).__name__})"
 
 
 def _check_number(raw: Any) -> float:
@@ -111,3 +208,21 @@ def _check_number(raw: Any) -> float:
     if math.isnan(value):
         raise ValueError("metric returned NaN")
     return value
+
+
+@attrs.frozen
+class ColumnScores:
+    """A metric's results over a whole columnar chunk, without a :class:`Score` per sample.
+
+    ``values`` holds the value of each sample (anything where it was not scored);
+    ``skipped`` maps the position of each skipped sample to its reason. For metrics that
+    score a reader's columns directly (see ``BatchMetric.score_columns``).
+    """
+
+    values: Any
+    skipped: Mapping[int, str] = attrs.field(factory=dict)
+
+    def scores(self) -> list[Score]:
+        """One :class:`Score` per sample (the slow, general form)."""
+        return [Score.skipped(self.skipped[i]) if i in self.skipped else Score(float(v))
+                for i, v in enumerate(self.values.tolist() if hasattr(self.values, "tolist") else self.values)]

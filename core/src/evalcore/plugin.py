@@ -21,7 +21,9 @@ from ._hooks import PLUGIN_API_VERSION, hookimpl
 from ._metric import BatchMetric, CorpusMetric, Metric, Record, SampleMetric
 from ._reader_spec import ReaderOption, ReaderSpec
 from ._records import iter_jsonl, parse_record
+from ._regex import regex_search
 from ._result import Score, Status
+from ._schema import schema_validator
 from ._spec import Direction, Granularity, MetricSpec, ParamSpec, TargetCategory, Tier
 
 __all__ = [
@@ -30,4 +32,5 @@ __all__ = [
     "Record", "Score", "Status", "SkipSample", "InputError", "ParameterError", "SetupError", "as_record",
     "doc_texts", "get_path", "reference_answers", "response_text", "text_field", "iter_jsonl", "parse_record",
     "RunContext", "ReaderSpec", "ReaderOption", "Chunk", "Source", "file_fingerprint",
+    "regex_search", "schema_validator",
 ]

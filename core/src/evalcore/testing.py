@@ -160,3 +160,40 @@ def heavy_modules_after_listing(package: str, heavy: tuple[str, ...] = ("numpy",
         m for m in modules_imported_by_listing()
         if (m.startswith(f"{package}.") and m not in allowed) or m.split(".")[0] in heavy
     )
+
+
+def nested_list(depth: int) -> list[Any]:
+    """``[[[...]]]`` nested ``depth`` levels deep: hostile input for anything that recurses."""
+    value: list[Any] = []
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+def write_journal(
+    path: Any, rows: Mapping[str, Mapping[str, Any]], *, metrics: Mapping[str, Mapping[str, Any]] | None = None,
+    header: bool = True, checkpoint_every: int = 0,
+) -> Any:
+    """Write a samples journal by hand: ``rows`` maps record id to ``{metric id: score}``.
+
+    A score is a number or ``None`` (an ``ok`` value) or a full score object (``status``,
+    ``reason``, ``error``, ``state`` ...). ``metrics`` holds the header's per-metric entries
+    (``granularity``, ``direction`` ...); ``header=False`` writes the older header-less form
+    without ``"i"``; ``checkpoint_every`` interleaves checkpoint lines as a reader meets them.
+    """
+    lines: list[dict[str, Any]] = []
+    if header:
+        lines.append({"evalcore_journal": 1, "fingerprint": {"written_by": "evalcore.testing"},
+                      "metrics": {k: dict(v) for k, v in (metrics or {}).items()}})
+    for i, (record_id, scores) in enumerate(rows.items()):
+        row: dict[str, Any] = {"id": record_id, "scores": {
+            metric_id: dict(score) if isinstance(score, Mapping) else {"value": score, "status": "ok"}
+            for metric_id, score in scores.items()}}
+        if header:
+            row["i"] = i
+        lines.append(row)
+        if checkpoint_every and (i + 1) % checkpoint_every == 0:
+            lines.append({"chunk": (i + 1) // checkpoint_every, "done": i + 1})
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.writelines(json.dumps(line) + "\n" for line in lines)
+    return path

@@ -151,10 +151,10 @@ SIMPLE_SCHEMAS = st.fixed_dictionaries({}, optional={
 @settings(max_examples=200)
 @given(SIMPLE_SCHEMAS, JSON)
 def test_json_schema_agrees_with_jsonschema(schema, instance) -> None:
-    from evalcore_checks.schema import build_validator
+    from evalcore.plugin import schema_validator
 
     expected = jsonschema.Draft202012Validator(schema).is_valid(instance)
-    assert build_validator(schema, check_formats=False).is_valid(instance) == expected
+    assert schema_validator(schema, check_formats=False).is_valid(instance) == expected
     import evalcore
 
     parsed = evalcore.get_metric("checks/json_schema", schema=schema)

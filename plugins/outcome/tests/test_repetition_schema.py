@@ -3,6 +3,7 @@
 import evalcore
 import pytest
 from evalcore import Status
+from evalcore.testing import nested_list
 from evalcore_outcome.repetition import canonical_hash
 
 
@@ -74,3 +75,35 @@ def test_tool_params_schema_missing_fields_read_as_the_documents_defaults():
     assert s.value == 1.0 and "prediction.params is missing" in s.feedback
     s = schema_score({"params": {"path": "a"}}, schemas=SCHEMAS)  # tool "" is unknown
     assert s.value == 0.0 and s.details["known_tool"] is False and "prediction.tool is missing" in s.feedback
+
+
+@pytest.mark.parametrize("pattern, text", [("^(a+)+$", "a" * 40 + "!"), ("^(a|a)*$", "a" * 40 + "!"),
+                                           ("(x+x+)+y", "x" * 40)])
+def test_tool_params_schema_catastrophic_pattern_finishes(pattern, text):
+    import time
+
+    metric = evalcore.get_metric("outcome/tool_params_schema")
+    schema = {"type": "object", "properties": {"q": {"type": "string", "pattern": pattern}},
+              "patternProperties": {pattern: {}}}
+    example = {"tool_schemas": {"search": schema}}
+    started = time.monotonic()
+    score = metric.score_one(example, {"tool": "search", "params": {"q": text, text: 1}})
+    assert time.monotonic() - started < 5
+    assert score.value == 0.0 and "does not match" in score.feedback
+
+
+def _deep(depth=200_000):
+    return nested_list(depth)
+
+
+@pytest.mark.parametrize("params, history, field, words", [
+    ({"a": _deep()}, [], "prediction.params", "nested too deeply"),
+    ({"a": float("nan")}, [], "prediction.params", "not plain JSON"),
+    ({"a": {1, 2}}, [], "prediction.params", "not plain JSON"),
+    ({"a": 1}, [{"tool": "t", "params": {"a": _deep()}}], "example.execution_history[0]", "nested too deeply"),
+])
+def test_was_repeated_bad_params_are_input_errors(params, history, field, words):
+    score = evalcore.get_metric("outcome/was_repeated").score_one({"execution_history": history},
+                                                                  {"tool": "t", "params": params})
+    assert score.status is Status.ERROR and score.error_type == "InputError"
+    assert field in score.error_message and words in score.error_message

@@ -27,3 +27,9 @@ def texts(draw: st.DrawFn, max_size: int = 25) -> str:
 
 any_texts = st.one_of(texts(), st.text(max_size=40))
 references = st.lists(any_texts, min_size=1, max_size=3)
+
+
+def shards(states: list, cuts: list[int]) -> list[list]:
+    """``states`` cut into consecutive shards at the positions in ``cuts`` (clipped to the end)."""
+    bounds = sorted({0, len(states), *(min(c, len(states)) for c in cuts)})
+    return [states[a:b] for a, b in zip(bounds, bounds[1:])]

@@ -8,9 +8,9 @@ import pytest
 SAMPLE_METRICS = [
     "overlap/exact_match", "overlap/token_f1", "overlap/hotpot_f1", "overlap/answer_exact_match",
     "overlap/rouge(variant='L')", "overlap/rouge(variant='Lsum')", "overlap/sentence_bleu",
-    "overlap/sentence_chrf",
+    "overlap/sentence_chrf", "overlap/sentence_ter", "overlap/string_exact_match",
 ]
-CORPUS_METRICS = ["overlap/bleu", "overlap/chrf"]
+CORPUS_METRICS = ["overlap/bleu", "overlap/chrf", "overlap/ter"]
 GOOD = ({"reference_answer": "the cat sat"}, {"response": "a cat sat"})
 
 BAD = [  # (example, prediction, status, text the reason or error message contains)

@@ -1,13 +1,19 @@
-"""Exact match, token F1, HotPotQA F1 and DSPy's answer matchers against DSPy itself."""
+"""Exact match, token F1, HotPotQA F1 and DSPy's answer matchers against DSPy itself; HF
+evaluate's exact_match against its own lines."""
 
 from __future__ import annotations
 
+import re
+import string
+
 import dspy
 import evalcore
+import numpy as np
 import pytest
 from dspy.evaluate import metrics as dm
 from hypothesis import given, settings
-from overlap_strategies import any_texts, references
+from hypothesis import strategies as st
+from overlap_strategies import any_texts, references, texts
 
 SETTINGS = settings(max_examples=300, deadline=None)
 
@@ -121,3 +127,89 @@ def test_dspy_calling_convention() -> None:
     metric = evalcore.get_metric("overlap/token_f1")
     assert metric(gold, pred) == 1.0
     assert metric(gold, dspy.Prediction(answer="Tower"), trace=[]) is False  # F1 2/3 < pass value 1
+
+
+def evaluate_exact_match(predictions: list[str], references: list[str], regexes_to_ignore: list[str] | None = None,
+                         ignore_case: bool = False, ignore_punctuation: bool = False,
+                         ignore_numbers: bool = False) -> float:
+    """The reference: HF evaluate's exact_match ``_compute`` (metrics/exact_match/exact_match.py
+    on evaluate's main branch), ported line for line. evaluate loads its metric scripts from
+    the Hugging Face hub, which the tests cannot reach."""
+    if regexes_to_ignore is not None:
+        for s in regexes_to_ignore:
+            predictions = np.array([re.sub(s, "", x) for x in predictions])
+            references = np.array([re.sub(s, "", x) for x in references])
+    else:
+        predictions = np.asarray(predictions)
+        references = np.asarray(references)
+    if ignore_case:
+        predictions = np.char.lower(predictions)
+        references = np.char.lower(references)
+    if ignore_punctuation:
+        repl_table = string.punctuation.maketrans("", "", string.punctuation)
+        predictions = np.char.translate(predictions, table=repl_table)
+        references = np.char.translate(references, table=repl_table)
+    if ignore_numbers:
+        repl_table = string.digits.maketrans("", "", string.digits)
+        predictions = np.char.translate(predictions, table=repl_table)
+        references = np.char.translate(references, table=repl_table)
+    score_list = predictions == references
+    return float(np.mean(score_list))
+
+
+REGEXES = ("the ", "yell", "YELL", r"\d+", r"\s+", "[aeiou]", "^a", "s$", r"\W", "(?i)cat", "a|b")
+# numpy's fixed-width strings drop trailing NUL characters, which evalcore keeps
+plain_texts = st.one_of(texts(8), st.text(max_size=20)).filter(lambda t: "\x00" not in t)
+
+
+def string_match_mean(preds: list[str], refs: list[str], **params: object) -> float:
+    metric = evalcore.get_metric("overlap/string_exact_match", **params)
+    scores = metric.score_many([{"reference_answer": r} for r in refs], [{"response": p} for p in preds])
+    return sum(s.value for s in scores) / len(scores)
+
+
+@SETTINGS
+@given(pairs=st.lists(st.tuples(plain_texts, plain_texts), min_size=1, max_size=6),
+       regexes=st.lists(st.sampled_from(REGEXES), max_size=3), flags=st.tuples(*[st.booleans()] * 3))
+def test_string_exact_match_equals_hf_evaluate(pairs: list[tuple[str, str]], regexes: list[str],
+                                                flags: tuple[bool, bool, bool]) -> None:
+    preds, refs = [p for p, _ in pairs], [r for _, r in pairs]
+    options = dict(zip(("ignore_case", "ignore_punctuation", "ignore_numbers"), flags))
+    want = evaluate_exact_match(preds, refs, regexes_to_ignore=regexes or None, **options)
+    assert string_match_mean(preds, refs, regexes_to_ignore=regexes, **options) == want
+
+
+# the examples of HF evaluate's exact_match documentation, with the rates it prints
+EVALUATE_EXAMPLES = [
+    ({}, 0.25),
+    ({"regexes_to_ignore": ["the ", "yell"], "ignore_case": True, "ignore_punctuation": True}, 0.5),
+    ({"regexes_to_ignore": ["the ", "yell", "YELL"], "ignore_case": True, "ignore_punctuation": True}, 0.75),
+    ({"regexes_to_ignore": ["the ", "yell", "YELL"], "ignore_case": True, "ignore_punctuation": True,
+      "ignore_numbers": True}, 1.0),
+]
+
+
+@pytest.mark.parametrize(("params", "rate"), EVALUATE_EXAMPLES)
+def test_string_exact_match_documented_examples(params: dict, rate: float) -> None:
+    refs, preds = ["the cat", "theater", "YELLING", "agent007"], ["cat?", "theater", "yelling", "agent"]
+    assert string_match_mean(preds, refs, **params) == rate
+
+
+def test_string_exact_match_is_not_normalised_by_default() -> None:
+    refs = ["The cat sat on the mat.", "Theaters are great.", "It's like comparing oranges and apples."]
+    preds = ["The cat sat on the mat?", "Theaters are great.", "It's like comparing apples and oranges."]
+    assert string_match_mean(preds, refs) == pytest.approx(1 / 3)
+    assert value("overlap/string_exact_match", "Paris ", "Paris") == 0.0  # whitespace counts
+    assert value("overlap/string_exact_match", ["Rome", "Paris"], "Paris") == 1.0  # any reference
+    assert value("overlap/exact_match", "Paris ", "the paris") == 1.0  # the DSPy / SQuAD match
+
+
+def test_string_exact_match_parameters() -> None:
+    metric = evalcore.get_metric("overlap/string_exact_match", regexes_to_ignore=[r"\s"], ignore_numbers=True)
+    assert metric.id == "overlap/string_exact_match(regexes_to_ignore=['\\\\s'], ignore_numbers=True)"
+    with pytest.raises(evalcore.ParameterError, match="regexes_to_ignore.*'\\('"):
+        evalcore.get_metric("overlap/string_exact_match", regexes_to_ignore=["("])
+    with pytest.raises(evalcore.ParameterError):
+        evalcore.get_metric("overlap/string_exact_match", regexes_to_ignore="the ")
+    with pytest.raises(evalcore.ParameterError, match="expected strings"):
+        evalcore.get_metric("overlap/string_exact_match", regexes_to_ignore=[3])

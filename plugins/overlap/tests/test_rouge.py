@@ -103,3 +103,61 @@ def test_bit_parallel_lcs_equals_table(a: list[str], b: list[str]) -> None:
     assert lcs_length(a, b) == length == lcs_length(b, a)
     assert len(lcs_indices(a, b)) == length
     assert rouge_scorer.lcs_ind(a, b) == lcs_indices(a, b)
+
+
+SENTENCE_WORDS = (
+    "the", "cat", "Cat", "sat", "on", "mat", "running", "Paris", "tower", "He", "it", "was", "i",
+    "Mr.", "Dr.", "St.", "Inc.", "e.g.", "U.S.", "a.m.", "No.", "vs.", "3.88", "1990", "J.",
+    "café", "über", "(see", "below)", "\"quoted\"", "it's",
+)
+ENDINGS = (".", ".", "?", "!", "...", "", ".)", '."')
+GAPS = (" ", "  ", "\n", "\n\n", " \n")
+
+
+@st.composite
+def summaries(draw: st.DrawFn) -> str:
+    """Sentences of words with end punctuation, abbreviations and numbers between them."""
+    sentences = draw(st.lists(st.lists(st.sampled_from(SENTENCE_WORDS), min_size=1, max_size=8), max_size=5))
+    parts = [" ".join(words) + draw(st.sampled_from(ENDINGS)) + draw(st.sampled_from(GAPS))
+             for words in sentences]
+    return "".join(parts)
+
+
+@SETTINGS
+@given(pred=st.one_of(summaries(), any_texts), refs=st.lists(st.one_of(summaries(), any_texts), min_size=1,
+                                                                 max_size=3), stem=st.booleans())
+def test_lsum_split_summaries_equals_rouge_score(nltk_punkt_data: object, pred: str, refs: list[str],
+                                                 stem: bool) -> None:
+    got = ours("Lsum", refs, pred, use_stemmer=stem, split_summaries=True)
+    scorer = rouge_scorer.RougeScorer(["rougeLsum"], use_stemmer=stem, split_summaries=True)
+    assert (got["precision"], got["recall"], got["fmeasure"]) == tuple(scorer.score_multi(refs, pred)["rougeLsum"])
+
+
+def test_split_summaries_hand_worked() -> None:
+    # Punkt: "Dr." is an abbreviation, so each side has two sentences and every sentence has
+    # an exact partner: union LCS 4 + 3 of 7 tokens -> 1. At newlines (none here) each side
+    # is one sentence: LCS(dr smith went home he was tired, he was tired dr smith went home) = 4.
+    ref, pred = "Dr. Smith went home. He was tired.", "He was tired. Dr. Smith went home."
+    assert ours("Lsum", [ref], pred, split_summaries=True)["fmeasure"] == 1.0
+    assert ours("Lsum", [ref], pred)["fmeasure"] == pytest.approx(4 / 7)
+
+
+def test_split_summaries_needs_no_nltk_data(monkeypatch: pytest.MonkeyPatch) -> None:
+    import nltk
+    from evalcore_overlap import _punkt
+
+    monkeypatch.setattr(nltk.data, "path", [])
+    _punkt._tokenizer.cache_clear()
+    # NLTK's own documentation example of sent_tokenize
+    text = "Good muffins cost $3.88\nin New York.  Please buy me\ntwo of them.\n\nThanks."
+    assert _punkt.sent_tokenize(text) == ["Good muffins cost $3.88\nin New York.", "Please buy me\ntwo of them.",
+                                          "Thanks."]
+    assert ours("Lsum", ["Mr. Smith sat. It was late."], "It was late. Mr. Smith sat.",
+                split_summaries=True)["fmeasure"] == 1.0
+
+
+def test_split_summaries_is_for_lsum_only() -> None:
+    with pytest.raises(evalcore.ParameterError, match="split_summaries"):
+        evalcore.get_metric("overlap/rouge", variant="L", split_summaries=True)
+    metric = evalcore.get_metric("overlap/rouge", variant="Lsum", split_summaries=True)
+    assert metric.id == "overlap/rouge(variant='Lsum', split_summaries=True)"

@@ -1,4 +1,4 @@
-"""BLEU and chrF against sacrebleu itself, and exact merging of corpus shards."""
+"""BLEU, chrF and TER against sacrebleu itself, and exact merging of corpus shards."""
 
 from __future__ import annotations
 
@@ -7,17 +7,17 @@ import pytest
 import sacrebleu
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from overlap_strategies import any_texts, texts
-from sacrebleu.metrics import BLEU, CHRF
+from overlap_strategies import any_texts, shards, texts
+from sacrebleu.metrics import BLEU, CHRF, TER
 
 SETTINGS = settings(max_examples=60, deadline=None)
 
 
 @st.composite
-def corpora(draw: st.DrawFn) -> tuple[list[str], list[list[str]]]:
+def corpora(draw: st.DrawFn, max_refs: int = 3) -> tuple[list[str], list[list[str]]]:
     """Hypotheses and, per sample, the same number of references."""
     size = draw(st.integers(1, 12))
-    nrefs = draw(st.integers(1, 3))
+    nrefs = draw(st.integers(1, max_refs))
     hyps = draw(st.lists(texts(30), min_size=size, max_size=size))
     refs = draw(st.lists(st.lists(texts(30), min_size=nrefs, max_size=nrefs), min_size=size, max_size=size))
     return hyps, refs
@@ -51,16 +51,19 @@ def test_corpus_bleu_and_chrf_equal_sacrebleu(data: tuple[list[str], list[list[s
         hyps, streams(refs)).score
 
 
+@pytest.mark.parametrize("metric_id", ["overlap/bleu", "overlap/chrf", "overlap/ter"])
 @SETTINGS
 @given(data=corpora(), cuts=st.lists(st.integers(0, 12), max_size=4))
-def test_shards_merge_to_the_whole_exactly(data: tuple[list[str], list[list[str]]], cuts: list[int]) -> None:
+def test_shards_merge_to_the_whole_exactly(metric_id: str, data: tuple[list[str], list[list[str]]],
+                                           cuts: list[int]) -> None:
     hyps, refs = data
-    metric = evalcore.get_metric("overlap/bleu")
+    metric = evalcore.get_metric(metric_id)
     states = [state for _, state in metric.states(*records(hyps, refs))]
-    bounds = sorted({0, len(states), *(min(c, len(states)) for c in cuts)})
-    shards = [metric.merge(states[a:b]) for a, b in zip(bounds, bounds[1:])]
-    assert metric.compute(metric.merge(shards)) == metric.corpus_score(states)
-    assert metric.corpus_score(shards).value == sacrebleu.corpus_bleu(hyps, streams(refs)).score
+    parts = [metric.merge(shard) for shard in shards(states, cuts)]
+    assert metric.merge(parts) == metric.merge(states)
+    assert metric.compute(metric.merge(parts)) == metric.corpus_score(states)
+    journalled = [metric.decode_state(metric.encode_state(state)) for state in parts]
+    assert metric.corpus_score(journalled) == metric.corpus_score(states)
 
 
 @SETTINGS
@@ -101,3 +104,74 @@ def test_empty_corpus_is_skipped() -> None:
     metric = evalcore.get_metric("overlap/bleu")
     assert metric.corpus_score([]).status.value == "skipped"
     assert metric.merge([]) == metric.merge([metric.merge([])])
+
+
+# sacrebleu's TER options, as evalcore parameters (lowercase = not case_sensitive)
+TER_OPTIONS = [
+    {}, {"normalized": True}, {"no_punct": True}, {"lowercase": False},
+    {"normalized": True, "asian_support": True}, {"no_punct": True, "asian_support": True},
+    {"normalized": True, "no_punct": True, "asian_support": True, "lowercase": False},
+]
+
+
+def sacre_ter(params: dict) -> TER:
+    options = {k: v for k, v in params.items() if k != "lowercase"}
+    return TER(case_sensitive=not params.get("lowercase", True), **options)
+
+
+@SETTINGS
+@given(data=corpora(max_refs=1), params=st.sampled_from(TER_OPTIONS))
+def test_corpus_ter_equals_sacrebleu(data: tuple[list[str], list[list[str]]], params: dict) -> None:
+    hyps, refs = data
+    ter = sacre_ter(params)
+    want = ter.corpus_score(hyps, streams(refs))
+    got = corpus("overlap/ter", hyps, refs, **params)
+    assert got.value == want.score
+    assert (got.details["num_edits"], got.details["ref_length"]) == (want.num_edits, want.ref_length)
+    assert got.details["signature"] == str(ter.get_signature())
+
+
+@SETTINGS
+@given(data=corpora())
+def test_corpus_ter_with_several_references_equals_sacrebleu(data: tuple[list[str], list[list[str]]]) -> None:
+    # sacrebleu adds average reference lengths (k/3 ...) as floats; evalcore adds fractions
+    hyps, refs = data
+    want = sacrebleu.corpus_ter(hyps, streams(refs)).score
+    assert corpus("overlap/ter", hyps, refs).value == pytest.approx(want, rel=1e-13, abs=1e-13)
+
+
+@SETTINGS
+@given(hyp=any_texts, refs=st.lists(any_texts, min_size=1, max_size=3), params=st.sampled_from(TER_OPTIONS))
+def test_sentence_ter_equals_sacrebleu(hyp: str, refs: list[str], params: dict) -> None:
+    score = evalcore.get_metric("overlap/sentence_ter", **params).score_one(
+        {"reference_answer": refs}, {"response": hyp})
+    assert score.value == sacre_ter(params).sentence_score(hyp, refs).score
+
+
+@pytest.mark.parametrize(("hyp", "refs", "value"), [
+    ("a c b", ["a b c"], 100 / 3),          # one shift of one word over 3 reference words
+    ("a b c", ["A B C"], 0.0),              # case-insensitive by default
+    ("the cat", ["the cat sat on it"], 60.0),  # 3 insertions / 5
+    ("x y", [""], 100.0),                   # empty reference, non-empty response
+    ("", [""], 0.0),                        # both empty
+    ("a c b", ["a b c", "a c b d"], 100 / 3.5),  # best edits 1; average length (3 + 4) / 2
+])
+def test_hand_worked_ter(hyp: str, refs: list[str], value: float) -> None:
+    score = evalcore.get_metric("overlap/sentence_ter").score_one({"reference_answer": refs}, {"response": hyp})
+    assert score.value == pytest.approx(value)
+    assert score.value == sacrebleu.sentence_ter(hyp, refs).score
+
+
+def test_ter_case_and_id() -> None:
+    metric = evalcore.get_metric("overlap/sentence_ter", lowercase=False)
+    assert metric.id == "overlap/sentence_ter(lowercase=False)"
+    score = metric.score_one({"reference_answer": "A B C"}, {"response": "a b c"})
+    assert score.value == 100.0 and "case:mixed" in score.details["signature"]
+    assert evalcore.describe("overlap/ter").spec.direction.value == "lower"
+
+
+def test_ter_unequal_reference_counts() -> None:
+    hyps, refs = ["a cat", "a dog"], [["a cat"], ["a dog", "one dog"]]
+    assert corpus("overlap/ter", hyps, refs).status.value == "error"
+    allowed = corpus("overlap/ter", hyps, refs, variable_references=True)
+    assert allowed.value == TER().corpus_score(hyps, [["a cat", "a dog"], [None, "one dog"]]).score

@@ -89,7 +89,7 @@ def test_skipped_base_samples_are_counted():
 
 
 def test_unknown_base_metric():
-    with pytest.raises(evalcore.UnknownMetricError):
+    with pytest.raises(evalcore.ParameterError, match=r"parameter 'metric'.*unknown metric 'nope/none'"):
         evalcore.get_metric("robustness/noise_robustness", metric="nope/none")
 
 

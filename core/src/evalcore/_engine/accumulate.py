@@ -9,16 +9,56 @@ the record's input position, so the order chunks finish in changes nothing.
 from __future__ import annotations
 
 from array import array
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
 
 from .._metric import CorpusMetric, Metric
+from .._result import Score, Status
 from .runners import BUDGET_SKIP
 
 OK, SKIPPED, ERROR, BUDGET = 0, 1, 2, 3
 _STATUS = {"ok": OK, "skipped": SKIPPED, "error": ERROR}
+_NAN = float("nan")
+
+
+class Column:
+    """One metric's values, status codes and cost over one chunk (filled as rows are built)."""
+
+    __slots__ = ("values", "status", "cost_msats")
+
+    def __init__(self) -> None:
+        self.values = array("d")
+        self.status = array("b")
+        self.cost_msats = 0
+
+    @classmethod
+    def from_values(cls, values: Any, skipped: dict[int, str]) -> Column:
+        """A column from a metric's values over a chunk and the positions it skipped."""
+        column = cls()
+        array_values = np.asarray(values, dtype=float).copy()
+        status = np.zeros(len(array_values), dtype=np.int8)
+        if skipped:
+            where = np.fromiter(skipped, dtype=np.int64, count=len(skipped))
+            array_values[where] = np.nan
+            status[where] = SKIPPED
+        column.values.frombytes(array_values.tobytes())
+        column.status.frombytes(status.tobytes())
+        return column
+
+    def add(self, score: Score) -> int:
+        """Add one record's score; 1 if it is an error, else 0."""
+        status = score.status
+        if status is Status.OK:
+            self.values.append(score.value if score.value is not None else _NAN)
+            self.status.append(OK)
+        else:
+            self.values.append(_NAN)
+            code = ERROR if status is Status.ERROR else BUDGET if score.reason == BUDGET_SKIP else SKIPPED
+            self.status.append(code)
+        self.cost_msats += score.cost_msats
+        return status is Status.ERROR
 
 
 class MetricTally:
@@ -45,6 +85,17 @@ class MetricTally:
         if self.corpus and state is not None:
             self.states[position] = state
 
+    def add_column(self, positions: Sequence[int], column: Column, states: Sequence[dict[str, Any]]) -> None:
+        self.positions.extend(positions)
+        self.values.extend(column.values)
+        self.status.extend(column.status)
+        self.cost_msats += column.cost_msats
+        if self.corpus:
+            for position, record_states in zip(positions, states):
+                state = record_states.get(self.metric.id)
+                if state is not None:
+                    self.states[position] = state
+
     def ordered(self) -> tuple[np.ndarray, np.ndarray]:
         """Values and statuses in input order."""
         order = np.argsort(np.frombuffer(self.positions, dtype=np.int64), kind="stable")
@@ -61,6 +112,14 @@ class Tally:
         self.metrics = {m.id: MetricTally(m) for m in metrics}
         self.n_records = 0
         self.n_errors = 0
+
+    def add_chunk(self, positions: Sequence[int], columns: dict[str, Column], states: Sequence[dict[str, Any]],
+                  n_errors: int) -> None:
+        """Add a scored chunk's columns (``positions`` in the rows' order)."""
+        self.n_records += len(positions)
+        self.n_errors += n_errors
+        for metric_id, tally in self.metrics.items():
+            tally.add_column(positions, columns[metric_id], states)
 
     def add_rows(self, rows: Iterable[dict[str, Any]], states: Iterable[dict[str, Any]] | None = None) -> None:
         """Add rows; ``states`` gives the raw corpus states (else they are decoded from the rows)."""

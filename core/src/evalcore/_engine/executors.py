@@ -28,11 +28,11 @@ class ChunkExecutor(Protocol):
 class LocalExecutor:
     """Chunks scored on this machine: async metrics on the event loop, sync ones in threads."""
 
-    in_flight = 2
-
     def __init__(self, plan: Plan, program: Callable[..., Any] | None) -> None:
         self.plan = plan
         self.program = program
+        # with a budget, one chunk at a time: samples are then admitted in input order
+        self.in_flight = 1 if plan.context.budget.limit_msats is not None else 2
         self.pool = ThreadPoolExecutor(max_workers=max(plan.options.concurrency, 2) * self.in_flight,
                                        thread_name_prefix="evalcore")
 

@@ -144,6 +144,18 @@ def iter_rows(path: Path) -> Iterator[dict[str, Any]]:
         yield from pending  # a rows file without checkpoints: every row counts
 
 
+def _position(line: bytes, default: int) -> int:
+    """A row's ``"i"`` without parsing the whole line (``,"i":`` cannot occur inside the id
+    string before it: a quote there is escaped)."""
+    at = line.find(b',"i":')
+    if at < 0:
+        return default
+    end = at + 5
+    while line[end:end + 1].isdigit():
+        end += 1
+    return int(line[at + 5:end])
+
+
 class Rows(Sequence[dict[str, Any]]):
     """The rows of a journal in input order, read from disk when asked for (not held in memory).
 
@@ -166,8 +178,7 @@ class Rows(Sequence[dict[str, Any]]):
                         found.extend(pending)
                         pending = []
                     elif line.startswith(b'{"id"'):
-                        position = orjson.loads(line).get("i", len(found) + len(pending))
-                        pending.append((position, start))
+                        pending.append((_position(line, len(found) + len(pending)), start))
             self._offsets = [start for _, start in sorted(found)]
         return self._offsets
 

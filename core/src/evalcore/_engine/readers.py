@@ -16,6 +16,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+import attrs
 import orjson
 
 from .._errors import InputError
@@ -86,7 +87,7 @@ class JsonlSource:
                 builder.reject(value, position)
             else:
                 try:
-                    builder.add(parse_record(value, source=source, default_id=str(lineno)), position)
+                    builder.add(parse_record(value, source=source, default_id=str(lineno), owned=True), position)
                 except InputError as exc:
                     builder.reject(exc, position)
                 except RecursionError:
@@ -125,7 +126,8 @@ class DataSource:
         builder = _ChunkBuilder(size)
         for position, item in enumerate(self.items):
             if isinstance(item, Record):
-                builder.add(item, position)
+                builder.add(attrs.evolve(item, example=dict(item.example), prediction=dict(item.prediction)),
+                            position)
             else:
                 try:
                     builder.add(parse_record(item, source=f"record {position}", default_id=str(position)),

@@ -40,9 +40,27 @@ class EvaluationResult:
             "samples_file": str(self.samples_path) if self.samples_path is not None else None,
         }
 
+    def to_pandas(self) -> Any:
+        """One row per record: its id, and per metric the value, status and message columns."""
+        import pandas as pd
+
+        from .tables import flatten
+
+        return pd.DataFrame(flatten(self.samples, list(self.metrics)))
+
+    def summary_frame(self) -> Any:
+        """One row per metric: value, n, skipped and error counts, standard error, interval."""
+        import pandas as pd
+
+        frame = pd.DataFrame([summary.to_dict() for summary in self.metrics.values()]).set_index("id")
+        cis = frame.pop("ci")
+        frame["ci_low"] = [ci[0] if ci else None for ci in cis]
+        frame["ci_high"] = [ci[1] if ci else None for ci in cis]
+        return frame
+
     def table(self) -> str:
         """The aggregates as a readable text table."""
         return format_table({k: v.to_dict() for k, v in self.metrics.items()})
 
     def __repr__(self) -> str:
-        return f"EvaluationResult(metrics={list(self.metrics)}, samples={len(self.samples)})"
+        return f"EvaluationResult(metrics={list(self.metrics)}, samples={self.samples_path})"

@@ -23,7 +23,7 @@ from .chunk import Chunk, Source
 from .context import RunContext
 from .executors import make_executor
 from .journal import JournalWriter, Rows
-from .options import check_paths, make_options
+from .options import RunOptions, check_paths, make_options
 from .plan import MetricLike, Plan, bind_metrics
 from .progress import RunProgress
 from .readers import DataSource, JsonlSource, stdin_source
@@ -103,6 +103,7 @@ async def aevaluate(
     run_options = make_options(**options)
     source = make_source(data, examples, predictions, program, columns)
     check_paths(run_options, source.inputs())
+    _check_parquet(run_options)
     if run_options.rollouts > 1 and program is None:
         raise EvalcoreError("rollouts > 1 needs a program that produces the predictions")
     context = RunContext(cache_mode=run_options.cache_mode, cache_dir=run_options.cache_dir,  # type: ignore[arg-type]
@@ -193,8 +194,8 @@ class _Run:
         for i, record in enumerate(chunk.records):
             key = hash(record.id)
             if key in self.seen_ids:
-                self.rejected.append(InputError(f"duplicate record id {record.id!r}", source=record.source,
-                                                field="id"))
+                self.rejected.append(InputError(f"duplicate record id {record.id!r}",
+                                                source=f"{record.source} (record {record.id!r})", field="id"))
             else:
                 self.seen_ids.add(key)
                 keep.append(i)
@@ -204,12 +205,14 @@ class _Run:
         return chunk.without(dropped)
 
     def _record(self, journal: JournalWriter, result: ChunkResult) -> bool:
-        rows, states = result.rows, result.states
+        rows = result.rows
         if self.error_limit is not None and self.tally.n_errors + result.n_errors > self.error_limit:
-            rows, states = self._until_limit(rows, states)
+            rows, states = self._until_limit(rows, result.states)
             self.stopped = f"stopped after {self.error_limit + 1} errors (max_errors={self.error_limit})"
+            self.tally.add_rows(rows, states)
+        else:
+            self.tally.add_chunk(result.positions, result.columns, result.states, result.n_errors)
         journal.write_chunk(result.index, rows)
-        self.tally.add_rows(rows, states)
         self.progress.scored(len(rows), self.tally.n_errors)
         return self.stopped is None
 
@@ -228,8 +231,11 @@ class _Run:
     # -- results ---------------------------------------------------------------------
 
     def _journal_path(self) -> tuple[Path, bool]:
-        if self.options.samples is not None:
-            return self.options.samples, False
+        samples = self.options.samples
+        if samples is not None and self._parquet:
+            return samples.with_name(samples.name + ".journal.jsonl"), False
+        if samples is not None:
+            return samples, False
         handle, name = tempfile.mkstemp(prefix="evalcore-rows-", suffix=".jsonl")
         os.close(handle)
         return Path(name), True
@@ -240,6 +246,7 @@ class _Run:
             "fingerprint": {
                 "input": source,
                 "metrics": {m.id: m.spec.version for m in self.plan.metrics},
+                "program": _name_of(self.program),
                 "options": self.options.fingerprint(),
             },
             "metrics": self._metric_provenance(),
@@ -292,11 +299,35 @@ class _Run:
             },
         )
 
+    @property
+    def _parquet(self) -> bool:
+        samples = self.options.samples
+        return samples is not None and (self.options.samples_format == "parquet" or samples.suffix == ".parquet")
+
     def _write_outputs(self, result: EvaluationResult) -> None:
+        if self._parquet:
+            from .tables import write_parquet
+
+            write_parquet(self.options.samples, result.samples, list(result.metrics))
         if self.options.output is not None:
             write_json(self.options.output, result.to_dict())
         if self.options.csv is not None:
             write_csv(self.options.csv, list(result.metrics), result.samples)
+
+
+def _check_parquet(options: RunOptions) -> None:
+    samples = options.samples
+    if samples is not None and (options.samples_format == "parquet" or samples.suffix == ".parquet"):
+        import importlib.util
+
+        if importlib.util.find_spec("pyarrow") is None:
+            raise EvalcoreError('Parquet samples need pyarrow: pip install "evalcore-core[parquet]"')
+
+
+def _name_of(program: Callable[..., Any] | None) -> str | None:
+    if program is None:
+        return None
+    return f"{getattr(program, '__module__', '?')}:{getattr(program, '__qualname__', type(program).__name__)}"
 
 
 def _unlink(path: Path) -> None:

@@ -20,6 +20,7 @@ from typing import Any
 from .._metric import BatchMetric, CorpusMetric, Metric, SampleMetric
 from .._metric import guarded as guard
 from .._result import Score
+from .admission import OrderedAdmission
 from .calls import aguard, call_each
 from .units import Unit
 
@@ -71,44 +72,51 @@ class SyncSampleRunner(MetricRunner):
     async def run(self, units: list[Unit]) -> list[Score]:
         metric: SampleMetric = self.metric  # type: ignore[assignment]
         slices = min(self.concurrency, len(units)) or 1
-        size = -(-len(units) // slices)
-        parts = [units[i:i + size] for i in range(0, len(units), size)]
-        results = await asyncio.gather(*(self._in_thread(self._score_slice, metric, part) for part in parts))
-        return [score for part in results for score in part]
+        admission = OrderedAdmission(self.budget, self.timeout_s) if self.budget.limit_msats is not None else None
+        # round-robin slices: with a budget, samples are admitted in input order without serialising
+        parts = [list(range(start, len(units), slices)) for start in range(slices)]
+        results = await asyncio.gather(*(
+            self._in_thread(self._score_slice, metric, units, part, admission) for part in parts))
+        out: list[Score] = [None] * len(units)  # type: ignore[list-item]
+        for part, scores in zip(parts, results):
+            for index, score in zip(part, scores):
+                out[index] = score
+        return out
 
-    def _score_slice(self, metric: SampleMetric, units: list[Unit]) -> list[Score]:
-        budget = self.budget
-
+    def _score_slice(self, metric: SampleMetric, units: list[Unit], indices: list[int],
+                     admission: OrderedAdmission | None) -> list[Score]:
         def one(i: int) -> Score:
-            unit = units[i]
-            if budget.limit_msats is None:
+            unit = units[indices[i]]
+            if admission is None:
                 return guard(metric.score, unit.example, unit.view)
             estimate = estimate_of(metric, unit)
-            if not budget.reserve(estimate):
+            if not admission.admit(indices[i], estimate):
                 return Score.skipped(BUDGET_SKIP)
             score = guard(metric.score, unit.example, unit.view)
-            budget.settle(estimate, score.cost_msats)
+            admission.settle(estimate, score.cost_msats)
             return score
 
-        return call_each(one, len(units), self.timeout_s)
+        return call_each(one, len(indices), self.timeout_s)
 
 
 class AsyncSampleRunner(MetricRunner):
     async def run(self, units: list[Unit]) -> list[Score]:
         metric: SampleMetric = self.metric  # type: ignore[assignment]
         semaphore = asyncio.Semaphore(self.concurrency)
-        budget = self.budget
+        admission = OrderedAdmission(self.budget, self.timeout_s) if self.budget.limit_msats is not None else None
 
-        async def one(unit: Unit) -> Score:
+        async def one(index: int, unit: Unit) -> Score:
             async with semaphore:
-                estimate = estimate_of(metric, unit) if budget.limit_msats is not None else 0
-                if not budget.reserve(estimate):
+                if admission is None:
+                    return await aguard(metric.ascore, (unit.example, unit.view), self.timeout_s)
+                estimate = estimate_of(metric, unit)
+                if not await admission.aadmit(index, estimate):
                     return Score.skipped(BUDGET_SKIP)
                 score = await aguard(metric.ascore, (unit.example, unit.view), self.timeout_s)
-                budget.settle(estimate, score.cost_msats)
+                await admission.asettle(estimate, score.cost_msats)
                 return score
 
-        return list(await asyncio.gather(*(one(u) for u in units)))
+        return list(await asyncio.gather(*(one(i, u) for i, u in enumerate(units))))
 
 
 class BatchRunner(MetricRunner):
@@ -117,8 +125,8 @@ class BatchRunner(MetricRunner):
         admitted, reserved, out = self._admit(units)
         chosen = [units[i] for i in admitted]
         scores = None
-        if self.columns is not None and len(chosen) == len(units):
-            scores = await self._in_thread(metric.score_columns, self.columns)
+        if self.columns is not None and len(chosen) == len(units) and metric.accepts_columns(self.columns):
+            scores = (await self._in_thread(metric.score_columns, self.columns)).scores()
         if scores is None:
             scores = await self._in_thread(
                 metric.score_many, [u.example for u in chosen], [u.view for u in chosen])
@@ -137,6 +145,8 @@ class CorpusRunner(MetricRunner):
         for i, estimate, (score, state) in zip(admitted, reserved, pairs):
             self.budget.settle(estimate, score.cost_msats)
             if state is not None:
+                if units[i].states is None:
+                    units[i].states = {}
                 units[i].states[metric.id] = state
             out[i] = score
         return [out[i] for i in range(len(units))]

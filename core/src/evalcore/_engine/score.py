@@ -17,15 +17,18 @@ import attrs
 
 from .._fields import as_record
 from .._functions import RecordView
-from .._metric import CorpusMetric, Metric
+from .._metric import BatchMetric, CorpusMetric, Metric
 from .._records import Record
-from .._result import Score, Status
+from .._result import Score
 from .._spec import Tier
 from .._stats import aggregate, describe_values
+from .accumulate import Column
 from .chunk import Chunk
 from .plan import Plan
 from .runners import runner_for
 from .units import Unit
+
+_NOT_RUN = Score.skipped("not run")
 
 
 @attrs.frozen
@@ -37,12 +40,19 @@ class ChunkResult:
     rows: list[dict[str, Any]]
     states: list[dict[str, Any]]
     n_errors: int
+    columns: dict[str, Column]
 
 
 async def score_chunk(plan: Plan, chunk: Chunk, pool: Executor,
                       program: Callable[..., Any] | None = None) -> ChunkResult:
     """Score every metric of ``plan`` on the records of ``chunk``."""
-    units = await _predict(plan, chunk.records, pool, program)
+    if program is None and _all_columnar(plan, chunk.columns):
+        return await _score_columns(plan, chunk, pool)
+    records = chunk.records
+    if chunk.columns is not None and hasattr(chunk.columns, "records"):
+        records = chunk.columns.records()  # a metric needs the records themselves
+        chunk = attrs.evolve(chunk, records=records)
+    units = await _predict(plan, records, pool, program)
     flat = [u for rollouts in units for u in rollouts]
     aliases = plan.aliases
     gate: list[dict[str, Any]] | None = None
@@ -51,25 +61,59 @@ async def score_chunk(plan: Plan, chunk: Chunk, pool: Executor,
             gate = _gate(plan, units)
         for metric in plan.tier(tier):
             await _score_metric(plan, metric, flat, pool, aliases, chunk.columns if program is None else None)
+    return _result(plan, chunk, units, gate)
+
+
+def _all_columnar(plan: Plan, columns: Any) -> bool:
+    """Whether every metric scores the reader's columns directly, with nothing in between
+    (no threshold gate, no cost to reserve)."""
+    return (columns is not None and plan.options.threshold is None
+            and all(isinstance(m, BatchMetric) and m.accepts_columns(columns) for m in plan.metrics)
+            and (plan.context.budget.limit_msats is None or all(m.spec.cost_msats == 0 for m in plan.metrics)))
+
+
+async def _score_columns(plan: Plan, chunk: Chunk, pool: Executor) -> ChunkResult:
+    """The fast path of columnar readers: every metric over the whole chunk, no per-sample objects."""
+    loop = asyncio.get_running_loop()
+    results = [await loop.run_in_executor(pool, m.score_columns, chunk.columns) for m in plan.metrics]
+    ids = chunk.columns.ids
+    rows: list[dict[str, Any]] = [{"id": i, "i": p, "scores": {}} for i, p in zip(ids, chunk.positions)]
+    columns = {}
+    for metric, result in zip(plan.metrics, results):
+        column = columns[metric.id] = Column.from_values(result.values, result.skipped)
+        metric_id = metric.id
+        for row, value in zip(rows, column.values.tolist()):
+            row["scores"][metric_id] = {"value": value, "status": "ok"}
+        for index, reason in result.skipped.items():
+            rows[index]["scores"][metric_id] = {"value": None, "status": "skipped", "reason": reason}
+    return ChunkResult(chunk.index, list(chunk.positions), rows, [{}] * len(rows), 0, columns)
+
+
+def _result(plan: Plan, chunk: Chunk, units: list[list[Unit]], gate: list[dict[str, Any]] | None) -> ChunkResult:
+    """Rows (JSON-ready) and per-metric columns of the chunk, in input order."""
+    metrics = [(m.id, m, isinstance(m, CorpusMetric), columns_of) for m in plan.metrics
+               for columns_of in [Column()]]
+    columns = {metric_id: column for metric_id, _, _, column in metrics}
+    has_corpus = any(corpus for _, _, corpus, _ in metrics)
     rows, states, errors = [], [], 0
-    for position, record, rollouts, gated in zip(chunk.positions, chunk.records, units, gate or [None] * len(units)):
-        scores = {m.id: _combine(plan, m, rollouts) for m in plan.metrics}
-        row: dict[str, Any] = {"id": record.id, "i": position,
-                               "scores": {mid: score.to_dict() for mid, score in scores.items()}}
-        record_states = {m.id: _state(m, rollouts) for m in plan.metrics if isinstance(m, CorpusMetric)}
-        for metric_id, state in record_states.items():
-            if state is not None:
-                row["scores"][metric_id]["state"] = plan_metric(plan, metric_id).encode_state(state)
-        if gated is not None:
-            row["gate"] = _final(plan, gated, scores)
-        errors += sum(s.status is Status.ERROR for s in scores.values())
+    no_states: dict[str, Any] = {}
+    for index, (position, record, rollouts) in enumerate(zip(chunk.positions, chunk.records, units)):
+        row_scores = {}
+        record_states = {} if has_corpus else no_states
+        for metric_id, metric, corpus, column in metrics:
+            score = _combine(plan, metric, rollouts)
+            row_scores[metric_id] = data = score.to_dict()
+            errors += column.add(score)
+            if corpus:
+                state = record_states[metric_id] = _state(metric, rollouts)
+                if state is not None:
+                    data["state"] = metric.encode_state(state)
+        row: dict[str, Any] = {"id": record.id, "i": position, "scores": row_scores}
+        if gate is not None:
+            row["gate"] = _final(plan, gate[index], {mid: _combine(plan, m, rollouts) for mid, m, _, _ in metrics})
         rows.append(row)
         states.append(record_states)
-    return ChunkResult(chunk.index, list(chunk.positions), rows, states, errors)
-
-
-def plan_metric(plan: Plan, metric_id: str) -> Metric:
-    return next(m for m in plan.metrics if m.id == metric_id)
+    return ChunkResult(chunk.index, list(chunk.positions), rows, states, errors, columns)
 
 
 async def _score_metric(plan: Plan, metric: Metric, units: list[Unit], pool: Executor,
@@ -102,7 +146,7 @@ def _blocked(plan: Plan, metric: Metric, unit: Unit) -> Score | None:
 async def _predict(plan: Plan, records: list[Record], pool: Executor,
                    program: Callable[..., Any] | None) -> list[list[Unit]]:
     if program is None:
-        return [[Unit(dict(r.example), dict(r.prediction))] for r in records]
+        return [[Unit(r.example, r.prediction)] for r in records]
     semaphore = asyncio.Semaphore(plan.options.concurrency)
     loop = asyncio.get_running_loop()
 
@@ -129,9 +173,9 @@ async def _predict(plan: Plan, records: list[Record], pool: Executor,
 
 def _combine(plan: Plan, metric: Metric, rollouts: list[Unit]) -> Score:
     """The record's score for ``metric``: the rollouts aggregated (``aggregate_by``)."""
-    scores = [u.scores.get(metric.id) or Score.skipped("not run") for u in rollouts]
-    if len(scores) == 1:
-        return scores[0]
+    if len(rollouts) == 1:
+        return rollouts[0].scores.get(metric.id) or _NOT_RUN
+    scores = [u.scores.get(metric.id) or _NOT_RUN for u in rollouts]
     ok = [s for s in scores if s.ok and s.value is not None]
     if not ok:
         return scores[0]
@@ -145,7 +189,7 @@ def _combine(plan: Plan, metric: Metric, rollouts: list[Unit]) -> Score:
 
 
 def _state(metric: CorpusMetric[Any], rollouts: list[Unit]) -> Any:
-    states = [u.states[metric.id] for u in rollouts if metric.id in u.states]
+    states = [u.states[metric.id] for u in rollouts if u.states and metric.id in u.states]
     if not states:
         return None
     return states[0] if len(states) == 1 else metric.merge(states)

@@ -4,36 +4,38 @@ from __future__ import annotations
 
 from typing import Any
 
-import attrs
-
-from .._result import Score
+from .._result import Score, Status
 
 
-@attrs.define(slots=True)
 class Unit:
     """The example, the prediction and everything scored on it so far.
 
-    ``view`` is what metrics receive as the prediction: the prediction's fields plus
-    ``"metrics"``, the values of the metrics scored before (by canonical id, and by bare
-    name where that is unambiguous).
+    ``view`` is what metrics receive as the prediction: the prediction itself (which the
+    unit owns: readers give each record its own dicts) with ``"metrics"`` set to the
+    values of the metrics scored before (by canonical id, and by bare name where that is
+    unambiguous). ``gate_closed`` says why truth metrics are skipped
+    on this unit (the threshold gate is closed), if they are.
     """
 
-    example: dict[str, Any]
-    prediction: dict[str, Any] | None
-    program_error: Score | None = None
-    scores: dict[str, Score] = attrs.field(factory=dict)
-    states: dict[str, Any] = attrs.field(factory=dict)
-    values: dict[str, float] = attrs.field(factory=dict)
-    gate_closed: Score | None = None
-    """Why truth metrics are skipped on this unit (the threshold gate is closed), if they are."""
-    view: dict[str, Any] = attrs.field(init=False)
+    __slots__ = ("example", "prediction", "program_error", "scores", "states", "values", "gate_closed", "view")
 
-    def __attrs_post_init__(self) -> None:
-        self.view = {**(self.prediction or {}), "metrics": self.values}
+    def __init__(self, example: dict[str, Any], prediction: dict[str, Any] | None,
+                 program_error: Score | None = None) -> None:
+        self.example = example
+        self.prediction = prediction
+        self.program_error = program_error
+        self.scores: dict[str, Score] = {}
+        self.states: dict[str, Any] | None = None  # corpus states, made on first use
+        self.values: dict[str, float] = {}
+        self.gate_closed: Score | None = None
+        if prediction is None:
+            prediction = {}
+        prediction["metrics"] = self.values  # the unit owns its prediction dict
+        self.view = prediction
 
     def store(self, metric_id: str, alias: str | None, score: Score) -> None:
         self.scores[metric_id] = score
-        if score.ok and score.value is not None:
+        if score.status is Status.OK and score.value is not None:
             self.values[metric_id] = score.value
             if alias is not None:
                 self.values[alias] = score.value

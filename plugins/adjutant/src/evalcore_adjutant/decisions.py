@@ -62,6 +62,11 @@ class _DecisionMetric(CorpusMetric[Labels]):
 
     def setup(self) -> None:
         levels = self.params["complexity_iterations"] or DEFAULT_COMPLEXITY_ITERATIONS
+        bad = {k: v for k, v in levels.items()
+               if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 0)}
+        if bad:
+            raise self.parameter_error("complexity_iterations",
+                                       f"iteration limits must be whole numbers >= 0 (or null); got {bad!r:.200}")
         self._rules = {
             "complexity_iterations": {str(k).lower().replace("_", ""): v for k, v in levels.items()},
             "large_context_tokens": self.params["rlm_large_context_tokens"],

@@ -21,6 +21,8 @@ def parse_json(value: Any) -> tuple[Any, str | None]:
         return json.loads(value), None
     except json.JSONDecodeError as exc:
         return None, f"not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
+    except RecursionError:
+        return None, "not valid JSON: nested too deeply"
 
 
 def json_array(value: Any, field: str) -> tuple[list[Any] | None, str | None]:

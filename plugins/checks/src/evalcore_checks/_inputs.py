@@ -30,7 +30,10 @@ def field_text(prediction: Record, path: str) -> str:
 def parse_structure(value: Any) -> Any:
     """Structured data as is; a string parsed as JSON (``ValueError`` if it is not JSON)."""
     if isinstance(value, str):
-        return json.loads(value)
+        try:
+            return json.loads(value)
+        except RecursionError:
+            raise ValueError("the JSON is nested too deeply") from None
     return value
 
 

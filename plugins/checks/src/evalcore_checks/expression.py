@@ -25,6 +25,8 @@ import warnings
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from evalcore.plugin import InputError
+
 MAX_CHARS = 1_000
 MAX_NODES = 300
 MAX_DEPTH = 40
@@ -59,7 +61,7 @@ _FORBIDDEN_NAMES: dict[type[ast.AST], str] = {
 }
 
 
-class ExpressionError(ValueError):
+class ExpressionError(InputError):
     """An expression that is not allowed, does not parse, or fails to evaluate."""
 
 
@@ -238,6 +240,8 @@ class _Evaluator:
                 raise ExpressionError(
                     f"cannot compare {type(left).__name__} with {type(right).__name__}{_where(node)}"
                 ) from None
+            except RecursionError:
+                raise ExpressionError(f"the values are nested too deeply to compare{_where(node)}") from None
             if not ok:
                 return False
             left = right
@@ -247,8 +251,18 @@ class _Evaluator:
 def _require_number(value: Any, node: ast.AST) -> None:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise ExpressionError(
-            f"arithmetic needs numbers; got {type(value).__name__} {value!r:.40}{_where(node)}"
+            f"arithmetic needs numbers; got {type(value).__name__} {preview(value)}{_where(node)}"
         )
+
+
+def preview(value: Any) -> str:
+    """The start of ``value``'s repr, without building the whole of a huge or deep one."""
+    if isinstance(value, (Mapping, list, tuple)) and len(value) > 20:
+        return f"of {len(value)} items"
+    try:
+        return f"{value!r:.40}"
+    except RecursionError:
+        return "(nested too deeply to show)"
 
 
 def _magnitude_bits(value: int | float) -> float:

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from evalcore.plugin import Record, SampleMetric, Score, get_path
+
+from ._inputs import parse_structure
 
 _MISSING = object()
 
@@ -52,6 +53,6 @@ def _parse(value: Any) -> tuple[Any, str | None]:
     if not isinstance(value, str):
         return value, None
     try:
-        return json.loads(value), None
+        return parse_structure(value), None
     except ValueError as exc:
         return None, str(exc)

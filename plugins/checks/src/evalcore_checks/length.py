@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from evalcore import ParameterError
 from evalcore.plugin import Record, SampleMetric, Score
 
 from ._inputs import field_text
@@ -30,9 +29,9 @@ class LengthCheck(SampleMetric):
     def setup(self) -> None:
         low, high = self.params["min_chars"], self.params["max_chars"]
         if low is None and high is None:
-            raise ParameterError(f"{self.spec.key} needs min_chars, max_chars or both")
+            raise self.parameter_error("min_chars", "give min_chars, max_chars or both")
         if low is not None and high is not None and low > high:
-            raise ParameterError(f"{self.spec.key}: min_chars ({low}) is greater than max_chars ({high})")
+            raise self.parameter_error("min_chars", f"min_chars ({low}) is greater than max_chars ({high})")
 
     def score(self, example: Record, prediction: Record) -> Score:
         text = field_text(prediction, self.params["field_path"])

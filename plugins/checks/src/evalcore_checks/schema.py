@@ -2,26 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
-import jsonschema
-from evalcore.plugin import InputError, Record, SampleMetric, Score, SkipSample
+from evalcore.plugin import InputError, Record, SampleMetric, Score, SkipSample, schema_validator
 from jsonschema.exceptions import SchemaError
 
 from ._inputs import field_value, parse_structure
 
 _MAX_REPORTED = 5
-
-
-def build_validator(schema: Any, *, check_formats: bool) -> Any:
-    """A validator for ``schema`` (its own draft, by ``$schema``); :class:`SchemaError` if invalid."""
-    if not isinstance(schema, (Mapping, bool)):
-        raise SchemaError(f"a JSON schema must be an object or a boolean, got {type(schema).__name__}")
-    cls = jsonschema.validators.validator_for(schema)
-    cls.check_schema(schema)
-    checker = cls.FORMAT_CHECKER if check_formats else None
-    return cls(schema, format_checker=checker)
 
 
 class JsonSchemaCheck(SampleMetric):
@@ -37,7 +25,7 @@ class JsonSchemaCheck(SampleMetric):
                 self._schema_error = exc
 
     def _build(self, schema: Any) -> Any:
-        return build_validator(schema, check_formats=self.params["check_formats"])
+        return schema_validator(schema, check_formats=self.params["check_formats"])
 
     def _validator_for(self, example: Record) -> Any:
         if self._schema_error is not None:

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Mapping
 from typing import Any
 
 from evalcore.plugin import Record, SampleMetric, Score, SkipSample
 
-from .expression import Expression, ExpressionError, compile_expression
+from .expression import Expression, ExpressionError, compile_expression, preview
 
 
 def resolver(prediction: Record) -> Any:
@@ -27,11 +28,19 @@ def resolver(prediction: Record) -> Any:
             return value
         raise ExpressionError(
             f"unknown name {name!r}: not a field of the prediction nor an earlier metric "
-            f"(fields: {', '.join(sorted(map(str, prediction))) or 'none'}; "
-            f"metrics: {', '.join(sorted(map(str, metrics))) or 'none'})"
+            f"(fields: {_listing(prediction)}; metrics: {_listing(metrics)})"
         )
 
     return lookup
+
+
+def _listing(names: Mapping[str, Any], shown: int = 20) -> str:
+    """Up to ``shown`` of the names (sorted), and how many more there are."""
+    if not names:
+        return "none"
+    first = sorted(map(str, itertools.islice(names, 10 * shown)))[:shown]
+    more = len(names) - len(first)
+    return ", ".join(first) + (f" and {more} more" if more > 0 else "")
 
 
 class CustomScriptable(SampleMetric):
@@ -61,7 +70,7 @@ class CustomScriptable(SampleMetric):
         result = expression.evaluate(resolver(prediction))
         if not isinstance(result, bool):
             raise ExpressionError(
-                f"the expression must be true or false; it gave {type(result).__name__} {result!r:.40}"
+                f"the expression must be true or false; it gave {type(result).__name__} {preview(result)}"
             )
         return Score(float(result), feedback=f"{expression.source} -> {result}",
                      details={"result": result, "expression": expression.source})

@@ -43,15 +43,28 @@ def _command_params(command: ParamSpec) -> tuple[ParamSpec, ...]:
                   description="stdout+stderr beyond this kills the command (error: output flood)"),
         ParamSpec(name="output_tail_chars", type="int", default=2000, minimum=0,
                   description="characters of stdout/stderr kept in the details (the end of each)"),
+        ParamSpec(name="env", type="dict", default=None, nullable=True,
+                  description="variables set for the command (besides PATH, HOME, LANG, TMPDIR)"),
+        ParamSpec(name="pass_env", type="list", default=None, nullable=True,
+                  description="names of variables passed on from evalcore's environment"),
+        ParamSpec(name="isolation", type="str", default="none", choices=("none", "bwrap", "unshare"),
+                  description="'bwrap' or 'unshare': no network, read-only root, private /tmp "
+                              "(the working directory stays writable)"),
+        ParamSpec(name="cost_msats", type="int", default=None, nullable=True, minimum=0,
+                  description="measured cost of one run, reported on every result (default: the spec's estimate)"),
     )
 
 
 _RUNS = (
     "The command is an argument list (a string parameter is split with shlex; it is never run "
-    "through a shell), started in its own process group with stdin closed. A command that cannot "
-    "start, runs past timeout_s or writes more than max_output_bytes is an error result naming the "
-    "reason (its process group is killed); the exit code, duration and the tails of stdout and "
-    "stderr are in the details."
+    "through a shell), started in a new session with stdin closed; when it exits or is stopped, "
+    "every process it started is killed, including children that left its session. It sees only "
+    "PATH, HOME, LANG, TMPDIR and the variables given by env and pass_env; the values of "
+    "secret-looking variables (KEY, TOKEN, SECRET, PASSWORD ...) are redacted from the stored "
+    "output. A command that cannot start, runs past timeout_s or writes more than "
+    "max_output_bytes is an error result naming the reason; the exit code, duration and the tails "
+    "of stdout and stderr are in the details. Every result carries cost_msats (the estimate "
+    "unless a measured cost is configured). See docs/security.md."
 )
 
 

@@ -3,23 +3,45 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Mapping
 from typing import Any
 
-from evalcore import ParameterError
+import attrs
 from evalcore.plugin import InputError, Record, SampleMetric, Score
 
-from .process import CommandResult, as_argv, run_command
+from .environment import Redactor, command_environment
+from .isolation import unavailable
+from .process import CommandError, CommandResult, as_argv, run_command
 from .test_output import passed_count
 
 
 class _CommandMetric(SampleMetric):
-    """Runs the configured command once per sample (in ``prediction.workdir`` when given)."""
+    """Runs the configured command once per sample (in ``prediction.workdir`` when given).
+
+    The command sees only an allow-listed environment; its stored output is redacted of
+    the values of secret-looking variables. Every result, an error included, carries the
+    metric's cost (``cost_msats``, else the spec's estimate) so a budget counts it.
+    """
 
     def setup(self) -> None:
+        self.argv = self._param("command", as_argv)
+        self.environment = command_environment(self._param("env", _string_map),
+                                               self._param("pass_env", _names))
+        isolation = self.params["isolation"]
+        reason = unavailable(isolation)
+        if reason is not None:
+            raise self.parameter_error("isolation", f"{isolation!r} is unavailable: {reason}")
+        self.cost = self.spec.cost_msats if self.params["cost_msats"] is None else self.params["cost_msats"]
+
+    def _param(self, name: str, convert: Callable[[Any], Any]) -> Any:
         try:
-            self.argv = as_argv(self.params["command"])
+            return convert(self.params[name])
         except ValueError as exc:
-            raise ParameterError(f"parameter 'command' of {self.spec.key}: {exc}") from None
+            raise self.parameter_error(name, str(exc)) from None
+
+    def estimate(self, example: Record, prediction: Record) -> dict[str, int]:
+        """What one sample costs: the configured or the spec's cost of one run."""
+        return {"calls": 1, "prompt_tokens": 0, "completion_tokens": 0, "cost_msats": self.cost}
 
     def run(self, prediction: Record) -> CommandResult:
         cwd = prediction.get("workdir", self.params["cwd"])
@@ -27,17 +49,46 @@ class _CommandMetric(SampleMetric):
             raise InputError(f"not a directory: {cwd!r}", field="prediction.workdir")
         return run_command(
             self.argv, timeout_s=self.params["timeout_s"], cwd=cwd,
-            max_output_bytes=self.params["max_output_bytes"],
+            max_output_bytes=self.params["max_output_bytes"], env=self.environment,
+            isolation=self.params["isolation"], redact=Redactor.from_environments(os.environ, self.environment),
         )
 
     def details(self, result: CommandResult, **extra: Any) -> dict[str, Any]:
         return {**result.details(self.params["output_tail_chars"]), **extra}
 
+    def score(self, example: Record, prediction: Record) -> Score:
+        try:
+            score = self.judge(example, prediction)
+        except CommandError as exc:
+            score = Score.error(exc, isolation=self.params["isolation"])
+        return attrs.evolve(score, cost_msats=self.cost)
+
+    def judge(self, example: Record, prediction: Record) -> Score:
+        """The score of one sample (the command may raise :class:`CommandError`)."""
+        raise NotImplementedError
+
+
+def _string_map(value: Any) -> dict[str, str]:
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping) or not all(isinstance(k, str) and isinstance(v, str)
+                                                 for k, v in value.items()):
+        raise ValueError(f"expected a mapping of variable names to strings; got {value!r:.80}")
+    return dict(value)
+
+
+def _names(value: Any) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if isinstance(value, str) or not all(isinstance(v, str) for v in value):
+        raise ValueError(f"expected a list of variable names; got {value!r:.80}")
+    return tuple(value)
+
 
 class Sandbox(_CommandMetric):
     """1.0 when the command exits with the expected code, else 0.0."""
 
-    def score(self, example: Record, prediction: Record) -> Score:
+    def judge(self, example: Record, prediction: Record) -> Score:
         result = self.run(prediction)
         expected = self.params["expected_exit_code"]
         ok = result.returncode == expected
@@ -50,7 +101,7 @@ class TestPass(_CommandMetric):
 
     __test__ = False  # not a pytest test class
 
-    def score(self, example: Record, prediction: Record) -> Score:
+    def judge(self, example: Record, prediction: Record) -> Score:
         result = self.run(prediction)
         ok = result.returncode == 0
         return Score(
@@ -62,7 +113,7 @@ class TestPass(_CommandMetric):
 class VerificationDelta(_CommandMetric):
     """Passing tests after the step vs before it: 1.0 more, 0.5 same, 0.0 fewer."""
 
-    def score(self, example: Record, prediction: Record) -> Score:
+    def judge(self, example: Record, prediction: Record) -> Score:
         before = example.get("tests_passing")
         if before is None:
             before = 0  # the seed's default when the baseline is not recorded

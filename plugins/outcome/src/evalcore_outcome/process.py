@@ -1,8 +1,11 @@
-"""Running a command safely: an argument list, a timeout, bounded output, no orphans.
+"""Running a command safely: an argument list, a timeout, bounded output, no survivors.
 
-The command runs in its own session (``start_new_session=True``) so that on timeout or
-output flood the whole process group is killed (``os.killpg``), children included. It is
-never run through a shell.
+The command runs under a small supervisor (:mod:`evalcore_outcome._supervise`) in a new
+session. The supervisor is a child subreaper: when the command exits, or when the caller's
+timeout or output limit stops it, the command's process group is killed and then every
+descendant that left it (a ``setsid`` grandchild, a backgrounded ``sleep``). It is never
+run through a shell. Optional isolation (:mod:`evalcore_outcome.isolation`) adds
+namespaces around the command.
 """
 
 from __future__ import annotations
@@ -11,16 +14,22 @@ import os
 import shlex
 import signal
 import subprocess
+import sys
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import Any, BinaryIO
 
 import attrs
 
-# How long to wait for the pipes to close after the command exits (a background child
-# that kept them open is killed with the group after this).
+from . import _supervise
+from .isolation import wrap
+
+# How long to wait for the pipes to close after the command exits, and for the
+# supervisor to clean up after SIGTERM, before the group is killed from here.
 _DRAIN_SECONDS = 2.0
+_SUPERVISOR = str(Path(_supervise.__file__).resolve())
 
 
 class CommandError(RuntimeError):
@@ -89,54 +98,81 @@ class _Collector:
 def run_command(
     argv: Sequence[str], *, timeout_s: float, cwd: str | os.PathLike[str] | None = None,
     max_output_bytes: int = 10_000_000, keep_bytes: int = 65536,
-    env: Mapping[str, str] | None = None,
+    env: Mapping[str, str] | None = None, isolation: str = "none",
+    redact: Callable[[str], str] = str,
 ) -> CommandResult:
-    """Run ``argv`` and return its exit code and output tails.
+    """Run ``argv`` and return its exit code and output tails (passed through ``redact``).
 
     Raises :class:`CommandError` when the command cannot start, runs past ``timeout_s``
     or writes more than ``max_output_bytes`` (stdout and stderr together); in the last two
-    cases its whole process group is killed first.
+    cases every process it started is killed first. ``env`` is its whole environment
+    (``None``: this process's).
     """
     started = time.monotonic()
+    workdir = os.path.realpath(cwd if cwd is not None else os.getcwd())
+    status_read, status_write = os.pipe()
     try:
         proc = subprocess.Popen(
-            list(argv), cwd=cwd, env=None if env is None else dict(env),
+            [sys.executable, "-I", "-S", _SUPERVISOR, str(status_write), *wrap(argv, isolation, workdir)],
+            cwd=workdir, env=None if env is None else dict(env),
             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            start_new_session=True,
+            start_new_session=True, pass_fds=(status_write,),
         )
     except OSError as exc:
-        raise CommandError(f"cannot start {argv[0]!r}: {exc.strerror or exc}") from exc
+        os.close(status_read)
+        raise CommandError(redact(f"cannot start {argv[0]!r}: {exc.strerror or exc}")) from exc
+    finally:
+        os.close(status_write)
     total, lock = [0], threading.Lock()
     out = _Collector(proc.stdout, keep_bytes, total, lock)  # type: ignore[arg-type]
     err = _Collector(proc.stderr, keep_bytes, total, lock)  # type: ignore[arg-type]
-    deadline = started + timeout_s
-    problem = None
-    while proc.poll() is None:
-        if total[0] > max_output_bytes:
-            problem = f"output exceeded {max_output_bytes} bytes"
-            break
-        if time.monotonic() >= deadline:
-            problem = f"timed out after {timeout_s:g} s"
-            break
-        time.sleep(0.02)
-    if problem is None:
-        for collector in (out, err):
-            collector.thread.join(_DRAIN_SECONDS)
-    if problem is not None or out.thread.is_alive() or err.thread.is_alive():
-        _kill_group(proc)  # also ends background children that keep the pipes open
-        for collector in (out, err):
-            collector.thread.join(_DRAIN_SECONDS)
-    proc.wait()
+    problem = _watch(proc, total, max_output_bytes, started + timeout_s, timeout_s)
     if problem is not None:
-        raise CommandError(f"{shlex.join(argv)}: {problem}; process group killed")
+        _stop(proc)
+    for collector in (out, err):
+        collector.thread.join(_DRAIN_SECONDS)
+    proc.wait()
+    status = _read_status(status_read)
+    if problem is None and status.get("error"):
+        raise CommandError(redact(status["error"]))
+    if problem is None and "exit" not in status:
+        problem = "the supervisor ended without an exit status"
+    if problem is not None:
+        raise CommandError(redact(f"{shlex.join(argv)}: {problem}; every process it started was killed"))
     return CommandResult(
-        tuple(argv), proc.returncode, out.text(), err.text(), total[0], time.monotonic() - started,
+        tuple(redact(a) for a in argv), int(status["exit"]), redact(out.text()), redact(err.text()),
+        total[0], time.monotonic() - started,
     )
 
 
-def _kill_group(proc: subprocess.Popen[bytes]) -> None:
-    """Kill every process left in the command's process group."""
+def _watch(proc: subprocess.Popen[bytes], total: list[int], max_output_bytes: int,
+           deadline: float, timeout_s: float) -> str | None:
+    """Wait for the supervisor; why it had to be stopped, or ``None``."""
+    while proc.poll() is None:
+        if total[0] > max_output_bytes:
+            return f"output exceeded {max_output_bytes} bytes"
+        if time.monotonic() >= deadline:
+            return f"timed out after {timeout_s:g} s"
+        time.sleep(0.02)
+    return None
+
+
+def _stop(proc: subprocess.Popen[bytes]) -> None:
+    """Ask the supervisor to kill everything; kill its own group if it does not answer."""
     try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(_DRAIN_SECONDS)
+    except subprocess.TimeoutExpired:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+    except ProcessLookupError:
         pass
+
+
+def _read_status(fd: int) -> dict[str, str]:
+    """The supervisor's ``key value`` lines."""
+    with os.fdopen(fd, "rb") as handle:
+        lines = handle.read().decode(errors="replace").splitlines()
+    return dict(line.split(" ", 1) for line in lines if " " in line)

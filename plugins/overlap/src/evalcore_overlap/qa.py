@@ -1,16 +1,19 @@
 """QA-style answer matching: exact match, token F1, HotPotQA F1 and DSPy's answer matchers.
 
 Every comparison normalises both sides with :func:`evalcore.text.normalize_text` (DSPy's
-``normalize_text`` by default) and takes the best value over the reference answers.
+``normalize_text`` by default) and takes the best value over the reference answers;
+:class:`StringExactMatch` instead applies HF evaluate's optional removals to the raw strings.
 """
 
 from __future__ import annotations
 
+import re
+import string
 from collections import Counter
 from collections.abc import Callable
 from functools import partial
 
-from evalcore.plugin import Record, SampleMetric, Score, SkipSample
+from evalcore.plugin import ParameterError, Record, SampleMetric, Score, SkipSample
 from evalcore.text import normalize_text
 
 from ._dpr import contains_any, dpr_tokens
@@ -118,3 +121,43 @@ class AnswerPassageMatch(SampleMetric):
         needles = [dpr_tokens(normalize_text(answer)) for answer in targets(example)]
         texts = passages(prediction, self.params["passage_source"])
         return float(any(contains_any(dpr_tokens(normalize_text(text)), needles) for text in texts))
+
+
+_PUNCTUATION_TABLE = str.maketrans("", "", string.punctuation)
+_DIGITS_TABLE = str.maketrans("", "", string.digits)
+
+
+class StringExactMatch(SampleMetric):
+    """HF evaluate's ``exact_match``: the raw strings compared after optional removals."""
+
+    def setup(self) -> None:
+        self._regexes = [_compile(pattern, self.id) for pattern in self.params["regexes_to_ignore"]]
+        self._tables = [table for flag, table in (
+            ("ignore_punctuation", _PUNCTUATION_TABLE), ("ignore_numbers", _DIGITS_TABLE),
+        ) if self.params[flag]]
+
+    def clean(self, text: str) -> str:
+        """The text after the regexes, then lower-casing, punctuation and digit removal."""
+        for regex in self._regexes:
+            text = regex.sub("", text)
+        if self.params["ignore_case"]:
+            text = text.lower()
+        for table in self._tables:
+            text = text.translate(table)
+        return text
+
+    def score(self, example: Record, prediction: Record) -> Score:
+        pred = self.clean(response(prediction, self.params["empty_response"]))
+        matches = [pred == self.clean(ref) for ref in targets(example)]
+        best = next((index for index, match in enumerate(matches) if match), 0)
+        return Score(float(matches[best]), details={"best_reference": best})
+
+
+def _compile(pattern: object, metric: str) -> re.Pattern[str]:
+    where = f"parameter 'regexes_to_ignore' of {metric}"
+    if not isinstance(pattern, str):
+        raise ParameterError(f"{where}: expected strings; got {pattern!r}")
+    try:
+        return re.compile(pattern)
+    except re.error as exc:
+        raise ParameterError(f"{where}: {pattern!r} is not a regular expression ({exc})") from None

@@ -10,7 +10,7 @@ from collections import Counter
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any, NamedTuple
 
-from evalcore.plugin import Record, SampleMetric, Score
+from evalcore.plugin import ParameterError, Record, SampleMetric, Score
 
 from ._inputs import response, targets
 from ._lcs import lcs_indices, lcs_length
@@ -74,18 +74,25 @@ def score_lsum(target: list[list[str]], prediction: list[list[str]]) -> RougeSco
     return _scored(hits / pred_total, hits / ref_total)
 
 
-def sentences(text: str) -> list[str]:
-    """The non-empty lines of ``text`` (rouge-score's sentence split for ROUGE-Lsum)."""
+def sentences(text: str, split_summaries: bool = False) -> list[str]:
+    """rouge-score's sentences for ROUGE-Lsum: the non-empty lines of ``text``, or with
+    ``split_summaries`` the non-empty sentences NLTK's Punkt finds."""
+    if split_summaries:
+        from ._punkt import sent_tokenize
+
+        return [sentence for sentence in sent_tokenize(text) if sentence]
     return [line for line in text.split("\n") if line]
 
 
-def variant_scorer(variant: str, tokenize: Tokenizer) -> tuple[Callable[[str], Any], Callable[[Any, Any], RougeScore]]:
+def variant_scorer(
+    variant: str, tokenize: Tokenizer, split_summaries: bool = False,
+) -> tuple[Callable[[str], Any], Callable[[Any, Any], RougeScore]]:
     """``(prepare, compare)`` for a ROUGE variant: ``prepare`` turns a text into what
     ``compare(target, prediction)`` scores."""
     if variant == "L":
         return tokenize, score_lcs
     if variant == "Lsum":
-        return (lambda text: [tokenize(line) for line in sentences(text)]), score_lsum
+        return (lambda text: [tokenize(s) for s in sentences(text, split_summaries)]), score_lsum
     n = int(variant)
     return (lambda text: ngram_counts(tokenize(text), n)), score_ngrams
 
@@ -98,8 +105,12 @@ class Rouge(SampleMetric):
 
     def setup(self) -> None:
         params = self.params
+        if params["split_summaries"] and params["variant"] != "Lsum":
+            raise ParameterError(
+                f"parameter 'split_summaries' of {self.id} applies to variant='Lsum' only"
+            )
         tokenize = get_tokenizer(params["tokenizer"], params["use_stemmer"])
-        self._prepare, self._compare = variant_scorer(params["variant"], tokenize)
+        self._prepare, self._compare = variant_scorer(params["variant"], tokenize, params["split_summaries"])
         self._measure = _MEASURES[params["measure"]]
 
     def score(self, example: Record, prediction: Record) -> Score:

@@ -1,13 +1,15 @@
-"""BLEU and chrF through sacrebleu.
+"""BLEU, chrF and TER through sacrebleu.
 
 Corpus metrics keep sacrebleu's sufficient statistics per sample (integer n-gram counts and
-lengths); merging adds them, so a corpus scored in shards equals the corpus scored at once.
-The statistics and the final score come from sacrebleu's own code.
+lengths; TER's edits and, as an exact fraction, the average reference length); merging adds
+them, so a corpus scored in shards equals the corpus scored at once. The statistics and the
+final score come from sacrebleu's own code.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from fractions import Fraction
 from typing import Any, NamedTuple
 
 from evalcore.plugin import CorpusMetric, InputError, Record, SampleMetric, Score, SkipSample
@@ -18,7 +20,7 @@ from ._inputs import response, targets
 class SacreState(NamedTuple):
     """Summed sacrebleu statistics, the reference counts seen, and the number of samples."""
 
-    stats: tuple[int, ...]
+    stats: tuple[int | Fraction, ...]
     ref_counts: frozenset[int]
     samples: int
 
@@ -48,6 +50,19 @@ def build_chrf(params: dict[str, Any]) -> Any:
     )
 
 
+def build_ter(params: dict[str, Any]) -> Any:
+    """A ``sacrebleu.metrics.TER`` configured from the metric parameters."""
+    from sacrebleu.metrics import TER
+
+    return TER(
+        normalized=params["normalized"], no_punct=params["no_punct"],
+        asian_support=params["asian_support"], case_sensitive=not params["lowercase"],
+    )
+
+
+_DETAILS = ("counts", "totals", "precisions", "bp", "sys_len", "ref_len", "num_edits", "ref_length")
+
+
 class _Sacre:
     """Shared by the BLEU and chrF metrics: the sacrebleu object and per-sample statistics."""
 
@@ -57,22 +72,24 @@ class _Sacre:
     def setup(self) -> None:
         self._metric = type(self).builder(self.params)
 
-    def statistics(self, example: Record, prediction: Record) -> tuple[list[int], int]:
+    def statistics(self, example: Record, prediction: Record) -> tuple[list[Any], int]:
         """sacrebleu's segment statistics of the response against its references, and the
         number of references (the steps of ``sacrebleu``'s ``_extract_corpus_statistics``)."""
         refs = targets(example)
         hyp = response(prediction, self.params["empty_response"])
         metric = self._metric
         info = metric._extract_reference_info([metric._preprocess_segment(ref) for ref in refs])
-        return metric._compute_segment_statistics(metric._preprocess_segment(hyp), info), len(refs)
+        stats = metric._compute_segment_statistics(metric._preprocess_segment(hyp), info)
+        return self.exact(stats, info), len(refs)
+
+    def exact(self, stats: list[Any], info: dict[str, Any]) -> list[Any]:
+        """The statistics in a form whose sums do not depend on the order of adding."""
+        return stats
 
     def details(self, result: Any, num_refs: int) -> dict[str, Any]:
         """The signature sacrebleu would print, plus the score's own statistics."""
         signature = self._metric._SIGNATURE_TYPE({**vars(self._metric), "num_refs": num_refs})
-        extra = {
-            key: getattr(result, key) for key in ("counts", "totals", "precisions", "bp", "sys_len", "ref_len")
-            if hasattr(result, key)
-        }
+        extra = {key: getattr(result, key) for key in _DETAILS if hasattr(result, key)}
         return {"signature": signature.format(), **extra}
 
 
@@ -101,7 +118,7 @@ class _CorpusSacre(_Sacre, CorpusMetric[SacreState]):
                 "give every sample the same number, or set variable_references=True",
                 field="example.reference_answer",
             )
-        result = self._metric._compute_score_from_stats(list(state.stats))
+        result = self._metric._compute_score_from_stats(_floats(state.stats))
         details = self.details(result, counts[0] if len(counts) == 1 else -1)
         return Score(result.score, details={**details, "samples": state.samples})
 
@@ -109,8 +126,13 @@ class _CorpusSacre(_Sacre, CorpusMetric[SacreState]):
 class _SentenceSacre(_Sacre, SampleMetric):
     def score(self, example: Record, prediction: Record) -> Score:
         stats, refs = self.statistics(example, prediction)
-        result = self._metric._compute_score_from_stats(stats)
+        result = self._metric._compute_score_from_stats(_floats(stats))
         return Score(result.score, details=self.details(result, refs))
+
+
+def _floats(stats: Sequence[int | Fraction]) -> list[int | float]:
+    """Summed statistics as sacrebleu takes them (fractions become floats)."""
+    return [float(x) if isinstance(x, Fraction) else x for x in stats]
 
 
 class CorpusBleu(_CorpusSacre):
@@ -135,3 +157,21 @@ class SentenceChrf(_SentenceSacre):
     """sacrebleu's sentence chrF / chrF++."""
 
     builder = staticmethod(build_chrf)
+
+
+class _Ter(_Sacre):
+    """TER's average reference length kept as a fraction, so shard sums are exact."""
+
+    builder = staticmethod(build_ter)
+
+    def exact(self, stats: list[Any], info: dict[str, Any]) -> list[Any]:
+        words = info["ref_words"]
+        return [stats[0], Fraction(sum(map(len, words)), len(words))]
+
+
+class CorpusTer(_Ter, _CorpusSacre):
+    """sacrebleu's corpus TER."""
+
+
+class SentenceTer(_Ter, _SentenceSacre):
+    """sacrebleu's sentence TER."""

@@ -134,7 +134,8 @@ def evalcore_readers() -> list[dict]:
     """TREC qrels and run files (``evalcore evaluate --qrels Q --run R``)."""
     return [{
         "name": "trec", "implementation": "evalcore_retrieval._reader:trec_source",
-        "summary": "TREC qrels (qid iter docno rel) and run (qid Q0 docno rank score tag) files, as trec_eval reads them",
+        "summary": "TREC qrels (qid iter docno rel) and run (qid Q0 docno rank score tag) files, "
+                   "read as trec_eval does",
         "options": [
             {"flag": "--qrels", "dest": "qrels", "help": "TREC qrels file (qid iter docno rel)"},
             {"flag": "--run", "dest": "run", "help": "TREC run file (qid Q0 docno rank score tag)"},

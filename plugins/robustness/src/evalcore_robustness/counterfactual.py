@@ -6,7 +6,6 @@ import math
 from collections.abc import Sequence
 
 import evalcore
-from evalcore import ParameterError
 from evalcore.plugin import CorpusMetric, Record, Score, response_text
 
 from .variants import Entry, check_links, concat, entry
@@ -16,9 +15,12 @@ class CounterfactualConsistency(CorpusMetric[tuple[Entry, ...]]):
     """Mean similarity (a metric id, token F1 by default) between counterfactual and base answers."""
 
     def setup(self) -> None:
-        self.similarity = evalcore.get_metric(self.params["similarity"], **(self.params["similarity_params"] or {}))
+        try:
+            self.similarity = evalcore.get_metric(self.params["similarity"], **(self.params["similarity_params"] or {}))
+        except evalcore.EvalcoreError as exc:
+            raise self.parameter_error("similarity", str(exc)) from None
         if isinstance(self.similarity, CorpusMetric):
-            raise ParameterError(f"similarity metric {self.similarity.id} must score single pairs, not a corpus")
+            raise self.parameter_error("similarity", f"{self.similarity.id} must score single pairs, not a corpus")
 
     def sample_state(self, example: Record, prediction: Record) -> tuple[Entry, ...]:
         return (entry(example, response_text(prediction)),)

@@ -7,7 +7,6 @@ from collections.abc import Sequence
 from typing import Any
 
 import evalcore
-from evalcore import ParameterError
 from evalcore.plugin import CorpusMetric, Record, Score
 
 from .variants import Entry, check_links, concat, entry
@@ -19,8 +18,11 @@ class NoiseRobustness(CorpusMetric[tuple[Entry, ...]]):
     def setup(self) -> None:
         base_id = self.params["metric"]
         if base_id.split("/")[-1].split("(")[0] == self.spec.name:
-            raise ParameterError(f"{self.spec.key} cannot wrap itself")
-        self.base = evalcore.get_metric(base_id, **(self.params["metric_params"] or {}))
+            raise self.parameter_error("metric", "the metric cannot wrap itself")
+        try:
+            self.base = evalcore.get_metric(base_id, **(self.params["metric_params"] or {}))
+        except evalcore.EvalcoreError as exc:
+            raise self.parameter_error("metric", str(exc)) from None
         self.scenarios = frozenset(self.params["noise_scenarios"])
 
     def sample_state(self, example: Record, prediction: Record) -> tuple[Entry, ...]:

@@ -38,15 +38,21 @@ class BertScorer:
                  batch_size: int = 64, allow_download: bool = False) -> None:
         self.model = model
         self.tokenizer, self.network = load_transformer(model, device, allow_download)
-        depth = self.network.config.num_hidden_layers
-        self.num_layers = depth if num_layers is None else num_layers
-        if not 0 <= self.num_layers <= depth:
-            raise ValueError(f"num_layers must be between 0 and {depth} for this model; got {num_layers}")
+        self.num_layers = self.layer(num_layers)
         self.idf = idf
         self.baseline = baseline
         self.device = device
         self.batch_size = batch_size
         self.special = {self.tokenizer.cls_token_id, self.tokenizer.sep_token_id} - {None}
+
+    def layer(self, num_layers: int | None) -> int:
+        """The layer ``num_layers`` names (``None``: the last); ``ValueError`` if the model has none such."""
+        depth = self.network.config.num_hidden_layers
+        if num_layers is None:
+            return depth
+        if not 0 <= num_layers <= depth:
+            raise ValueError(f"num_layers must be between 0 and {depth} for this model; got {num_layers}")
+        return num_layers
 
     def signature(self) -> str:
         """Model, layer, idf, rescaling and versions, in bert-score's hash style."""

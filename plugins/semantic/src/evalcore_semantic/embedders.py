@@ -14,10 +14,9 @@ from typing import Any, Protocol
 
 import numpy as np
 from evalcore.cache import ContentCache, cache_key
-from evalcore.plugin import SetupError
 from evalcore.vectors import as_matrix
 
-from .models import ModelUnavailable, load_sentence_transformer, load_transformer, require, resolve_model
+from .models import load_sentence_transformer, load_transformer, require, resolve_model
 
 CACHE_VERSION = "1"
 
@@ -134,25 +133,26 @@ class CachedEmbedder:
         return as_matrix([found[t] for t in texts]) if texts else np.zeros((0, 0))
 
 
-def build_embedder(params: Mapping[str, Any], metric_id: str = "semantic") -> Embedder:
-    """The embedder the parameters of the semantic metric ``metric_id`` describe (with the cache unless off)."""
+def build_embedder(params: Mapping[str, Any]) -> Embedder:
+    """The embedder the parameters of a semantic metric describe (with the cache unless off).
+
+    A missing model raises :class:`ModelUnavailable`, an unusable endpoint ``ValueError``;
+    the metric names itself and the parameter.
+    """
     batch_size = params["batch_size"]
     base_url = params.get("base_url")
     if params.get("embed") is not None:
         inner: Embedder = CallableEmbedder(params["embed"], batch_size)
     elif base_url:
-        model = params.get("model")
-        if not model:
-            raise SetupError(metric_id, "model", "an embeddings endpoint (base_url) needs model=<model name>")
+        if not params.get("model"):
+            raise ValueError("an embeddings endpoint (base_url) needs model=<model name>")
         if not str(base_url).startswith(("http://", "https://")):
-            raise SetupError(metric_id, "base_url", f"must start with http:// or https://; got {base_url!r}")
-        inner = HTTPEmbedder(str(base_url), model, api_key_env=params.get("api_key_env"), batch_size=batch_size)
+            raise ValueError(f"base_url must start with http:// or https://; got {base_url!r}")
+        inner = HTTPEmbedder(str(base_url), params["model"], api_key_env=params.get("api_key_env"),
+                             batch_size=batch_size)
     else:
-        try:
-            inner = LocalEmbedder(params.get("model"), device=params["device"], batch_size=batch_size,
-                                  allow_download=params["allow_download"])
-        except ModelUnavailable as exc:
-            raise SetupError(metric_id, "model", str(exc)) from None
+        inner = LocalEmbedder(params.get("model"), device=params["device"], batch_size=batch_size,
+                              allow_download=params["allow_download"])
     if params["cache"] == "off":
         return inner
     return CachedEmbedder(inner, ContentCache(params.get("cache_dir"), params["cache"]))

@@ -14,7 +14,6 @@ from evalcore.plugin import (
     BatchMetric,
     Record,
     Score,
-    SetupError,
     SkipSample,
     doc_texts,
     reference_answers,
@@ -64,9 +63,15 @@ def _prepare(pairs: Sequence[tuple[Record, Record]], read: Any) -> list[Any]:
 
 
 class _EmbeddingMetric(BatchMetric):
-    """A batch metric that embeds texts through ``self.embedder`` (set in ``setup``)."""
+    """A batch metric that embeds texts through ``self.embedder``."""
 
-    embedder: Any
+    def setup(self) -> None:
+        try:
+            self.embedder = build_embedder(self.params)
+        except (ModelUnavailable, ValueError) as exc:
+            raise self.parameter_error("model", str(exc)) from None
+        except TypeError as exc:
+            raise self.parameter_error("embed", str(exc)) from None
 
     def usage_summary(self) -> dict[str, Any]:
         """The embedding cache's hits, misses and writes (empty without a cache)."""
@@ -76,9 +81,6 @@ class _EmbeddingMetric(BatchMetric):
 
 class EmbeddingSimilarity(_EmbeddingMetric):
     """Seed 002 §4.3.2: cosine of the response and the reference (best reference) or the query."""
-
-    def setup(self) -> None:
-        self.embedder = build_embedder(self.params, self.id)
 
     def _read(self, example: Record, prediction: Record) -> tuple[str, list[str]]:
         return _response_and_targets(example, prediction, self.params["compare_to"])
@@ -99,22 +101,29 @@ class EmbeddingSimilarity(_EmbeddingMetric):
         return results
 
 
-class BertScore(_EmbeddingMetric):
+class BertScore(BatchMetric):
     """Seed 002 §4.3.1: BERTScore precision, recall and F1 (``score_type`` picks the value)."""
 
     def setup(self) -> None:
         params = self.params
         if params["rescale_with_baseline"] and not params["baseline_path"]:
-            raise SetupError(self.id, "baseline_path",
-                             "rescale_with_baseline needs baseline_path=<bert-score baseline file for this model>")
+            raise self.parameter_error("baseline_path", "rescale_with_baseline needs baseline_path=<bert-score "
+                                                        "baseline file for this model>")
         try:
             model = resolve_model(params["model"], params["allow_download"])
+            self.scorer = BertScorer(model, idf=params["idf"], device=params["device"],
+                                     batch_size=params["batch_size"], allow_download=params["allow_download"])
         except ModelUnavailable as exc:
-            raise SetupError(self.id, "model", str(exc)) from None
-        self.scorer = BertScorer(model, num_layers=params["num_layers"], idf=params["idf"], device=params["device"],
-                                 batch_size=params["batch_size"], allow_download=params["allow_download"])
+            raise self.parameter_error("model", str(exc)) from None
+        try:
+            self.scorer.num_layers = self.scorer.layer(params["num_layers"])
+        except ValueError as exc:
+            raise self.parameter_error("num_layers", str(exc)) from None
         if params["rescale_with_baseline"]:
-            self.scorer.baseline = read_baseline(params["baseline_path"], self.scorer.num_layers)
+            try:
+                self.scorer.baseline = read_baseline(params["baseline_path"], self.scorer.num_layers)
+            except (OSError, ValueError, KeyError) as exc:
+                raise self.parameter_error("baseline_path", f"{type(exc).__name__}: {exc}") from None
 
     def _read(self, example: Record, prediction: Record) -> tuple[str, list[str]]:
         return _response_and_targets(example, prediction, self.params["compare_to"])
@@ -150,9 +159,6 @@ class BertScore(_EmbeddingMetric):
 
 class IntraListDiversity(_EmbeddingMetric):
     """Seed 002 §7.2.2 with embeddings from a model: 1 − mean pairwise cosine of the top-k retrieved texts."""
-
-    def setup(self) -> None:
-        self.embedder = build_embedder(self.params, self.id)
 
     def _read(self, example: Record, prediction: Record) -> list[str]:
         texts = doc_texts(prediction.get("retrieved"), field="prediction.retrieved")[: self.params["top_k"]]

@@ -1,0 +1,192 @@
+"""The report page: one HTML document with its style, script and plots inline."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from html import escape
+from importlib import resources
+from typing import Any
+
+from .._compare.load import Run
+from .._compare.result import TEST_NAMES, Comparison
+from .._compare.table import format_p
+from .plots import histogram
+from .summary import aggregates, failures, values_of
+
+MAX_ROWS = 10_000
+_SHORT = {"bootstrap": "bootstrap", "randomization": "AR", "ttest": "t-test", "wilcoxon": "Wilcoxon",
+          "fisher": "Fisher"}
+
+
+def _asset(name: str) -> str:
+    return resources.files(__package__).joinpath(name).read_text(encoding="utf-8")
+
+
+def _num(value: Any, fmt: str = ".4f") -> str:
+    return "–" if value is None else format(value, fmt)
+
+
+def render(run: Run, comparison: Comparison | None = None) -> str:
+    """The whole page for ``run`` (and its comparison with other runs)."""
+    summary = aggregates(run)
+    sections = [
+        _aggregate_section(summary),
+        _plots_section(run, summary),
+        _comparison_section(comparison) if comparison is not None else "",
+        _failures_section(run),
+        _records_section(run),
+        _provenance_section(run, summary),
+    ]
+    title = f"evalcore report: {run.name}"
+    return (
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+        "style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:\">"
+        f"<title>{escape(title)}</title><style>{_asset('report.css')}</style></head><body>"
+        f"<h1>{escape(title)}</h1><p class=\"muted\">{len(run.rows)} records from {escape(run.source)}"
+        + (f" · stopped early: {escape(str(run.stopped))}" if run.stopped else "") + "</p>"
+        + "".join(sections)
+        + f"<script>{_asset('report.js')}</script></body></html>\n"
+    )
+
+
+def _aggregate_section(summary: dict[str, dict[str, Any]]) -> str:
+    rows = []
+    for metric_id, data in summary.items():
+        ci = data.get("ci")
+        interval = f"[{_num(ci[0])}, {_num(ci[1])}]" if ci else "–"
+        rows.append(
+            f"<tr><td>{escape(metric_id)}</td><td class=\"num\">{_num(data.get('value'))}</td>"
+            f"<td class=\"num\">{interval}</td><td class=\"num\">{_num(data.get('stderr'))}</td>"
+            f"<td class=\"num\">{data.get('n', '–')}</td><td class=\"num\">{data.get('n_skipped', 0)}</td>"
+            f"<td class=\"num\">{data.get('n_errors', 0)}</td><td>{escape(str(data.get('direction') or ''))}</td>"
+            f"<td>{escape(str(data.get('granularity') or ''))}</td></tr>")
+    return ("<section id=\"aggregates\"><h2>Aggregates</h2><table><thead><tr><th>metric</th>"
+            "<th class=\"num\">value</th><th class=\"num\">95% interval</th><th class=\"num\">std. error</th>"
+            "<th class=\"num\">n</th><th class=\"num\">skipped</th><th class=\"num\">errors</th>"
+            "<th>better</th><th>granularity</th></tr></thead><tbody>"
+            + "".join(rows) + "</tbody></table></section>")
+
+
+def _plots_section(run: Run, summary: dict[str, dict[str, Any]]) -> str:
+    plots = []
+    for metric_id in summary:
+        corpus = run.metrics.get(metric_id, {}).get("granularity") == "corpus"
+        note = "<p class=\"muted\">per-record values; the corpus value is computed from merged statistics</p>"
+        plots.append(f"<figure class=\"plot\"><h3>{escape(metric_id)}</h3>"
+                     f"{histogram(values_of(run, metric_id), title=f'{metric_id}: per-record values')}"
+                     f"{note if corpus else ''}</figure>")
+    return ("<section id=\"distributions\"><h2>Distributions</h2><p class=\"muted\">Histogram of each metric's "
+            "per-record values; the dashed line is the mean.</p><div class=\"plots\">"
+            + "".join(plots) + "</div></section>")
+
+
+def _comparison_section(comparison: Comparison) -> str:
+    tests = comparison.options["tests"]
+    head = ("<tr><th>metric</th><th>system</th><th class=\"num\">baseline</th><th class=\"num\">system</th>"
+            "<th class=\"num\">difference</th><th class=\"num\">95% interval</th><th class=\"num\">effect</th>"
+            + "".join(f"<th class=\"num\" title=\"{escape(TEST_NAMES[t])}\">{_SHORT[t]} p</th>" for t in tests)
+            + "<th>result</th></tr>")
+    rows = []
+    for entry in comparison.entries:
+        ci = f"[{entry.ci[0]:+.4f}, {entry.ci[1]:+.4f}]" if entry.ci else "–"
+        cells = []
+        for test in tests:
+            outcome = entry.tests[test]
+            if outcome.p_value is None:
+                cells.append(f"<td class=\"num muted\" title=\"{escape(outcome.note or '')}\">n/a</td>")
+            else:
+                mark = " *" if test == entry.decided_by and entry.significant else ""
+                cells.append(f"<td class=\"num\" title=\"uncorrected {outcome.p_value:.4g}\">"
+                             f"{format_p(outcome.p_adjusted)}{mark}</td>")
+        verdict = {"system": ("better", "▲ better"), "baseline": ("worse", "▼ worse"),
+                   None: ("muted", "no significant difference")}[entry.winner]
+        if entry.difference is None:
+            verdict = ("muted", escape(next((o.note for o in entry.tests.values() if o.note), "not compared")))
+        numbers = [_num(entry.baseline_value), _num(entry.system_value), _num(entry.difference, "+.4f"), ci]
+        rows.append(f"<tr><td>{escape(entry.metric)}</td><td>{escape(entry.system)}</td>"
+                    + "".join(f"<td class=\"num\">{n}</td>" for n in numbers)
+                    + f"<td class=\"num\" title=\"{escape(entry.effect_size_kind)}\">"
+                    f"{_num(entry.effect_size, '+.3f')}</td>" + "".join(cells)
+                    + f"<td class=\"{verdict[0]}\">{verdict[1]}</td></tr>")
+    wins = "".join(f"<li>{escape(system)}: better on {len(w['wins'])}, worse on {len(w['losses'])}, no "
+                   f"significant difference on {len(w['ties'])}"
+                   + (f", not compared on {len(w['not_compared'])}" if w["not_compared"] else "") + "</li>"
+                   for system, w in comparison.wins().items())
+    records = "".join(
+        f"<li>{escape(system)}: {c['n']} shared records" + (f"; left out {c['only_in_baseline']} only in the baseline"
+        f" and {c['only_in_system']} only in the system" if c["only_in_baseline"] or c["only_in_system"] else "")
+        + "</li>" for system, c in comparison.records["systems"].items())
+    notes = "".join(f"<li>{escape(n)}</li>" for n in comparison.notes)
+    options = comparison.options
+    return (f"<section id=\"comparison\"><h2>Comparison with {escape(comparison.baseline)} (baseline)</h2>"
+            f"<p class=\"muted\">p-values corrected ({escape(options['correction'])}) across all metrics and "
+            f"systems; * marks the test that decides (the first that applies), significant at "
+            f"{options['alpha']}; seed {options['seed']}.</p><div class=\"wide\"><table><thead>{head}</thead>"
+            "<tbody>" + "".join(rows) + f"</tbody></table></div><ul>{wins}{records}{notes}</ul></section>")
+
+
+def _failures_section(run: Run) -> str:
+    groups = failures(run)
+    if not groups:
+        return "<section id=\"failures\"><h2>Failures and skips</h2><p class=\"muted\">none</p></section>"
+    rows = "".join(
+        f"<tr><td>{escape(g['metric'])}</td><td class=\"status-{g['status']}\">{g['status']}</td>"
+        f"<td class=\"num\">{g['count']}</td><td>{escape(g['message'])}</td>"
+        f"<td>{escape(', '.join(g['records']))}{' …' if g['count'] > len(g['records']) else ''}</td></tr>"
+        for g in groups)
+    return ("<section id=\"failures\"><h2>Failures and skips</h2><table><thead><tr><th>metric</th><th>status</th>"
+            "<th class=\"num\">records</th><th>message</th><th>e.g.</th></tr></thead><tbody>"
+            + rows + "</tbody></table></section>")
+
+
+def _records_section(run: Run) -> str:
+    metric_ids = list(run.metrics)
+    head = "<tr><th>id</th>" + "".join(f"<th class=\"num\">{escape(m)}</th>" for m in metric_ids) + "</tr>"
+    rows = []
+    for record_id, row in list(run.rows.items())[:MAX_ROWS]:
+        cells, statuses = [], set()
+        for metric_id in metric_ids:
+            score = row["scores"].get(metric_id)
+            score = score if isinstance(score, dict) else {}
+            status = score.get("status", "ok") if score else "not run"
+            statuses.add(status.replace(" ", "-"))
+            value = score.get("value")
+            if status == "ok" and isinstance(value, (int, float)):
+                cells.append(f"<td class=\"num\" data-sort=\"{value!r}\">{value:.4f}</td>")
+            else:
+                why = score.get("reason") or (score.get("error") or {}).get("message") or ""
+                cells.append(f"<td class=\"num status-{escape(status)}\" data-sort=\"\" title=\"{escape(str(why))}\">"
+                             f"{escape(status if status != 'ok' else '–')}</td>")
+        rows.append(f"<tr data-status=\"{' '.join(sorted(statuses))}\"><td data-sort=\"{escape(record_id)}\">"
+                    f"{escape(record_id)}</td>" + "".join(cells) + "</tr>")
+    more = (f"<p class=\"muted\">showing the first {MAX_ROWS} of {len(run.rows)} records</p>"
+            if len(run.rows) > MAX_ROWS else "")
+    return ("<section id=\"records-section\"><h2>Records</h2><p><input type=\"search\" id=\"record-filter\" "
+            "placeholder=\"filter: record id, value or status\" aria-label=\"filter records\"> "
+            "<select id=\"status-filter\" aria-label=\"status\"><option value=\"\">any status</option>"
+            "<option value=\"ok\">has ok</option><option value=\"skipped\">has skipped</option>"
+            "<option value=\"error\">has error</option></select> <span id=\"record-count\" class=\"muted\"></span>"
+            f"</p>{more}<div class=\"table-wrap\"><table id=\"records\"><thead>{head}</thead><tbody>"
+            + "".join(rows) + "</tbody></table></div></section>")
+
+
+def _provenance_section(run: Run, summary: dict[str, dict[str, Any]]) -> str:
+    versions = "".join(
+        f"<tr><td>{escape(m)}</td><td>{escape(str(d.get('metric_version') or '–'))}</td>"
+        f"<td>{escape(str(d.get('distribution') or '–'))} {escape(str(d.get('distribution_version') or ''))}</td></tr>"
+        for m, d in summary.items())
+    rejected = _rejected(run.rejected)
+    return ("<section id=\"provenance\"><h2>Provenance</h2><table><thead><tr><th>metric</th><th>metric version</th>"
+            f"<th>distribution</th></tr></thead><tbody>{versions}</tbody></table>{rejected}"
+            f"<pre>{escape(json.dumps(run.provenance, indent=2, ensure_ascii=False, default=str))}</pre></section>")
+
+
+def _rejected(rejected: Sequence[Any]) -> str:
+    if not rejected:
+        return ""
+    items = "".join(f"<li>{escape(str(r.get('source') if isinstance(r, dict) else r))}: "
+                    f"{escape(str(r.get('message') if isinstance(r, dict) else ''))}</li>" for r in rejected[:50])
+    return f"<h3>Rejected input ({len(rejected)})</h3><ul>{items}</ul>"

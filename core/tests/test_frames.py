@@ -1,0 +1,53 @@
+"""DataFrames in and out: pandas / Arrow tables as records, rows as a frame or a Parquet file."""
+
+from __future__ import annotations
+
+import json
+
+import evalcore
+import pytest
+from evalcore import MetricSpec, SampleMetric
+
+pd = pytest.importorskip("pandas")
+pa = pytest.importorskip("pyarrow")
+
+
+class Matches(SampleMetric):
+    def score(self, example, prediction):
+        return example["reference_answer"] == prediction["response"]
+
+
+def matches():
+    return Matches(MetricSpec(name="matches", namespace="t", implementation="tests:x", summary="matches"))
+
+
+FRAME = {"qid": ["a", "b", "c"], "question": ["q1", "q2", "q3"], "gold": ["x", "y", "z"], "answer": ["x", "n", "z"]}
+COLUMNS = {"id": "qid", "example.query": "question", "example.reference_answer": "gold",
+           "prediction.response": "answer"}
+
+
+@pytest.mark.parametrize("make", [pd.DataFrame, pa.table])
+def test_a_frame_maps_columns_to_record_fields(make):
+    result = evalcore.evaluate(make(FRAME), [matches()], columns=COLUMNS)
+    assert result.metrics["t/matches"].value == pytest.approx(2 / 3)
+    assert [row["id"] for row in result.samples] == ["a", "b", "c"]
+
+
+def test_rows_and_summary_as_frames():
+    result = evalcore.evaluate(pd.DataFrame(FRAME), [matches()], columns=COLUMNS)
+    rows = result.to_pandas()
+    assert list(rows["id"]) == ["a", "b", "c"]
+    assert list(rows["t/matches"]) == [1.0, 0.0, 1.0] and set(rows["t/matches:status"]) == {"ok"}
+    summary = result.summary_frame()
+    assert summary.loc["t/matches", "n"] == 3 and summary.loc["t/matches", "ci_low"] <= 2 / 3
+
+
+def test_parquet_samples_file_with_a_resumable_journal(tmp_path):
+    data = tmp_path / "data.jsonl"
+    data.write_text("".join(json.dumps({"id": q, "example": {"reference_answer": g}, "prediction": {"response": a}})
+                            + "\n" for q, g, a in zip(FRAME["qid"], FRAME["gold"], FRAME["answer"])))
+    samples = tmp_path / "rows.parquet"
+    evalcore.evaluate(data, [matches()], samples=samples)
+    table = pd.read_parquet(samples)
+    assert list(table["id"]) == ["a", "b", "c"] and list(table["t/matches"]) == [1.0, 0.0, 1.0]
+    assert (tmp_path / "rows.parquet.journal.jsonl").exists()

@@ -1,0 +1,71 @@
+"""Optional stronger isolation of a command: no network, a read-only root, a private /tmp.
+
+``isolation='bwrap'`` wraps the command in bubblewrap; ``isolation='unshare'`` uses
+util-linux ``unshare`` (new user, network, mount and PID namespaces) and a short shell
+script that re-mounts the whole tree read-only and chroots into it. In both, the working
+directory stays writable and the command's PID namespace dies with it.
+"""
+
+from __future__ import annotations
+
+import functools
+import shutil
+import subprocess
+from collections.abc import Sequence
+
+MODES = ("none", "bwrap", "unshare")
+
+# The arguments are the command. The working directory is bound from "." (the shell's
+# cwd) because the staging tmpfs hides the host's /tmp, where it may lie.
+_UNSHARE_SCRIPT = r"""
+set -e
+cwd=$(pwd -P)
+mount -t tmpfs evalcore-stage /tmp
+root=/tmp/root
+mkdir "$root"
+mount --rbind / "$root"
+mount -o remount,bind,ro "$root"
+awk -v r="$root/" 'index($5, r) == 1 {print $5}' /proc/self/mountinfo | while read -r m; do
+    mount -o remount,bind,ro "$m" 2>/dev/null || true
+done
+mount -t tmpfs evalcore-tmp "$root/tmp"
+mkdir -p "$root$cwd"
+mount --no-canonicalize --bind . "$root$cwd"
+exec chroot "$root" /bin/sh -c 'cd "$0" && exec "$@"' "$cwd" "$@"
+"""
+
+
+def wrap(argv: Sequence[str], mode: str, cwd: str) -> tuple[str, ...]:
+    """``argv`` wrapped for ``mode`` (one of :data:`MODES`), to run in the absolute path ``cwd``."""
+    if mode == "none":
+        return tuple(argv)
+    if mode == "bwrap":
+        return (
+            "bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
+            "--bind", cwd, cwd, "--chdir", cwd, "--unshare-all", "--die-with-parent", "--new-session", "--", *argv,
+        )
+    if mode == "unshare":
+        return (
+            "unshare", "--map-root-user", "--net", "--mount", "--pid", "--fork", "--kill-child",
+            "--mount-proc", "--", "/bin/sh", "-c", _UNSHARE_SCRIPT, "evalcore-sandbox", *argv,
+        )
+    raise ValueError(f"isolation must be one of {', '.join(MODES)}; got {mode!r}")
+
+
+@functools.cache
+def unavailable(mode: str) -> str | None:
+    """Why ``mode`` cannot be used on this machine, or ``None`` when it works (probed once)."""
+    if mode == "none":
+        return None
+    tool = "bwrap" if mode == "bwrap" else "unshare"
+    if shutil.which(tool) is None:
+        return f"{tool} is not installed (not on PATH)"
+    try:
+        probe = subprocess.run(list(wrap(["true"], mode, "/")), capture_output=True, timeout=30,
+                               stdin=subprocess.DEVNULL, check=False)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"{tool} cannot run: {exc}"
+    if probe.returncode != 0:
+        message = probe.stderr.decode(errors="replace").strip().splitlines()
+        return f"{tool} cannot create the namespaces here: {message[-1] if message else probe.returncode}"
+    return None
