@@ -36,7 +36,7 @@ _EXPORTS = {
     "EvalcoreError": "._errors", "InputError": "._errors", "ParameterError": "._errors",
     "UnknownMetricError": "._errors", "AmbiguousMetricError": "._errors",
     "MetricConflictError": "._errors", "MetricIdError": "._errors", "PluginError": "._errors",
-    "SpecError": "._errors", "SkipSample": "._errors",
+    "SpecError": "._errors", "SkipSample": "._errors", "SetupError": "._errors",
 }
 
 __all__ = ["__version__", *_EXPORTS]
@@ -67,6 +67,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         MetricIdError,
         ParameterError,
         PluginError,
+        SetupError,
         SkipSample,
         SpecError,
         UnknownMetricError,

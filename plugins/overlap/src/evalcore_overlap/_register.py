@@ -32,6 +32,11 @@ NORMALISATION = (
     ParamSpec(name="ignore_articles", type="bool", default=True, identity=True,
               description="remove the lower-case English articles a/an/the"),
 )
+EMPTY_REFERENCE = ParamSpec(
+    name="empty_reference", type="str", default="skip", choices=("skip", "score"), identity=True,
+    description="a blank reference answer: 'skip' the sample as the Auepora RAG metric spec says "
+    "(blank references are left out of a list), or 'score' it (a blank response then matches)",
+)
 BOTH_EMPTY = ParamSpec(
     name="both_empty", type="float", default=0.0, minimum=0.0, maximum=1.0, identity=True,
     description="value when both normalised sides have no tokens: 0 as DSPy, 1 as SQuAD v2 "
@@ -69,8 +74,11 @@ def _qa_specs() -> list[MetricSpec]:
             "exact_match", "qa:ExactMatch",
             "1 when the normalised response equals a normalised reference answer, else 0.",
             _NORMALISED + "Equal to DSPy's EM / em_score and SQuAD exact match. "
-            "Two sides that both normalise to the empty string match (1). " + _EMPTY,
-            family="qa_match", value_range=(0.0, 1.0), params=(*NORMALISATION, EMPTY_RESPONSE),
+            "A sample whose reference answer is blank is skipped, as the Auepora RAG metric spec "
+            "says (empty_reference='skip'); with empty_reference='score' two sides that both "
+            "normalise to the empty string match (1). " + _EMPTY,
+            family="qa_match", value_range=(0.0, 1.0), params=(*NORMALISATION, EMPTY_RESPONSE, EMPTY_REFERENCE),
+            version="2",
         ),
         _spec(
             "token_f1", "qa:TokenF1",
