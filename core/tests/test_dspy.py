@@ -110,8 +110,6 @@ def test_as_program_calls_a_module_with_its_inputs(lm):
     assert result.metrics["local/exact"].value == 1.0
 
 
-@pytest.mark.xfail(strict=True, reason="the evaluator calls program(record); it is to call "
-                   "evalcore.dspy.as_program(program) for a dspy.Module")
 def test_evaluate_calls_a_dspy_module_with_its_inputs(lm):
     seen = []
 

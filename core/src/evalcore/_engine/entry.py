@@ -75,6 +75,7 @@ async def aevaluate(
       (DSPy's behaviour); by default they are excluded and counted in ``n_errors``.
     * ``max_errors`` — an error count, or a fraction (< 1) of the records; when exceeded
       the run stops and returns (and saves) what finished.
+    * ``tiers`` — ``{metric id: "proxy" | "truth"}``: run a metric in another tier than its spec's.
     * ``threshold`` — truth metrics run only for records whose mean proxy score reaches
       it; other records keep the proxy score and record the skip.
     * ``budget_msats`` — a sample is scored only if its estimated cost fits in what
@@ -93,12 +94,17 @@ async def aevaluate(
     source = make_source(data, examples, predictions, program, columns)
     check_paths(run_options, source.inputs())
     _check_parquet(run_options)
+    if program is not None:
+        from ..dspy import as_program, is_dspy_module
+
+        if is_dspy_module(program):  # called with its inputs as keywords, as dspy.Evaluate does
+            program = as_program(program)
     if run_options.rollouts > 1 and program is None:
         raise EvalcoreError("rollouts > 1 needs a program that produces the predictions")
     context = RunContext(cache_mode=run_options.cache_mode, cache_dir=run_options.cache_dir,  # type: ignore[arg-type]
                          budget=run_options.budget, timeout_s=run_options.timeout_s, seed=run_options.seed,
                          executor=run_options.executor)
-    bound, created_from = bind_metrics(metrics, registry or default_registry(), context)
+    bound, created_from = bind_metrics(metrics, registry or default_registry(), context, run_options.tiers)
     plan = Plan(bound, run_options, context, created_from)
     return await Run(plan, source, program, started).execute()
 
