@@ -1,16 +1,18 @@
-"""Evaluating a whole run given as Python dicts, like ``pytrec_eval.RelevanceEvaluator``."""
+"""Evaluating a whole run given as Python dicts (like ``pytrec_eval.RelevanceEvaluator``) or as columns."""
 
 from __future__ import annotations
 
-import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from itertools import chain
+from typing import Any
 
 import evalcore
 import numpy as np
 from evalcore.plugin import Metric
 
 from ._dicts import Qrels, Run, judged_queries, rankings_from_dicts
+from ._ranking import Rankings
+from ._results import QueryScores
 from .metrics import OK, RetrievalMetric
 
 
@@ -23,10 +25,17 @@ def resolve(metric: str | Metric) -> RetrievalMetric:
     return metric
 
 
-def evaluate_run(
-    qrels: Qrels, run: Run, metrics: Iterable[str | Metric],
-) -> dict[str, dict[str, float]]:
-    """Score a run against qrels: ``{qid: {metric id: value}}``.
+def column_scores(metric: RetrievalMetric, rankings: Rankings) -> tuple[np.ndarray, np.ndarray]:
+    """A metric's value for every query of ``rankings`` and why each is skipped (``OK`` when scored).
+
+    The codes are the keys of :data:`evalcore_retrieval.metrics.SKIP_REASONS`; a skipped
+    query's value is whatever the measure gives and must not be used.
+    """
+    return metric.values(rankings), metric.skip_codes(rankings)
+
+
+def evaluate_run(qrels: Qrels, run: Run, metrics: Iterable[str | Metric]) -> QueryScores:
+    """Score a run against qrels: ``{qid: {metric id: value}}`` (a read-only mapping).
 
     ``qrels`` is ``{qid: {docid: grade}}`` and ``run`` ``{qid: {docid: score}}``, as for
     pytrec_eval. As there, a query is scored when it has judgements and is a key of the
@@ -35,32 +44,48 @@ def evaluate_run(
     A query a metric skips has no entry for that metric. Metric ids are resolved through
     the evalcore registry; the ``retrieval/`` namespace may be left out.
     """
-    resolved = {m.id: m for m in map(resolve, metrics)}
     qids = judged_queries(qrels)
+    return score_queries(qids, metrics, lambda ties: rankings_from_dicts(qrels, run, qids, ties))
+
+
+def score_queries(
+    qids: list[str], metrics: Iterable[str | Metric], rankings: Callable[[str], Rankings],
+) -> QueryScores:
+    """The metrics' values for ``qids``; ``rankings(ties)`` gives their :class:`Rankings`."""
+    resolved = {m.id: m for m in map(resolve, metrics)}
     columns: dict[str, np.ndarray] = {}
     for ties in sorted({m.params["ties"] for m in resolved.values()}):
-        rankings = rankings_from_dicts(qrels, run, qids, ties)
+        ranked = rankings(ties)
         for metric_id, metric in resolved.items():
             if metric.params["ties"] == ties:
+                values, codes = column_scores(metric, ranked)
                 # NaN marks a skipped query: no measure is ever NaN
-                ok = metric.skip_codes(rankings) == OK
-                columns[metric_id] = np.where(ok, metric.values(rankings), np.nan)
+                columns[metric_id] = np.where(codes == OK, values, np.nan)
     ids = list(resolved)
     matrix = np.column_stack([columns[i] for i in ids]) if ids else np.zeros((len(qids), 0))
-    complete = (~np.isnan(matrix).any(axis=1)).tolist()
-    results: dict[str, dict[str, float]] = {}
-    for qid, row, full in zip(qids, matrix.tolist(), complete):
-        if full:
-            results[qid] = dict(zip(ids, row))
-        elif scores := {i: v for i, v in zip(ids, row) if not math.isnan(v)}:
-            results[qid] = scores
-    return results
+    return QueryScores(qids, ids, matrix)
 
 
 def average(results: Mapping[str, Mapping[str, float]]) -> dict[str, float]:
     """The mean of each metric over the queries that have it (trec_eval's ``all`` line)."""
+    if isinstance(results, QueryScores):
+        return results.mean()
     means = {}
     for metric_id in dict.fromkeys(chain.from_iterable(results.values())):
         values = [scores[metric_id] for scores in results.values() if metric_id in scores]
         means[metric_id] = sum(values) / len(values)
     return means
+
+
+def evaluate_columns(qrels: Any, run: Any, metrics: Iterable[str | Metric]) -> QueryScores:
+    """Score a run given as columns: ``{qid: {metric id: value}}`` as :func:`evaluate_run` gives.
+
+    ``qrels`` has columns ``qid, docno, rel`` and ``run`` ``qid, docno, score``, each a
+    mapping of column name to array (numpy arrays or lists), a pandas DataFrame or a
+    pyarrow Table. Queries are scored in run order, then those only in the qrels (scored
+    with ``missing='zero'``), as for TREC files.
+    """
+    from ._columnar import trec_data_from_columns
+
+    data = trec_data_from_columns(qrels, run)
+    return score_queries(data.qids, metrics, data.rankings)
