@@ -144,9 +144,8 @@ def read_trec(
             sources[layout.kind] = (name, len(data), hashing.submit(_sha256, data))
             columns[layout.kind] = read_columns(data, name, layout)
             del data
-        data = build(columns["qrels"], columns["run"],
-                     lambda layout, row: first_error(sources[layout.kind][0], layout), sources)
-        return _cap(data, max_docs) if max_docs is not None else data
+        return build(columns["qrels"], columns["run"],
+                     lambda layout, row: first_error(sources[layout.kind][0], layout), sources, max_docs)
 
 
 def _sha256(data: bytes) -> str:
@@ -154,7 +153,8 @@ def _sha256(data: bytes) -> str:
 
 
 def build(qrels: Columns, run: Columns, duplicate: Callable[[Layout, int], InputError],
-          sources: dict[str, tuple[str, int, Future[str]]] | None = None) -> TrecData:
+          sources: dict[str, tuple[str, int, Future[str]]] | None = None, max_docs: int | None = None,
+          ) -> TrecData:
     """:class:`TrecData` from the columns of a qrels and a run; ``sources`` are the files read.
 
     ``duplicate(layout, row)`` is the error for row ``row`` repeating a (query, document) pair.
@@ -187,8 +187,9 @@ def build(qrels: Columns, run: Columns, duplicate: Callable[[Layout, int], Input
     judged_entries, _ = _group(qrels_query, len(qids), np.arange(len(qrels)), qrels.value)
     present = np.zeros(len(qids), dtype=bool)
     present[: len(qids) - len(judged - in_run)] = True
-    return TrecData(qids, present, (qrels, judged_entries), (run, ranked), grades, len(in_run - judged),
-                    sources or {}, None)
+    data = TrecData(qids, present, (qrels, judged_entries), (run, ranked), grades, len(in_run - judged),
+                    sources or {}, max_docs)
+    return data if max_docs is None else _cap(data, max_docs)
 
 
 def _factorize(strings: pa.Array) -> tuple[np.ndarray, list[str]]:
