@@ -34,7 +34,7 @@ def trec_data_from_columns(qrels: Any, run: Any) -> TrecData:
 def _columns(table: Any, layout: Layout) -> Columns:
     names = ("qid", "docno", layout.value)
     arrays = _arrays(table, names, layout.kind)
-    qid, docno = (_strings(arrays[n], layout.kind, n) for n in names[:2])
+    qid, docno = (pa.chunked_array([_strings(arrays[n], layout.kind, n)]) for n in names[:2])
     value = _numbers(arrays[layout.value], layout.kind, layout.value)
     if not (len(qid) == len(docno) == len(value)):
         raise InputError(f"columns of different lengths: {len(qid)}, {len(docno)}, {len(value)}",

@@ -163,24 +163,25 @@ def build(qrels: Columns, run: Columns, duplicate: Callable[[Layout, int], Input
     run_code, run_qids = _factorize(run.qid)
     judged, in_run = set(qrels_qids), set(run_qids)
     qids = [q for q in run_qids if q in judged] + [q for q in qrels_qids if q not in in_run]
-    index = {qid: i for i, qid in enumerate(qids)}
-    run_query = np.array([index.get(q, -1) for q in run_qids], dtype=np.int64)[run_code]
+    # queries only in the run come after qids: they are checked, not scored
+    index = {qid: i for i, qid in enumerate(qids + [q for q in run_qids if q not in judged])}
+    run_query = np.array([index[q] for q in run_qids], dtype=np.int64)[run_code]
     qrels_query = np.array([index[q] for q in qrels_qids], dtype=np.int64)[qrels_code]
 
     # one document vocabulary for both files: (query, document) pairs become int64 keys
-    docs = pc.dictionary_encode(pa.chunked_array([qrels.docno, run.docno])).combine_chunks().indices
-    doc_code = docs.to_numpy().astype(np.int64)
+    encoded = pc.dictionary_encode(pa.chunked_array(qrels.docno.chunks + run.docno.chunks))
+    doc_code = np.concatenate([chunk.indices.to_numpy() for chunk in encoded.chunks]).astype(np.int64)
     n_docs = int(doc_code.max()) + 1
-    qrels_keys = qrels_query * n_docs + doc_code[:len(qrels)]
-    run_doc = doc_code[len(qrels):]
-    _check_unique(qrels_keys, QRELS, duplicate)
-    _check_unique(run_code * n_docs + run_doc, RUN, duplicate)
+    judged_pairs, judged_rows = _sorted_pairs(qrels_query * n_docs + doc_code[:len(qrels)], QRELS, duplicate)
+    run_pairs, run_rows = _sorted_pairs(run_query * n_docs + doc_code[len(qrels):], RUN, duplicate)
+    # the run line of each judgement (sorted needles: numpy's binary search narrows as it goes)
+    found = np.minimum(np.searchsorted(run_pairs, judged_pairs), len(run_pairs) - 1)
+    hit = run_pairs[found] == judged_pairs
+    run_grades = np.zeros(len(run))
+    run_grades[run_rows[found[hit]]] = qrels.value[judged_rows[hit]]
 
-    scored = np.flatnonzero(run_query >= 0)
-    run_query = run_query[scored]
-    match = pc.index_in(pa.array(run_query * n_docs + run_doc[scored]), value_set=pa.array(qrels_keys))
-    match = match.fill_null(-1).to_numpy()
-    grades = np.where(match >= 0, qrels.value[match].astype(float), 0.0)
+    scored = np.flatnonzero(run_query < len(qids))
+    run_query, grades = run_query[scored], run_grades[scored]
     ranked, order = _group(run_query, len(qids), scored, run.value[scored])
     if order is not None:
         grades = grades[order]
@@ -207,13 +208,20 @@ def _factorize(strings: pa.Array) -> tuple[np.ndarray, list[str]]:
     return np.repeat(head_codes, np.diff(np.append(starts, len(strings)))), list(codes)
 
 
-def _check_unique(keys: np.ndarray, layout: Layout, duplicate: Callable[[Layout, int], InputError]) -> None:
-    """Raise ``duplicate(layout, row)`` for the first row that repeats an earlier key."""
-    ordered = np.sort(keys)
-    if (ordered[1:] == ordered[:-1]).any():
-        order = np.argsort(keys, kind="stable")
-        repeats = order[1:][keys[order[1:]] == keys[order[:-1]]]
-        raise duplicate(layout, int(repeats.min()))
+def _sorted_pairs(pairs: np.ndarray, layout: Layout, duplicate: Callable[[Layout, int], InputError],
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """``pairs`` sorted and the rows they come from; ``duplicate(layout, row)`` for a repeated pair."""
+    shift = len(pairs).bit_length()
+    if len(pairs) and int(pairs.max()) < 1 << (62 - shift):
+        packed = np.sort((pairs << shift) | np.arange(len(pairs)))  # one sort of plain integers
+        rows, pairs = packed & ((1 << shift) - 1), packed >> shift
+    else:
+        rows = np.argsort(pairs, kind="stable")
+        pairs = pairs[rows]
+    repeated = pairs[1:] == pairs[:-1]
+    if repeated.any():
+        raise duplicate(layout, int(rows[1:][repeated].min()))
+    return pairs, rows
 
 
 def _group(query: np.ndarray, n: int, row: np.ndarray, value: np.ndarray) -> tuple[_Entries, np.ndarray | None]:

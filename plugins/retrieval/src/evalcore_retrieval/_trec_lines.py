@@ -14,7 +14,9 @@ read line by line, which accepts every valid layout and raises :class:`InputErro
 
 from __future__ import annotations
 
+import codecs
 import math
+import mmap
 import os
 from dataclasses import dataclass
 
@@ -25,6 +27,7 @@ from evalcore.plugin import InputError
 
 _BOM = b"\xef\xbb\xbf"
 _BLOCK_SIZE = 16 << 20
+Buffer = bytes | mmap.mmap
 
 
 @dataclass(frozen=True)
@@ -48,8 +51,8 @@ RUN = Layout("run", ("qid", "Q0", "docno", "rank", "score", "tag"), exact=False,
 class Columns:
     """A file's data lines in file order: ``qid`` and ``docno`` (pyarrow strings) and ``value``."""
 
-    qid: pa.Array
-    docno: pa.Array
+    qid: pa.ChunkedArray
+    docno: pa.ChunkedArray
     value: np.ndarray  # int64 relevance grades (qrels) or float64 scores (run)
 
     def __len__(self) -> int:
@@ -60,20 +63,20 @@ class _Unusual(Exception):
     """The fast reader cannot take this file as it is; read it line by line."""
 
 
-def read_columns(data: bytes, name: str, layout: Layout) -> Columns:
+def read_columns(data: Buffer, name: str, layout: Layout) -> Columns:
     """The data lines of ``data`` (the bytes of file ``name``) as columns."""
-    body = data[len(_BOM):] if data.startswith(_BOM) else data
     try:
-        columns = _read_fast(body, layout)
+        columns = _read_fast(data, layout)
     except _Unusual:
-        columns = read_slowly(body, name, layout)
+        columns = read_slowly(data, name, layout)
     if not len(columns):
         raise InputError(f"no {layout.kind} lines (expected '{layout.describe()}')", source=name)
     return columns
 
 
-def read_slowly(body: bytes, name: str, layout: Layout) -> Columns:
+def read_slowly(data: Buffer, name: str, layout: Layout) -> Columns:
     """Read line by line, checking everything: the reference behaviour, and the error finder."""
+    body = bytes(data[len(_BOM):] if data[:len(_BOM)] == _BOM else data)
     width = len(layout.columns)
     integer = layout.kind == "qrels"
     qids: list[str] = []
@@ -99,7 +102,8 @@ def read_slowly(body: bytes, name: str, layout: Layout) -> Columns:
         docnos.append(docno)
         values.append(value)
     dtype = np.int64 if integer else np.float64
-    return Columns(pa.array(qids, pa.string()), pa.array(docnos, pa.string()), np.array(values, dtype))
+    return Columns(pa.chunked_array([pa.array(qids, pa.string())]), pa.chunked_array([pa.array(docnos, pa.string())]),
+                   np.array(values, dtype))
 
 
 def _decode(field: bytes, column: str, source: str) -> str:
@@ -127,23 +131,15 @@ def _score(text: str, source: str) -> float:
     return score
 
 
-def _read_fast(body: bytes, layout: Layout) -> Columns:
+def _read_fast(body: Buffer, layout: Layout) -> Columns:
     """pyarrow's CSV reader on single-space separated lines; :class:`_Unusual` for anything else."""
-    body = _skip_leading_comments(body)
-    if b"\n#" in body or b"\t" in body or b"\x0b" in body or b"\x0c" in body:
-        raise _Unusual
-    if b"\r" in body and body.count(b"\r") != body.count(b"\r\n"):
-        raise _Unusual  # a lone carriage return separates fields in trec_eval, lines in pyarrow
-    if not body.isascii():
-        try:
-            body.decode("utf-8")
-        except UnicodeDecodeError:
-            raise _Unusual from None
+    start = _data_start(body)
+    _check_plain(body, start)
     qid, docno, value = layout.columns[0], layout.columns[2], layout.value
     value_type = pa.int64() if layout.kind == "qrels" else pa.float64()
     try:
         table = csv.read_csv(
-            pa.py_buffer(body),
+            pa.py_buffer(body)[start:],
             read_options=csv.ReadOptions(column_names=list(layout.columns), block_size=_BLOCK_SIZE),
             parse_options=csv.ParseOptions(delimiter=" ", quote_char=False, ignore_empty_lines=True),
             convert_options=csv.ConvertOptions(
@@ -156,41 +152,59 @@ def _read_fast(body: bytes, layout: Layout) -> Columns:
     values = table.column(value).to_numpy()
     if layout.kind == "run" and not np.isfinite(values).all():
         raise _Unusual
-    return Columns(_one_chunk(table.column(qid)), _one_chunk(table.column(docno)), values)
+    return Columns(table.column(qid), table.column(docno), values)
 
 
-def _skip_leading_comments(body: bytes) -> bytes:
-    """``body`` without its leading comment and blank lines (common headers)."""
-    start = 0
+def _check_plain(body: Buffer, start: int) -> None:
+    """:class:`_Unusual` unless the lines from ``start`` on are what the fast reader reads as trec_eval does."""
+    if any(body.find(c, start) >= 0 for c in (b"\t", b"\x0b", b"\x0c")):
+        raise _Unusual  # other whitespace than single spaces
+    octets = np.frombuffer(body, np.uint8)[start:]
+    if body.find(b"#", start) >= 0:
+        hashes = np.flatnonzero(octets == ord("#"))
+        if (octets[hashes[hashes > 0] - 1] == ord("\n")).any():
+            raise _Unusual  # a comment line after the data started
+    if body.find(b"\r", start) >= 0:
+        returns = np.flatnonzero(octets == ord("\r"))
+        if returns[-1] + 1 == len(octets) or (octets[returns + 1] != ord("\n")).any():
+            raise _Unusual  # a lone carriage return separates fields in trec_eval, lines in pyarrow
+    if len(octets) and octets.max() >= 0x80:
+        try:
+            codecs.decode(memoryview(body)[start:], "utf-8")
+        except UnicodeDecodeError:
+            raise _Unusual from None
+
+
+def _data_start(body: Buffer) -> int:
+    """Where the first data line starts, after a byte order mark and leading comment or blank lines."""
+    start = len(_BOM) if body[:len(_BOM)] == _BOM else 0
     while True:
         stop = body.find(b"\n", start)
-        line = body[start:] if stop < 0 else body[start:stop]
+        line = bytes(body[start:] if stop < 0 else body[start:stop])
         if line.strip() and not line.lstrip().startswith(b"#"):
             break
         if stop < 0:
-            return b""
+            return len(body)
         start = stop + 1
-    if start and body[start:start + 1].isspace():
-        raise _Unusual  # indented first line: let the line reader judge it
-    return body[start:]
+    if line[:1].isspace():
+        raise _Unusual  # an indented first line: let the line reader judge it
+    return start
 
 
-def _one_chunk(column: pa.ChunkedArray) -> pa.Array:
-    return column.combine_chunks() if column.num_chunks != 1 else column.chunk(0)
-
-
-def file_bytes(path: str | os.PathLike[str]) -> tuple[str, bytes]:
-    """The name to report for ``path`` and its bytes."""
+def file_bytes(path: str | os.PathLike[str]) -> tuple[str, Buffer]:
+    """The name to report for ``path`` and its bytes (memory-mapped)."""
     name = os.fspath(path)
     try:
         with open(path, "rb") as handle:
-            return name, handle.read()
+            try:
+                return name, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+            except ValueError:  # an empty file cannot be mapped
+                return name, b""
     except OSError as exc:
         raise InputError(f"cannot read the file ({exc.strerror})", source=name) from None
 
 
 def first_error(name: str, layout: Layout) -> InputError:
     """The error of the first bad line of file ``name``, found by reading it line by line."""
-    _, data = file_bytes(name)
-    read_slowly(data[len(_BOM):] if data.startswith(_BOM) else data, name, layout)
+    read_slowly(file_bytes(name)[1], name, layout)
     return InputError(f"the {layout.kind} file changed while it was read", source=name)
