@@ -9,7 +9,8 @@ and their means:
   PATH``, ``trec_eval`` on PATH, or built from the pytrec-eval-terrier sdist; skipped with a
   message when none can be had);
 * Python dicts: ``evaluate_run`` vs pytrec_eval (ingestion included);
-* columns: ``evaluate_columns`` from numpy arrays, vs pytrec_eval from dicts.
+* columns: ``evaluate_columns`` from pyarrow Tables (``qid, docno, rel`` / ``qid, docno, score``),
+  vs pytrec_eval from dicts.
 
 Every measurement runs in its own subprocess (for its peak RSS), repeats are interleaved
 (A B C A B C ...), and the table gives the min and median time of each and the ratios to
@@ -158,12 +159,11 @@ def _load(path: str, contender: str, qrels: str, run: str) -> tuple[object, obje
     judged, ranked = parse_dicts(qrels, run)
     if path == "dicts" or contender != "evalcore":
         return judged, ranked
-    import numpy as np
+    import pyarrow as pa
 
-    def table(data: dict, value: str) -> dict:
+    def table(data: dict, value: str) -> pa.Table:
         rows = [(q, d, v) for q, docs in data.items() for d, v in docs.items()]
-        return {"qid": np.array([r[0] for r in rows]), "docno": np.array([r[1] for r in rows]),
-                value: np.array([r[2] for r in rows])}
+        return pa.table({"qid": [r[0] for r in rows], "docno": [r[1] for r in rows], value: [r[2] for r in rows]})
 
     return table(judged, "rel"), table(ranked, "score")
 
@@ -236,6 +236,7 @@ def check(path: str, results: dict[str, list[dict]]) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="10k queries only")
+    parser.add_argument("--sizes", help="comma-separated numbers of queries (default 10000,100000)")
     parser.add_argument("--repeat", type=int, default=3, help="interleaved runs of each (default 3)")
     parser.add_argument("--trec-eval", help="path of a C trec_eval binary")
     parser.add_argument("--data", help="folder for the generated files (kept between runs)")
@@ -250,7 +251,8 @@ def main() -> None:
           f"{args.repeat} interleaved runs each, one subprocess per run")
     print(f"{'queries':>8} {'path':<11} {'contender':<12} {'min s':>8} {'median s':>9} {'peak MB':>8} "
           f"{'min ratio':>10} {'median ratio':>13}")
-    for n in [10_000] if args.quick else [10_000, 100_000]:
+    sizes = [10_000] if args.quick else [10_000, 100_000]
+    for n in map(int, args.sizes.split(",")) if args.sizes else sizes:
         qrels, run = make_files(n, scratch)
         for path, (contenders, ours) in PATHS.items():
             contenders = [c for c in contenders if c != "trec_eval" or trec_eval]
