@@ -13,8 +13,9 @@ and their means:
   vs pytrec_eval from dicts.
 
 Every measurement runs in its own subprocess (for its peak RSS), repeats are interleaved
-(A B C A B C ...), and the table gives the min and median time of each and the ratios to
-evalcore. The means are checked against pytrec_eval (1e-9), ir_measures (1e-4) and
+(A B C A B C ...), and the table gives the min and median wall time of each, the ratios to
+evalcore, and the min CPU time (all threads and child processes: on a shared machine the wall
+time also counts waiting for a core). The means are checked against pytrec_eval (1e-9), ir_measures (1e-4) and
 trec_eval (its 4 printed decimals).
 
     python benchmarks/bench_retrieval.py            # 10k and 100k queries
@@ -180,11 +181,17 @@ def worker(path: str, contender: str, qrels: str, run: str) -> None:
     first, second = _load(path, contender, qrels, run)
     kind = "files" if path == "TREC files" else "columns" if contender == "evalcore" and path == "columns" else "dicts"
     function = globals()[f"{kind}_{contender}"]
-    start = time.perf_counter()
+    start, cpu_start, children_start = time.perf_counter(), time.process_time(), _children_cpu()
     means = function(first, second)
     seconds = time.perf_counter() - start
+    cpu = time.process_time() - cpu_start + _children_cpu() - children_start
     peak = max(resource.getrusage(who).ru_maxrss for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
-    print(json.dumps({"seconds": seconds, "peak_mb": peak / 1024, "means": means}))
+    print(json.dumps({"seconds": seconds, "cpu": cpu, "peak_mb": peak / 1024, "means": means}))
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 # ---------------------------------------------------------------- driver
@@ -250,7 +257,7 @@ def main() -> None:
     print(f"metrics: {', '.join(METRICS)}; {DOCS_PER_QUERY} retrieved, {JUDGED_PER_QUERY} judged per query; "
           f"{args.repeat} interleaved runs each, one subprocess per run")
     print(f"{'queries':>8} {'path':<11} {'contender':<12} {'min s':>8} {'median s':>9} {'peak MB':>8} "
-          f"{'min ratio':>10} {'median ratio':>13}")
+          f"{'min ratio':>10} {'median ratio':>13} {'min cpu s':>10} {'cpu ratio':>10}")
     sizes = [10_000] if args.quick else [10_000, 100_000]
     for n in map(int, args.sizes.split(",")) if args.sizes else sizes:
         qrels, run = make_files(n, scratch)
@@ -261,11 +268,14 @@ def main() -> None:
                 for contender in contenders:
                     results[contender].append(measure(path, contender, qrels, run, env))
             base = [r["seconds"] for r in results[ours]]
+            base_cpu = min(r["cpu"] for r in results[ours])
             for contender, runs in results.items():
                 times = [r["seconds"] for r in runs]
+                cpu = min(r["cpu"] for r in runs)
                 print(f"{n:>8} {path:<11} {contender:<12} {min(times):>8.2f} {statistics.median(times):>9.2f} "
                       f"{max(r['peak_mb'] for r in runs):>8.0f} {min(times) / min(base):>9.1f}x "
-                      f"{statistics.median(times) / statistics.median(base):>12.1f}x")
+                      f"{statistics.median(times) / statistics.median(base):>12.1f}x {cpu:>10.2f} "
+                      f"{cpu / base_cpu:>9.1f}x")
             print(f"{'':>8} {check(path, results)}")
 
 
