@@ -170,21 +170,25 @@ def build(qrels: Columns, run: Columns, duplicate: Callable[[Layout, int], Input
 
     # one document vocabulary for both files: (query, document) pairs become int64 keys
     encoded = pc.dictionary_encode(pa.chunked_array(qrels.docno.chunks + run.docno.chunks))
-    doc_code = np.concatenate([chunk.indices.to_numpy() for chunk in encoded.chunks]).astype(np.int64)
+    doc_code = np.concatenate([chunk.indices.to_numpy() for chunk in encoded.chunks])
+    del encoded
     n_docs = int(doc_code.max()) + 1
     judged_pairs, judged_rows = _sorted_pairs(qrels_query * n_docs + doc_code[:len(qrels)], QRELS, duplicate)
     run_pairs, run_rows = _sorted_pairs(run_query * n_docs + doc_code[len(qrels):], RUN, duplicate)
+    del doc_code
     # the run line of each judgement (sorted needles: numpy's binary search narrows as it goes)
     found = np.minimum(np.searchsorted(run_pairs, judged_pairs), len(run_pairs) - 1)
     hit = run_pairs[found] == judged_pairs
-    run_grades = np.zeros(len(run))
-    run_grades[run_rows[found[hit]]] = qrels.value[judged_rows[hit]]
+    grades = np.zeros(len(run))
+    grades[run_rows[found[hit]]] = qrels.value[judged_rows[hit]]
+    del run_pairs, run_rows, judged_pairs, judged_rows
 
-    scored = np.flatnonzero(run_query < len(qids))
-    run_query, grades = run_query[scored], run_grades[scored]
-    ranked, order = _group(run_query, len(qids), scored, run.value[scored])
-    if order is not None:
-        grades = grades[order]
+    scored: slice | np.ndarray = slice(None)
+    rows = np.arange(len(run))
+    if (run_query >= len(qids)).any():
+        scored = rows = np.flatnonzero(run_query < len(qids))
+    ranked, order = _group(run_query[scored], len(qids), rows, run.value[scored])
+    grades = grades[scored] if order is None else grades[scored][order]
     judged_entries, _ = _group(qrels_query, len(qids), np.arange(len(qrels)), qrels.value)
     present = np.zeros(len(qids), dtype=bool)
     present[: len(qids) - len(judged - in_run)] = True
@@ -210,11 +214,17 @@ def _factorize(strings: pa.Array) -> tuple[np.ndarray, list[str]]:
 
 def _sorted_pairs(pairs: np.ndarray, layout: Layout, duplicate: Callable[[Layout, int], InputError],
                   ) -> tuple[np.ndarray, np.ndarray]:
-    """``pairs`` sorted and the rows they come from; ``duplicate(layout, row)`` for a repeated pair."""
+    """``pairs`` sorted and the rows they come from; ``duplicate(layout, row)`` for a repeated pair.
+
+    Overwrites ``pairs``.
+    """
     shift = len(pairs).bit_length()
     if len(pairs) and int(pairs.max()) < 1 << (62 - shift):
-        packed = np.sort((pairs << shift) | np.arange(len(pairs)))  # one sort of plain integers
-        rows, pairs = packed & ((1 << shift) - 1), packed >> shift
+        pairs <<= shift  # the row in the low bits: one in-place sort of plain integers
+        pairs |= np.arange(len(pairs))
+        pairs.sort()
+        rows = pairs & ((1 << shift) - 1)
+        pairs >>= shift
     else:
         rows = np.argsort(pairs, kind="stable")
         pairs = pairs[rows]
