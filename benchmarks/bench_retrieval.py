@@ -62,19 +62,21 @@ def make_files(n_queries: int, folder: Path, seed: int = 0) -> tuple[Path, Path]
     """A run (100 documents per query, scores descending) and graded qrels (30 judged, 2/3 retrieved)."""
     import numpy as np
 
-    qrels_path, run_path = folder / f"qrels.{n_queries}", folder / f"run.{n_queries}"
+    qrels_path, run_path = folder / f"qrels.{n_queries}.{seed}", folder / f"run.{n_queries}.{seed}"
     if qrels_path.exists() and run_path.exists():
         return qrels_path, run_path
     rng = np.random.default_rng(seed)
-    extra = JUDGED_PER_QUERY // 3
+    retrieved_judged = 2 * JUDGED_PER_QUERY // 3
     with open(run_path, "w") as run, open(qrels_path, "w") as qrels:
         for q in range(n_queries):
-            docs = rng.choice(50_000, DOCS_PER_QUERY + extra, replace=False).tolist()
+            docs = rng.choice(50_000, DOCS_PER_QUERY + JUDGED_PER_QUERY - retrieved_judged, replace=False)
             scores = sorted(rng.random(DOCS_PER_QUERY).tolist(), reverse=True)
             run.write("".join(f"q{q} Q0 doc{d} {r} {s!r} bench\n"
-                              for r, (d, s) in enumerate(zip(docs, scores), start=1)))
+                              for r, (d, s) in enumerate(zip(docs[:DOCS_PER_QUERY].tolist(), scores), start=1)))
+            # judged: 20 documents at random ranks of the run and 10 it did not retrieve
+            picked = rng.choice(DOCS_PER_QUERY, retrieved_judged, replace=False)
+            judged = np.concatenate([docs[picked], docs[DOCS_PER_QUERY:]]).tolist()
             grades = rng.choice([0, 0, 1, 1, 2, 3], JUDGED_PER_QUERY).tolist()
-            judged = docs[DOCS_PER_QUERY + extra - JUDGED_PER_QUERY:]
             qrels.write("".join(f"q{q} 0 doc{d} {g}\n" for d, g in zip(judged, grades)))
     return qrels_path, run_path
 
