@@ -52,7 +52,9 @@ PATHS = {  # path -> (contenders, evalcore's contender); each contender is a wor
     "dicts": (["evalcore", "pytrec_eval"], "evalcore"),
     "columns": (["evalcore", "pytrec_eval"], "evalcore"),
 }
-TOLERANCE = {"pytrec_eval": 1e-9, "ir_measures": 1e-4, "trec_eval": 5e-5}
+# C trec_eval 10 prints 4 decimals, and its MRR on these runs differs from that of the trec_eval
+# inside pytrec_eval (which evalcore matches exactly) by up to 1e-4
+TOLERANCE = {"pytrec_eval": 1e-9, "ir_measures": 1e-4, "trec_eval": 2e-4}
 
 
 # ---------------------------------------------------------------- data
