@@ -1,175 +1,291 @@
-"""Retrieval speed: evalcore-retrieval vs pytrec_eval vs ranx, from Python dicts to averages.
+"""Retrieval speed and memory: evalcore-retrieval vs pytrec_eval, ir_measures and C trec_eval.
 
-Each library starts from the same ``{qid: {docid: grade}}`` qrels and
-``{qid: {docid: score}}`` run (random scores, random graded judgements) and computes
-nDCG@10, MAP, MRR, P@10 and recall@100 per query and their means; ingestion from the
-dicts is included in the time. The per-query values of evalcore are checked against
-pytrec_eval (1e-9) and the means against ranx. ranx's numba functions are compiled on a
-small warm-up run before timing. Times are the best of ``--repeat`` runs.
+Three paths, each over 100 retrieved documents (scores descending, as runs are written) and
+30 graded judgements per query, computing nDCG@10, MAP, MRR, P@10 and recall@100 per query
+and their means:
 
-    python benchmarks/bench_retrieval.py           # 10k and 100k queries x 100 documents
-    python benchmarks/bench_retrieval.py --quick   # 10k only
-    python benchmarks/bench_retrieval.py --repeat 1
-    python benchmarks/bench_retrieval.py --all-trec   # trec_eval's whole all_trec set, 10k queries
+* TREC files: ``read_trec`` + the measures, vs pytrec_eval parsing the same files in Python
+  and evaluating, vs ir_measures reading and evaluating them, vs C trec_eval (``--trec-eval
+  PATH``, ``trec_eval`` on PATH, or built from the pytrec-eval-terrier sdist; skipped with a
+  message when none can be had);
+* Python dicts: ``evaluate_run`` vs pytrec_eval (ingestion included);
+* columns: ``evaluate_columns`` from pyarrow Tables (``qid, docno, rel`` / ``qid, docno, score``),
+  vs pytrec_eval from dicts.
 
-With ``--all-trec`` every ``all_trec`` measure is computed by both (pytrec_eval: all it
-supports; it bundles trec_eval 9, so it lacks rbp, rbp_resid and unj, and rounds the recall
-levels of iprec_at_recall / 11pt_avg differently: those are left out of the check). The two are
-run interleaved; min and median of the repeats are printed.
+Every measurement runs in its own subprocess (for its peak RSS), repeats are interleaved
+(A B C A B C ...), and the table gives the min and median wall time of each, the ratios to
+evalcore, and the min CPU time (all threads and child processes: on a shared machine the wall
+time also counts waiting for a core). The means are checked against pytrec_eval (1e-9), ir_measures (1e-4) and
+trec_eval (its 4 printed decimals).
+
+    python benchmarks/bench_retrieval.py            # 10k and 100k queries
+    python benchmarks/bench_retrieval.py --quick    # 10k only
+    python benchmarks/bench_retrieval.py --repeat 5 --trec-eval /path/to/trec_eval
 """
 
 from __future__ import annotations
 
 import argparse
-import gc
-import random
+import json
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
 import time
-from collections.abc import Callable
-from typing import Any
+from pathlib import Path
 
 DOCS_PER_QUERY = 100
 JUDGED_PER_QUERY = 30
-METRICS = {  # evalcore id -> (pytrec_eval measure, ranx metric)
-    "retrieval/ndcg@10": ("ndcg_cut_10", "ndcg@10"),
-    "retrieval/map": ("map", "map"),
-    "retrieval/mrr": ("recip_rank", "mrr"),
-    "retrieval/precision@10": ("P_10", "precision@10"),
-    "retrieval/recall@100": ("recall_100", "recall@100"),
+METRICS = {  # evalcore id -> (trec_eval / pytrec_eval measure, ir_measures measure)
+    "retrieval/ndcg@10": ("ndcg_cut_10", "nDCG@10"),
+    "retrieval/map": ("map", "AP"),
+    "retrieval/mrr": ("recip_rank", "RR"),
+    "retrieval/precision@10": ("P_10", "P@10"),
+    "retrieval/recall@100": ("recall_100", "R@100"),
 }
 PYTREC_MEASURES = {"ndcg_cut.10", "map", "recip_rank", "P.10", "recall.100"}
+PATHS = {  # path -> (contenders, evalcore's contender); each contender is a worker function below
+    "TREC files": (["evalcore", "pytrec_eval", "ir_measures", "trec_eval"], "evalcore"),
+    "dicts": (["evalcore", "pytrec_eval"], "evalcore"),
+    "columns": (["evalcore", "pytrec_eval"], "evalcore"),
+}
+# C trec_eval 10 prints 4 decimals and compares scores in double precision; the trec_eval inside
+# pytrec_eval (which evalcore's ties='trec' matches exactly) compares them in single precision, so
+# scores equal only as floats rank differently (on these runs MRR differs by about 1e-4)
+TOLERANCE = {"pytrec_eval": 1e-9, "ir_measures": 1e-4, "trec_eval": 2e-4}
 
 
-def make_collection(n_queries: int, seed: int = 0) -> tuple[dict, dict]:
-    """Random run (100 documents per query) and graded qrels (30 judged, 2/3 of them retrieved)."""
-    rng = random.Random(seed)
-    pool = [f"doc{i}" for i in range(50_000)]
-    qrels, run = {}, {}
-    for q in range(n_queries):
-        qid = f"q{q}"
-        docs = rng.sample(pool, DOCS_PER_QUERY + JUDGED_PER_QUERY // 3)
-        run[qid] = {d: rng.random() for d in docs[:DOCS_PER_QUERY]}
-        judged = docs[DOCS_PER_QUERY - 2 * JUDGED_PER_QUERY // 3:]
-        qrels[qid] = {d: rng.choice((0, 0, 1, 1, 2, 3)) for d in judged}
+# ---------------------------------------------------------------- data
+
+
+def make_files(n_queries: int, folder: Path, seed: int = 0) -> tuple[Path, Path]:
+    """A run (100 documents per query, scores descending) and graded qrels (30 judged, 2/3 retrieved)."""
+    import numpy as np
+
+    qrels_path, run_path = folder / f"qrels.{n_queries}.{seed}", folder / f"run.{n_queries}.{seed}"
+    if qrels_path.exists() and run_path.exists():
+        return qrels_path, run_path
+    rng = np.random.default_rng(seed)
+    retrieved_judged = 2 * JUDGED_PER_QUERY // 3
+    with open(run_path, "w") as run, open(qrels_path, "w") as qrels:
+        for q in range(n_queries):
+            docs = rng.choice(50_000, DOCS_PER_QUERY + JUDGED_PER_QUERY - retrieved_judged, replace=False)
+            scores = sorted(rng.random(DOCS_PER_QUERY).tolist(), reverse=True)
+            run.write("".join(f"q{q} Q0 doc{d} {r} {s!r} bench\n"
+                              for r, (d, s) in enumerate(zip(docs[:DOCS_PER_QUERY].tolist(), scores), start=1)))
+            # judged: 20 documents at random ranks of the run and 10 it did not retrieve
+            picked = rng.choice(DOCS_PER_QUERY, retrieved_judged, replace=False)
+            judged = np.concatenate([docs[picked], docs[DOCS_PER_QUERY:]]).tolist()
+            grades = rng.choice([0, 0, 1, 1, 2, 3], JUDGED_PER_QUERY).tolist()
+            qrels.write("".join(f"q{q} 0 doc{d} {g}\n" for d, g in zip(judged, grades)))
+    return qrels_path, run_path
+
+
+def parse_dicts(qrels_path: str, run_path: str) -> tuple[dict, dict]:
+    """pytrec_eval's documented way of reading TREC files: split lines in Python."""
+    qrels: dict = {}
+    run: dict = {}
+    with open(qrels_path) as handle:
+        for line in handle:
+            qid, _, docno, rel = line.split()
+            qrels.setdefault(qid, {})[docno] = int(rel)
+    with open(run_path) as handle:
+        for line in handle:
+            qid, _, docno, _, score, _ = line.split()
+            run.setdefault(qid, {})[docno] = float(score)
     return qrels, run
 
 
-def timed(fn: Callable[[], Any], repeat: int) -> tuple[float, Any]:
-    """The best wall time of ``repeat`` calls, and the last result."""
-    best = float("inf")
-    for _ in range(repeat):
-        gc.collect()
-        start = time.perf_counter()
-        result = fn()
-        best = min(best, time.perf_counter() - start)
-    return best, result
+def _means(per_query: dict, key: int) -> dict[str, float]:
+    names = {m[key]: mid for mid, m in METRICS.items()}
+    return {names[name]: sum(v[name] for v in per_query.values()) / len(per_query) for name in names}
 
 
-def run_evalcore(qrels: dict, run: dict) -> tuple[dict, dict]:
-    from evalcore_retrieval import average, evaluate_run
-
-    per_query = evaluate_run(qrels, run, list(METRICS))
-    return per_query, average(per_query)
+# ---------------------------------------------------------------- workers (run in subprocesses)
 
 
-def read_dicts_evalcore(qrels: dict, run: dict) -> Any:
-    """evalcore's ingestion step alone (dicts to rankings), to show where the time goes."""
-    from evalcore_retrieval._dicts import judged_queries, rankings_from_dicts
+def files_evalcore(qrels: str, run: str) -> dict[str, float]:
+    from evalcore_retrieval import read_trec
+    from evalcore_retrieval._api import score_queries
 
-    return rankings_from_dicts(qrels, run, judged_queries(qrels), "trec")
+    data = read_trec(qrels, run)
+    return score_queries(data.qids, list(METRICS), data.rankings).mean()
 
 
-def run_pytrec_eval(qrels: dict, run: dict) -> tuple[dict, dict]:
+def files_pytrec_eval(qrels: str, run: str) -> dict[str, float]:
     import pytrec_eval
 
-    per_query = pytrec_eval.RelevanceEvaluator(qrels, PYTREC_MEASURES).evaluate(run)
-    means = {m: sum(v[m] for v in per_query.values()) / len(per_query) for m, _ in METRICS.values()}
-    return per_query, means
+    judged, ranked = parse_dicts(qrels, run)
+    return _means(pytrec_eval.RelevanceEvaluator(judged, PYTREC_MEASURES).evaluate(ranked), 0)
 
 
-def run_ranx(qrels: dict, run: dict) -> dict:
-    import ranx
+def files_ir_measures(qrels: str, run: str) -> dict[str, float]:
+    import ir_measures
 
-    return ranx.evaluate(ranx.Qrels(qrels), ranx.Run(run), [r for _, r in METRICS.values()])
-
-
-def check(ours: tuple[dict, dict], pytrec: tuple[dict, dict], ranx_means: dict) -> str:
-    per_query, means = ours
-    ref_per_query, _ = pytrec
-    assert set(per_query) == set(ref_per_query), "different query sets"
-    worst = max(
-        abs(per_query[q][mid] - ref_per_query[q][measure])
-        for q in per_query for mid, (measure, _) in METRICS.items()
-    )
-    assert worst <= 1e-9, f"evalcore differs from pytrec_eval by {worst}"
-    ranx_worst = max(abs(means[mid] - ranx_means[name]) for mid, (_, name) in METRICS.items())
-    # ranx breaks tied scores differently; random scores tie only in single precision, rarely
-    assert ranx_worst <= 1e-4, f"evalcore means differ from ranx by {ranx_worst}"
-    return f"max |diff| per query vs pytrec_eval {worst:.1e}, of means vs ranx {ranx_worst:.1e}"
+    measures = {ir_measures.parse_measure(m[1]): mid for mid, m in METRICS.items()}
+    means = ir_measures.calc_aggregate(list(measures), ir_measures.read_trec_qrels(qrels),
+                                       ir_measures.read_trec_run(run))
+    return {mid: means[m] for m, mid in measures.items()}
 
 
-def all_trec(n_queries: int, repeat: int) -> None:
-    """evaluate_run with ``all_trec`` vs pytrec_eval with every measure, interleaved repeats."""
-    import statistics
+def files_trec_eval(qrels: str, run: str) -> dict[str, float]:
+    command = [os.environ["BENCH_TREC_EVAL"]]
+    for measure in PYTREC_MEASURES:
+        command += ["-m", measure]
+    out = subprocess.run([*command, qrels, run], capture_output=True, text=True, check=True).stdout
+    names = {m[0]: mid for mid, m in METRICS.items()}
+    return {names[f[0]]: float(f[2]) for f in map(str.split, out.splitlines()) if f[0] in names}
 
-    import evalcore
-    import pytrec_eval
-    from evalcore.plugin import aggregate_values
+
+def dicts_evalcore(qrels: dict, run: dict) -> dict[str, float]:
     from evalcore_retrieval import average, evaluate_run
 
-    qrels, run = make_collection(n_queries)
-    measures = set(pytrec_eval.supported_measures) - {"runid", "relstring"}
-    ours_t, theirs_t = [], []
-    for _ in range(repeat):
-        t, ours = timed(lambda: average(evaluate_run(qrels, run, ["all_trec"])), 1)
-        ours_t.append(t)
-        t, theirs = timed(lambda: pytrec_eval.RelevanceEvaluator(qrels, measures).evaluate(run), 1)
-        theirs_t.append(t)
-    names = [n for n in next(iter(theirs.values()))
-             if not n.startswith(("iprec_at_recall", "11pt_avg", "gm_", "num_q"))]
-    worst = 0.0
-    for name in names:
-        metric = evalcore.get_metric("ndcg(k=None)" if name == "ndcg" else name)
-        reference = aggregate_values([v[name] for v in theirs.values()], metric.spec.aggregate)
-        worst = max(worst, abs(ours[metric.id] - reference))
-    assert worst <= 1e-9, f"all_trec means differ from pytrec_eval by {worst}"
-    print(f"all_trec, {n_queries} queries x {DOCS_PER_QUERY} documents, {repeat} interleaved repeats: "
-          f"evalcore min {min(ours_t):.2f}s median {statistics.median(ours_t):.2f}s; pytrec_eval min "
-          f"{min(theirs_t):.2f}s median {statistics.median(theirs_t):.2f}s; ratio (min) "
-          f"{min(theirs_t) / min(ours_t):.1f}x, (median) "
-          f"{statistics.median(theirs_t) / statistics.median(ours_t):.1f}x; "
-          f"max |diff| of {len(names)} means {worst:.1e}")
+    return average(evaluate_run(qrels, run, list(METRICS)))
+
+
+def dicts_pytrec_eval(qrels: dict, run: dict) -> dict[str, float]:
+    import pytrec_eval
+
+    return _means(pytrec_eval.RelevanceEvaluator(qrels, PYTREC_MEASURES).evaluate(run), 0)
+
+
+def columns_evalcore(qrels: dict, run: dict) -> dict[str, float]:
+    from evalcore_retrieval import average, evaluate_columns
+
+    return average(evaluate_columns(qrels, run, list(METRICS)))
+
+
+def _load(path: str, contender: str, qrels: str, run: str) -> tuple[object, object]:
+    """The contender's input, prepared before the clock starts."""
+    if path == "TREC files":
+        return qrels, run
+    judged, ranked = parse_dicts(qrels, run)
+    if path == "dicts" or contender != "evalcore":
+        return judged, ranked
+    import pyarrow as pa
+
+    def table(data: dict, value: str) -> pa.Table:
+        rows = [(q, d, v) for q, docs in data.items() for d, v in docs.items()]
+        return pa.table({"qid": [r[0] for r in rows], "docno": [r[1] for r in rows], value: [r[2] for r in rows]})
+
+    return table(judged, "rel"), table(ranked, "score")
+
+
+def worker(path: str, contender: str, qrels: str, run: str) -> None:
+    """Run one contender once and print its time, peak RSS and means as JSON."""
+    if contender == "evalcore":  # imports and plugin discovery are not timed
+        import evalcore
+        import evalcore_retrieval._columnar  # noqa: F401
+
+        evalcore.get_metric("retrieval/map")
+    elif contender in ("pytrec_eval", "ir_measures"):
+        __import__(contender)
+    first, second = _load(path, contender, qrels, run)
+    kind = "files" if path == "TREC files" else "columns" if contender == "evalcore" and path == "columns" else "dicts"
+    function = globals()[f"{kind}_{contender}"]
+    start, cpu_start, children_start = time.perf_counter(), time.process_time(), _children_cpu()
+    means = function(first, second)
+    seconds = time.perf_counter() - start
+    cpu = time.process_time() - cpu_start + _children_cpu() - children_start
+    peak = max(resource.getrusage(who).ru_maxrss for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
+    print(json.dumps({"seconds": seconds, "cpu": cpu, "peak_mb": peak / 1024, "means": means}))
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+# ---------------------------------------------------------------- driver
+
+
+def find_trec_eval(given: str | None, scratch: Path) -> str | None:
+    """A C trec_eval binary: the one given, one on PATH, or one built from the pytrec-eval-terrier sdist."""
+    if given:
+        return given
+    if found := shutil.which("trec_eval"):
+        return found
+    sdist = scratch / "sdist"
+    try:
+        subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:",
+                        "--no-build-isolation", "pytrec-eval-terrier", "-d", str(sdist)],
+                       capture_output=True, check=True, timeout=300)
+        archive = next(sdist.glob("pytrec_eval*.tar.gz"))
+        shutil.unpack_archive(archive, sdist)
+        source = next(sdist.glob("*/trec_eval/Makefile")).parent
+        subprocess.run(["make", "-C", str(source)], capture_output=True, check=True, timeout=300)
+        return str(source / "trec_eval")
+    except (subprocess.SubprocessError, StopIteration, OSError) as exc:
+        print(f"C trec_eval skipped: no trec_eval on PATH and none could be built from the "
+              f"pytrec-eval-terrier sdist ({type(exc).__name__}: its build fetches trec_eval's source "
+              f"from the network); pass --trec-eval PATH")
+        return None
+
+
+def measure(path: str, contender: str, qrels: Path, run: Path, env: dict[str, str]) -> dict:
+    out = subprocess.run([sys.executable, __file__, "--worker", path, contender, str(qrels), str(run)],
+                         capture_output=True, text=True, env=env)
+    if out.returncode:
+        raise RuntimeError(f"{path} / {contender} failed:\n{out.stderr}")
+    return json.loads(out.stdout.splitlines()[-1])
+
+
+def check(path: str, results: dict[str, list[dict]]) -> str:
+    ours = results["evalcore"][0]["means"]
+    notes = []
+    for contender, runs in results.items():
+        if contender == "evalcore":
+            continue
+        worst = max(abs(ours[m] - runs[0]["means"][m]) for m in METRICS)
+        assert worst <= TOLERANCE[contender], f"{path}: evalcore's means differ from {contender} by {worst}"
+        notes.append(f"{contender} {worst:.0e}")
+    return "max |diff| of means: " + ", ".join(notes)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="10k queries only")
-    parser.add_argument("--repeat", type=int, default=3, help="best of this many runs (default 3)")
-    parser.add_argument("--all-trec", action="store_true", help="trec_eval's whole all_trec set")
+    parser.add_argument("--sizes", help="comma-separated numbers of queries (default 10000,100000)")
+    parser.add_argument("--repeat", type=int, default=3, help="interleaved runs of each (default 3)")
+    parser.add_argument("--trec-eval", help="path of a C trec_eval binary")
+    parser.add_argument("--data", help="folder for the generated files (kept between runs)")
     args = parser.parse_args()
-    if args.all_trec:
-        all_trec(10_000, args.repeat)
-        return
+    scratch = Path(args.data or Path(tempfile.gettempdir()) / "evalcore-bench-retrieval")
+    scratch.mkdir(parents=True, exist_ok=True)
+    env = dict(os.environ)
+    trec_eval = find_trec_eval(args.trec_eval, scratch)
+    if trec_eval:
+        env["BENCH_TREC_EVAL"] = trec_eval
+    print(f"metrics: {', '.join(METRICS)}; {DOCS_PER_QUERY} retrieved, {JUDGED_PER_QUERY} judged per query; "
+          f"{args.repeat} interleaved runs each, one subprocess per run")
+    print(f"{'queries':>8} {'path':<11} {'contender':<12} {'min s':>8} {'median s':>9} {'peak MB':>8} "
+          f"{'min ratio':>10} {'median ratio':>13} {'min cpu s':>10} {'cpu ratio':>10}")
     sizes = [10_000] if args.quick else [10_000, 100_000]
-
-    warm_qrels, warm_run = make_collection(50, seed=1)
-    run_ranx(warm_qrels, warm_run)  # numba compilation, not timed
-    run_evalcore(warm_qrels, warm_run)  # imports and plugin discovery, not timed
-
-    print(f"metrics: {', '.join(METRICS)}; {DOCS_PER_QUERY} retrieved, {JUDGED_PER_QUERY} judged per query")
-    print(f"{'queries':>8} {'evalcore':>10} {'pytrec_eval':>12} {'ranx':>10} "
-          f"{'vs pytrec_eval':>15} {'vs ranx':>8}")
-    for n in sizes:
-        qrels, run = make_collection(n)
-        t_ours, ours = timed(lambda q=qrels, r=run: run_evalcore(q, r), args.repeat)
-        t_pytrec, pytrec = timed(lambda q=qrels, r=run: run_pytrec_eval(q, r), args.repeat)
-        t_ranx, ranx_means = timed(lambda q=qrels, r=run: run_ranx(q, r), args.repeat)
-        t_read, _ = timed(lambda q=qrels, r=run: read_dicts_evalcore(q, r), args.repeat)
-        agreement = check(ours, pytrec, ranx_means)
-        print(f"{n:>8} {t_ours:>9.2f}s {t_pytrec:>11.2f}s {t_ranx:>9.2f}s "
-              f"{t_pytrec / t_ours:>14.1f}x {t_ranx / t_ours:>7.1f}x")
-        print(f"{'':>8} evalcore reading the dicts: {t_read:.2f}s, metrics and output: "
-              f"{max(t_ours - t_read, 0):.2f}s; {agreement}")
+    for n in map(int, args.sizes.split(",")) if args.sizes else sizes:
+        qrels, run = make_files(n, scratch)
+        for path, (contenders, ours) in PATHS.items():
+            contenders = [c for c in contenders if c != "trec_eval" or trec_eval]
+            results: dict[str, list[dict]] = {c: [] for c in contenders}
+            for _ in range(args.repeat):
+                for contender in contenders:
+                    results[contender].append(measure(path, contender, qrels, run, env))
+            base = [r["seconds"] for r in results[ours]]
+            base_cpu = min(r["cpu"] for r in results[ours])
+            for contender, runs in results.items():
+                times = [r["seconds"] for r in runs]
+                cpu = min(r["cpu"] for r in runs)
+                print(f"{n:>8} {path:<11} {contender:<12} {min(times):>8.2f} {statistics.median(times):>9.2f} "
+                      f"{max(r['peak_mb'] for r in runs):>8.0f} {min(times) / min(base):>9.1f}x "
+                      f"{statistics.median(times) / statistics.median(base):>12.1f}x {cpu:>10.2f} "
+                      f"{cpu / base_cpu:>9.1f}x")
+            print(f"{'':>8} {check(path, results)}")
 
 
 if __name__ == "__main__":
-    main()
+    if len(sys.argv) > 1 and sys.argv[1] == "--worker":
+        worker(*sys.argv[2:6])
+    else:
+        main()

@@ -14,8 +14,7 @@ from pathlib import Path
 import evalcore
 import pytest
 from evalcore.plugin import aggregate_values
-from evalcore.trec import read_qrels, read_run, records_from_trec
-from evalcore_retrieval import evaluate_run
+from evalcore_retrieval import evaluate_run, read_trec
 
 REFERENCE = Path(__file__).resolve().parents[3].parent / "shared" / "reference" / "trec_eval"
 NOT_MEASURES = ("runid", "relstring")
@@ -63,12 +62,11 @@ def test_all_trec_set_is_every_measure_trec_eval_prints():
 
 @pytest.mark.parametrize(("out_file", "qrels", "run", "options"), CASES)
 def test_records_match_trec_eval(out_file, qrels, run, options):
-    records = records_from_trec(REFERENCE / qrels, REFERENCE / run)
-    examples = [r["example"] for r in records]
-    predictions = [r["prediction"] for r in records]
+    data = read_trec(REFERENCE / qrels, REFERENCE / run)
+    examples, predictions = data.records()
     for name, values in expected(out_file).items():
         m = metric("ndcg(k=None)" if name == "ndcg" else name, options)
-        scores = dict(zip([r["id"] for r in records], m.score_many(examples, predictions)))
+        scores = dict(zip(data.qids, m.score_many(examples, predictions)))
         got = {qid: s.value for qid, s in scores.items() if s.ok}
         got["all"] = aggregate_values(list(got.values()), m.spec.aggregate)
         assert printed(got, values) == printed(values, values), name
@@ -78,9 +76,19 @@ def test_records_match_trec_eval(out_file, qrels, run, options):
 def test_evaluate_run_matches_trec_eval(out_file, qrels, run, options):
     table = expected(out_file)
     metrics = {name: metric("ndcg(k=None)" if name == "ndcg" else name, options) for name in table}
-    results = evaluate_run(read_qrels(REFERENCE / qrels), read_run(REFERENCE / run), list(metrics.values()))
+    results = evaluate_run(_dicts(REFERENCE / qrels, 3, int), _dicts(REFERENCE / run, 4, float),
+                           list(metrics.values()))
     for name, values in table.items():
         m = metrics[name]
         got = {qid: scores[m.id] for qid, scores in results.items()}
         got["all"] = aggregate_values(list(got.values()), m.spec.aggregate)
         assert printed(got, values) == printed(values, values), name
+
+
+def _dicts(path: Path, column: int, kind: type) -> dict[str, dict[str, float]]:
+    """``{qid: {docno: value}}`` from a qrels (value column 3) or run (column 4) file."""
+    table: dict[str, dict[str, float]] = {}
+    for line in path.read_text().splitlines():
+        fields = line.split()
+        table.setdefault(fields[0], {})[fields[2]] = kind(fields[column])
+    return table

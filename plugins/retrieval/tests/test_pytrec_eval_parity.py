@@ -14,7 +14,6 @@ from unittest.mock import patch
 import evalcore
 import pytest
 from evalcore.plugin import MIN_GEO_MEAN
-from evalcore.trec import records_from_trec
 from evalcore_retrieval import _dicts, average, evaluate_run
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -40,6 +39,19 @@ SCORES = st.one_of(st.sampled_from([-2.0, -0.5, 0.0, 0.5, 1.0, 3.0]),
                    st.floats(-100, 100, allow_nan=False, allow_infinity=False))
 GRADES = st.sampled_from([-1, 0, 0, 1, 1, 2, 3])
 QIDS = st.sampled_from([f"q{i}" for i in range(8)])
+
+
+def records_from_trec(qrels: dict, run: dict) -> list[dict]:
+    """One record per query of either dict, run order first; retrieved by score, then doc id, descending."""
+    records = []
+    for qid in dict.fromkeys([*run, *qrels]):
+        ranked = sorted(run.get(qid, {}).items(), key=lambda item: (item[1], item[0]), reverse=True)
+        records.append({
+            "id": qid,
+            "example": {"relevant_docs": [{"doc_id": d, "relevance": g} for d, g in qrels.get(qid, {}).items()]},
+            "prediction": {"retrieved": [{"doc_id": d, "score": s, "rank": i} for i, (d, s) in enumerate(ranked, 1)]},
+        })
+    return records
 
 
 @st.composite

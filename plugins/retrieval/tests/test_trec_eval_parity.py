@@ -1,8 +1,8 @@
 """Parity with the outputs trec_eval 10 printed for its own test collection.
 
 Every per-query value and the ``all`` average of the measures below must print the same
-to trec_eval's 4 decimals, both through the evalcore metrics (records) and through
-:func:`evaluate_run` (dicts).
+to trec_eval's 4 decimals: through the evalcore metrics (records), through
+:func:`evaluate_run` (dicts) and through :func:`read_trec` (columns).
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from pathlib import Path
 
 import evalcore
 import pytest
-from evalcore.trec import read_qrels, read_run, records_from_trec
-from evalcore_retrieval import average, evaluate_run
+from evalcore_retrieval import average, evaluate_run, read_trec
+from evalcore_retrieval._api import score_queries
 
 REFERENCE = Path(__file__).resolve().parents[3].parent / "shared" / "reference" / "trec_eval"
 
@@ -66,12 +66,11 @@ def reference_data() -> None:
 def test_metrics_on_records_match_trec_eval(out_file, qrels, run, params):
     table = expected(out_file, params)
     assert len(table) >= 40  # every cut-off trec_eval prints for the eight measures
-    records = records_from_trec(REFERENCE / qrels, REFERENCE / run)
-    examples = [r["example"] for r in records]
-    predictions = [r["prediction"] for r in records]
+    data = read_trec(REFERENCE / qrels, REFERENCE / run)
+    examples, predictions = data.records()
     for mid, values in table.items():
         metric = evalcore.get_metric(mid)
-        scores = dict(zip([r["id"] for r in records], metric.score_many(examples, predictions)))
+        scores = dict(zip(data.qids, metric.score_many(examples, predictions)))
         got = {qid: f"{s.value:.4f}" for qid, s in scores.items() if s.ok}
         ok = [s.value for s in scores.values() if s.ok]
         got["all"] = f"{sum(ok) / len(ok):.4f}"
@@ -81,10 +80,32 @@ def test_metrics_on_records_match_trec_eval(out_file, qrels, run, params):
 @pytest.mark.parametrize(("out_file", "qrels", "run", "params"), CASES)
 def test_evaluate_run_matches_trec_eval(out_file, qrels, run, params):
     table = expected(out_file, params)
-    results = evaluate_run(read_qrels(REFERENCE / qrels), read_run(REFERENCE / run), list(table))
+    results = evaluate_run(_dicts(REFERENCE / qrels, 3, int), _dicts(REFERENCE / run, 4, float), list(table))
     means = average(results)
     for mid, values in table.items():
         key = evalcore.get_metric(mid).id
         got = {qid: f"{scores[key]:.4f}" for qid, scores in results.items()}
         got["all"] = f"{means[key]:.4f}"
         assert got == values, mid
+
+
+@pytest.mark.parametrize(("out_file", "qrels", "run", "params"), CASES)
+def test_trec_files_match_trec_eval(out_file, qrels, run, params):
+    table = expected(out_file, params)
+    data = read_trec(REFERENCE / qrels, REFERENCE / run)
+    results = score_queries(data.qids, list(table), data.rankings)
+    means = average(results)
+    for mid, values in table.items():
+        key = evalcore.get_metric(mid).id
+        got = {qid: f"{scores[key]:.4f}" for qid, scores in results.items()}
+        got["all"] = f"{means[key]:.4f}"
+        assert got == values, mid
+
+
+def _dicts(path: Path, column: int, kind: type) -> dict[str, dict[str, float]]:
+    """``{qid: {docno: value}}`` from a qrels (value column 3) or run (column 4) file."""
+    table: dict[str, dict[str, float]] = {}
+    for line in path.read_text().splitlines():
+        fields = line.split()
+        table.setdefault(fields[0], {})[fields[2]] = kind(fields[column])
+    return table

@@ -1,16 +1,18 @@
-"""Evaluating a whole run given as Python dicts, like ``pytrec_eval.RelevanceEvaluator``."""
+"""Evaluating a whole run given as Python dicts (like ``pytrec_eval.RelevanceEvaluator``) or as columns."""
 
 from __future__ import annotations
 
-import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from itertools import chain
+from typing import Any
 
 import evalcore
 import numpy as np
 from evalcore.plugin import Metric, aggregate_values
 
 from ._dicts import Qrels, Run, judged_queries, rankings_from_dicts
+from ._ranking import Rankings
+from ._results import QueryScores
 from .metrics import OK, RetrievalMetric
 
 
@@ -23,10 +25,17 @@ def resolve(metric: str | Metric) -> RetrievalMetric:
     return metric
 
 
-def evaluate_run(
-    qrels: Qrels, run: Run, metrics: Iterable[str | Metric], max_docs: int | None = None,
-) -> dict[str, dict[str, float]]:
-    """Score a run against qrels: ``{qid: {metric id: value}}``.
+def column_scores(metric: RetrievalMetric, rankings: Rankings) -> tuple[np.ndarray, np.ndarray]:
+    """A metric's value for every query of ``rankings`` and why each is skipped (``OK`` when scored).
+
+    The codes are the keys of :data:`evalcore_retrieval.metrics.SKIP_REASONS`; a skipped
+    query's value is whatever the measure gives and must not be used.
+    """
+    return metric.values(rankings), metric.skip_codes(rankings)
+
+
+def evaluate_run(qrels: Qrels, run: Run, metrics: Iterable[str | Metric], max_docs: int | None = None) -> QueryScores:
+    """Score a run against qrels: ``{qid: {metric id: value}}`` (a read-only mapping).
 
     ``qrels`` is ``{qid: {docid: grade}}`` and ``run`` ``{qid: {docid: score}}``, as for
     pytrec_eval. As there, a query is scored when it has judgements and is a key of the
@@ -37,34 +46,33 @@ def evaluate_run(
     (``"all_trec"``) stands for its metrics. ``max_docs`` keeps only the top ``max_docs``
     documents of each ranking (``trec_eval -M``).
     """
-    if max_docs is not None and max_docs < 1:
-        raise evalcore.ParameterError(f"max_docs of evaluate_run must be >= 1; got {max_docs!r}")
-    expanded = [
-        m for metric in metrics
-        for m in (evalcore.expand_metrics([metric]) if isinstance(metric, str) else [metric])
-    ]
-    resolved = {m.id: m for m in map(resolve, expanded)}
     qids = judged_queries(qrels)
+    return score_queries(qids, metrics, lambda ties: rankings_from_dicts(qrels, run, qids, ties), max_docs)
+
+
+def score_queries(
+    qids: list[str], metrics: Iterable[str | Metric], rankings: Callable[[str], Rankings],
+    max_docs: int | None = None,
+) -> QueryScores:
+    """The metrics' values for ``qids``; ``rankings(ties)`` gives their :class:`Rankings`."""
+    if max_docs is not None and max_docs < 1:
+        raise evalcore.ParameterError(f"max_docs must be >= 1; got {max_docs!r}")
+    expanded = [m for metric in metrics
+                for m in (evalcore.expand_metrics([metric]) if isinstance(metric, str) else [metric])]
+    resolved = {m.id: m for m in map(resolve, expanded)}
     columns: dict[str, np.ndarray] = {}
     for ties in sorted({str(m.setting("ties")) for m in resolved.values()}):
-        rankings = rankings_from_dicts(qrels, run, qids, ties)
+        ranked = rankings(ties)
         if max_docs is not None:
-            rankings = rankings.truncated(max_docs)
+            ranked = ranked.truncated(max_docs)
         for metric_id, metric in resolved.items():
             if metric.setting("ties") == ties:
+                values, codes = column_scores(metric, ranked)
                 # NaN marks a skipped query: no measure is ever NaN
-                ok = metric.skip_codes(rankings) == OK
-                columns[metric_id] = np.where(ok, metric.values(rankings), np.nan)
+                columns[metric_id] = np.where(codes == OK, values, np.nan)
     ids = list(resolved)
     matrix = np.column_stack([columns[i] for i in ids]) if ids else np.zeros((len(qids), 0))
-    complete = (~np.isnan(matrix).any(axis=1)).tolist()
-    results: dict[str, dict[str, float]] = {}
-    for qid, row, full in zip(qids, matrix.tolist(), complete):
-        if full:
-            results[qid] = dict(zip(ids, row))
-        elif scores := {i: v for i, v in zip(ids, row) if not math.isnan(v)}:
-            results[qid] = scores
-    return results
+    return QueryScores(qids, ids, matrix)
 
 
 def average(results: Mapping[str, Mapping[str, float]]) -> dict[str, float]:
@@ -72,7 +80,30 @@ def average(results: Mapping[str, Mapping[str, float]]) -> dict[str, float]:
     (the mean; the sum for counts such as ``num_ret``; the geometric mean for ``gm_map``):
     trec_eval's ``all`` line."""
     combined = {}
-    for metric_id in dict.fromkeys(chain.from_iterable(results.values())):
-        values = [scores[metric_id] for scores in results.values() if metric_id in scores]
-        combined[metric_id] = aggregate_values(values, evalcore.describe(metric_id).spec.aggregate)
+    if isinstance(results, QueryScores):
+        metric_ids = list(results.metric_ids)
+    else:
+        metric_ids = list(dict.fromkeys(chain.from_iterable(results.values())))
+    for metric_id in metric_ids:
+        if isinstance(results, QueryScores):
+            values = results.column(metric_id)[1].tolist()
+        else:
+            values = [scores[metric_id] for scores in results.values() if metric_id in scores]
+        value = aggregate_values(values, evalcore.describe(metric_id).spec.aggregate)
+        if value is not None:
+            combined[metric_id] = value
     return combined
+
+
+def evaluate_columns(qrels: Any, run: Any, metrics: Iterable[str | Metric]) -> QueryScores:
+    """Score a run given as columns: ``{qid: {metric id: value}}`` as :func:`evaluate_run` gives.
+
+    ``qrels`` has columns ``qid, docno, rel`` and ``run`` ``qid, docno, score``, each a
+    mapping of column name to array (numpy arrays or lists), a pandas DataFrame or a
+    pyarrow Table. Queries are scored in run order, then those only in the qrels (scored
+    with ``missing='zero'``), as for TREC files.
+    """
+    from ._columnar import trec_data_from_columns
+
+    data = trec_data_from_columns(qrels, run)
+    return score_queries(data.qids, metrics, data.rankings)

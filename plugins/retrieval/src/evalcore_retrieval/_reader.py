@@ -1,42 +1,86 @@
-"""TREC qrels and run files as an evalcore source (the ``--qrels`` / ``--run`` reader)."""
+"""TREC qrels and run files as an evalcore source (the ``--qrels`` / ``--run`` reader).
+
+Chunks carry the files' columns (:class:`TrecColumns`), which the retrieval metrics score
+directly; metrics of other families get the queries as records (``relevant_docs`` /
+``retrieved``), built only when such a metric runs.
+"""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
-from evalcore.plugin import Chunk, file_fingerprint, parse_record
+from evalcore import Record
+from evalcore.plugin import Chunk
+
+from ._ranking import Rankings
+from ._trec import TrecData, read_trec
+
+_NOTHING: Any = MappingProxyType({})
+
+
+class TrecColumns:
+    """The queries ``qids[start:stop]`` of a :class:`TrecData`, for one chunk."""
+
+    def __init__(self, data: TrecData, start: int, stop: int, name: str) -> None:
+        self.data, self.start, self.stop, self.name = data, start, stop, name
+
+    @property
+    def ids(self) -> list[str]:
+        return self.data.qids[self.start:self.stop]
+
+    def rankings(self, ties: str) -> Rankings:
+        return self.data.rankings(ties, self.start, self.stop)
+
+    def records(self) -> list[Record]:
+        """The queries as records (for metrics that do not read the columns)."""
+        examples, predictions = self.data.records(self.start, self.stop)
+        return [Record(qid, {**example, "id": qid}, prediction, f"{self.name} query {qid!r}")
+                for qid, example, prediction in zip(self.ids, examples, predictions)]
 
 
 class TrecSource:
-    """The queries of a qrels file and a run file, as records in chunks."""
+    """The scorable queries of a qrels file and a run file, in chunks of columns."""
 
-    def __init__(self, qrels: str | os.PathLike[str], run: str | os.PathLike[str]) -> None:
+    def __init__(self, qrels: str | os.PathLike[str], run: str | os.PathLike[str],
+                 max_docs: int | None = None) -> None:
         self.qrels, self.run = Path(os.fspath(qrels)), Path(os.fspath(run))
         self.name = f"{os.fspath(qrels)} + {os.fspath(run)}"
+        self.max_docs = max_docs
+        self._data: TrecData | None = None
+
+    @property
+    def data(self) -> TrecData:
+        if self._data is None:
+            self._data = read_trec(self.qrels, self.run, max_docs=self.max_docs)
+        return self._data
 
     def inputs(self) -> list[Path]:
         return [self.qrels, self.run]
 
     def fingerprint(self) -> dict[str, Any]:
-        return {"qrels": file_fingerprint(self.qrels), "run": file_fingerprint(self.run)}
+        return self.data.describe()
 
     def total(self) -> int | None:
-        return None
+        return len(self.data)
 
     def chunks(self, size: int) -> Iterator[Chunk]:
-        from evalcore.trec import read_qrels, read_run, records_from_trec
-
-        items = records_from_trec(read_qrels(self.qrels), read_run(self.run))
-        for index, start in enumerate(range(0, len(items), size)):
-            part = items[start:start + size]
-            records = [parse_record(item, source=f"{self.name} query {item['id']!r}", default_id=str(item["id"]))
-                       for item in part]
-            yield Chunk(index, records, list(range(start, start + len(part))))
+        data = self.data
+        for index, start in enumerate(range(0, len(data), size)):
+            stop = min(start + size, len(data))
+            columns = TrecColumns(data, start, stop, self.name)
+            yield Chunk(index, _light_records(columns.ids), list(range(start, stop)), columns=columns)
 
 
-def trec_source(qrels: str | os.PathLike[str], run: str | os.PathLike[str]) -> TrecSource:
-    """The reader of ``evalcore evaluate --qrels Q --run R``."""
-    return TrecSource(qrels, run)
+def _light_records(ids: Sequence[str]) -> list[Record]:
+    """Records that carry only the query id (the columns carry the rest)."""
+    return [Record(qid, _NOTHING, _NOTHING) for qid in ids]
+
+
+def trec_source(qrels: str | os.PathLike[str], run: str | os.PathLike[str],
+                max_docs: int | None = None) -> TrecSource:
+    """The reader of ``evalcore evaluate --qrels Q --run R`` (``--max-docs N`` as ``trec_eval -M N``)."""
+    return TrecSource(qrels, run, max_docs)

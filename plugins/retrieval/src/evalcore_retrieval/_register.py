@@ -345,6 +345,8 @@ def evalcore_readers() -> list[dict]:
         "options": [
             {"flag": "--qrels", "dest": "qrels", "help": "TREC qrels file (qid iter docno rel)"},
             {"flag": "--run", "dest": "run", "help": "TREC run file (qid Q0 docno rank score tag)"},
+            {"flag": "--max-docs", "dest": "max_docs", "kind": "int",
+             "help": "keep the first N documents of each ranking (trec_eval -M)"},
         ],
     }]
 def _set_specs(relevance: TargetCategory, accuracy: TargetCategory) -> list[MetricSpec]:

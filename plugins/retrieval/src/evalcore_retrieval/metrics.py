@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
-from evalcore.plugin import BatchMetric, Record, Score
+from evalcore.plugin import BatchMetric, ColumnScores, Record, Score
 
 from . import _gain_measures as gain_measures
 from . import _judgement as judgement
@@ -13,6 +14,9 @@ from . import _measures as measures
 from . import _sets as sets
 from ._ranking import Rankings
 from ._records import rankings_from_records
+
+if TYPE_CHECKING:
+    from ._reader import TrecColumns
 
 OK, NO_JUDGEMENTS, NOT_RETRIEVED, NO_RELEVANT = 0, 1, 2, 3
 SKIP_REASONS = {
@@ -58,6 +62,18 @@ class RetrievalMetric(BatchMetric):
             codes[~r.present] = NOT_RETRIEVED
         codes[np.diff(r.judged_offsets) == 0] = NO_JUDGEMENTS
         return codes
+
+    def accepts_columns(self, columns: object) -> bool:
+        """TREC files read into columns (``evalcore evaluate --qrels --run``) are scored directly."""
+        from ._reader import TrecColumns
+
+        return isinstance(columns, TrecColumns)
+
+    def score_columns(self, columns: TrecColumns) -> ColumnScores:
+        codes = self.skip_codes(ranked := columns.rankings(str(self.setting("ties"))))
+        values = self.values(ranked)
+        skipped = {int(i): SKIP_REASONS[int(codes[i])] for i in np.flatnonzero(codes != OK)}
+        return ColumnScores(values, skipped)
 
     def score_batch(self, examples: Sequence[Record], predictions: Sequence[Record]) -> list[Score]:
         rankings, kept, errors = rankings_from_records(

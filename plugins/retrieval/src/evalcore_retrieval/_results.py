@@ -1,0 +1,66 @@
+"""Per-query results held as columns, read as ``{qid: {metric id: value}}``."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Mapping, Sequence
+from functools import cached_property
+
+import numpy as np
+
+
+class QueryScores(Mapping[str, Mapping[str, float]]):
+    """``{qid: {metric id: value}}`` over a (queries x metrics) matrix, NaN where a metric skipped.
+
+    A query every metric skipped is not a key; a metric that skipped a query is not in
+    that query's mapping. Rows are built when asked for; :meth:`column` gives a metric's
+    values as an array and :meth:`mean` trec_eval's ``all`` value without building them.
+    """
+
+    def __init__(self, qids: Sequence[str], metric_ids: Sequence[str], matrix: np.ndarray) -> None:
+        self._qids = qids
+        self.metric_ids = list(metric_ids)
+        self._matrix = matrix
+
+    @cached_property
+    def _kept(self) -> np.ndarray:
+        if not self.metric_ids:
+            return np.zeros(0, dtype=np.int64)
+        return np.flatnonzero(~np.isnan(self._matrix).all(axis=1))
+
+    @cached_property
+    def _row(self) -> dict[str, int]:
+        kept = self._kept.tolist()
+        return dict(zip([self._qids[i] for i in kept], kept))
+
+    def __getitem__(self, qid: str) -> dict[str, float]:
+        row = self._matrix[self._row[qid]].tolist()
+        return {m: v for m, v in zip(self.metric_ids, row) if not math.isnan(v)}
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._row)
+
+    def __len__(self) -> int:
+        return len(self._kept)
+
+    def __contains__(self, qid: object) -> bool:
+        return qid in self._row
+
+    def __repr__(self) -> str:
+        return f"QueryScores({len(self)} queries x {self.metric_ids})"
+
+    def column(self, metric_id: str) -> tuple[list[str], np.ndarray]:
+        """The queries a metric scored and its values for them, in query order."""
+        values = self._matrix[:, self.metric_ids.index(metric_id)]
+        scored = np.flatnonzero(~np.isnan(values))
+        return [self._qids[i] for i in scored.tolist()], values[scored]
+
+    def mean(self) -> dict[str, float]:
+        """The mean of each metric over the queries it scored (absent when it scored none)."""
+        means = {}
+        for j, metric_id in enumerate(self.metric_ids):
+            values = self._matrix[:, j]
+            values = values[~np.isnan(values)]
+            if len(values):
+                means[metric_id] = sum(values.tolist()) / len(values)
+        return means

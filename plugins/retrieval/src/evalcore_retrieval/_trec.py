@@ -1,0 +1,276 @@
+"""TREC qrels and run files read into columns, and :class:`Rankings` built from them without per-query dicts."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+from evalcore.plugin import InputError
+
+from ._order import positions
+from ._ranking import Rankings, offsets_of
+from ._trec_lines import QRELS, RUN, Columns, Layout, file_bytes, first_error, read_columns
+
+__all__ = ["TrecData", "read_trec"]
+
+
+@dataclass(frozen=True)
+class _Entries:
+    """One file's lines of the scored queries, grouped by query (qids order), file order within."""
+
+    offsets: np.ndarray  # entries of qids[i] are [offsets[i], offsets[i + 1])
+    query: np.ndarray  # int64 index into qids, non-decreasing
+    row: np.ndarray  # the line's index in the file's columns (for the docno)
+    value: np.ndarray  # grade (qrels) or score (run)
+
+
+class TrecData:
+    """A qrels file and a run file held as columns.
+
+    ``qids`` are the queries that can be scored (those with judgements): the ones of the run
+    in run order (pytrec_eval's order), then those only in the qrels, in qrels order;
+    ``present[i]`` tells whether ``qids[i]`` is in the run (``trec_eval -c`` scores the
+    others 0). Queries only in the run cannot be scored and are left out
+    (``run_only`` counts them).
+    """
+
+    def __init__(
+        self, qids: list[str], present: np.ndarray, qrels: tuple[Columns, _Entries],
+        run: tuple[Columns, _Entries], grades: np.ndarray, run_only: int,
+        sources: dict[str, tuple[str, int, Future[str]]], max_docs: int | None,
+    ) -> None:
+        self.qids = qids
+        self.present = present
+        self.run_only = run_only
+        self._qrels_columns, self._judged = qrels
+        self._run_columns, self._ranked = run
+        self._grades = grades  # the grade of each run entry (0 when unjudged)
+        self._sources = sources
+        self._max_docs = max_docs
+
+    def __len__(self) -> int:
+        return len(self.qids)
+
+    @cached_property
+    def _trec_positions(self) -> np.ndarray:
+        return self._positions("trec")
+
+    @cached_property
+    def _input_positions(self) -> np.ndarray:
+        return self._positions("input")
+
+    def _positions(self, ties: str) -> np.ndarray:
+        ranked = self._ranked
+        return positions(ranked.query, ranked.value, ranked.offsets, ties, self._run_doc_ids)
+
+    def _run_doc_ids(self, entries: np.ndarray) -> list[str]:
+        return self._run_columns.docno.take(pa.array(self._ranked.row[entries])).to_pylist()
+
+    def rankings(self, ties: str = "trec", start: int = 0, stop: int | None = None) -> Rankings:
+        """The :class:`Rankings` of ``qids[start:stop]`` (``ties`` is the metrics' parameter)."""
+        start, stop, _ = slice(start, stop).indices(len(self.qids))
+        stop = max(start, stop)
+        ranked, judged = self._ranked, self._judged
+        lo, hi = ranked.offsets[start], ranked.offsets[stop]
+        position = (self._trec_positions if ties == "trec" else self._input_positions)[lo:hi]
+        grades = self._grades[lo:hi]
+        hits = np.flatnonzero(grades > 0)
+        hit_query = ranked.query[lo:hi][hits] - start
+        hit_position = position[hits]
+        order = _by_query_and_position(hit_query, hit_position)
+        if order is not None:
+            hit_query, hit_position, hits = hit_query[order], hit_position[order], hits[order]
+        j_lo, j_hi = judged.offsets[start], judged.offsets[stop]
+        return Rankings(
+            np.diff(ranked.offsets[start:stop + 1]), self.present[start:stop], hit_query, hit_position,
+            grades[hits], judged.offsets[start:stop + 1] - j_lo, judged.value[j_lo:j_hi].astype(float),
+        )
+
+    def records(self, start: int = 0, stop: int | None = None) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        """Example and prediction records of ``qids[start:stop]``.
+
+        ``relevant_docs`` lists every judged document in qrels order (non-relevant ones
+        included); ``retrieved`` is ordered by score descending, equal scores by document id
+        descending, with ``rank`` counting from 1.
+        """
+        start, stop, _ = slice(start, stop).indices(len(self.qids))
+        examples, predictions = [], []
+        judged = _per_query(self._judged, self._qrels_columns, start, stop)
+        ranked = _per_query(self._ranked, self._run_columns, start, stop)
+        for (docs, grades), (retrieved, scores) in zip(judged, ranked):
+            examples.append({"relevant_docs": [
+                {"doc_id": doc, "relevance": grade} for doc, grade in zip(docs, grades)
+            ]})
+            order = sorted(zip(scores, retrieved), reverse=True)
+            predictions.append({"retrieved": [
+                {"doc_id": doc, "score": score, "rank": rank} for rank, (score, doc) in enumerate(order, start=1)
+            ]})
+        return examples, predictions
+
+    def describe(self) -> dict[str, Any]:
+        """Each file's path, size in bytes and sha256 of the bytes read, and the ``max_docs`` cap."""
+        files = {
+            kind: {"path": path, "size": size, "sha256": digest.result()}
+            for kind, (path, size, digest) in self._sources.items()
+        }
+        return {**files, "max_docs": self._max_docs}
+
+
+def read_trec(
+    qrels_path: str | os.PathLike[str], run_path: str | os.PathLike[str], *, max_docs: int | None = None,
+) -> TrecData:
+    """Read a qrels file and a run file (trec_eval 10's formats) into a :class:`TrecData`.
+
+    ``max_docs`` keeps the first ``max_docs`` documents of each query in trec_eval's order
+    (``trec_eval -M``). Bad input raises :class:`~evalcore.plugin.InputError` naming
+    ``file:line`` and the field.
+    """
+    if max_docs is not None and (isinstance(max_docs, bool) or not isinstance(max_docs, int) or max_docs < 1):
+        raise InputError(f"max_docs must be a positive integer, got {max_docs!r}", field="max_docs")
+    with ThreadPoolExecutor(max_workers=2) as hashing:
+        sources: dict[str, tuple[str, int, Future[str]]] = {}
+        columns = {}
+        for layout, path in ((QRELS, qrels_path), (RUN, run_path)):
+            name, data = file_bytes(path)
+            # hashlib releases the GIL: the digest is computed while the columns are read
+            sources[layout.kind] = (name, len(data), hashing.submit(_sha256, data))
+            columns[layout.kind] = read_columns(data, name, layout)
+            del data
+        return build(columns["qrels"], columns["run"],
+                     lambda layout, row: first_error(sources[layout.kind][0], layout), sources, max_docs)
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def build(qrels: Columns, run: Columns, duplicate: Callable[[Layout, int], InputError],
+          sources: dict[str, tuple[str, int, Future[str]]] | None = None, max_docs: int | None = None,
+          ) -> TrecData:
+    """:class:`TrecData` from the columns of a qrels and a run; ``sources`` are the files read.
+
+    ``duplicate(layout, row)`` is the error for row ``row`` repeating a (query, document) pair.
+    """
+    qrels_code, qrels_qids = _factorize(qrels.qid)
+    run_code, run_qids = _factorize(run.qid)
+    judged, in_run = set(qrels_qids), set(run_qids)
+    qids = [q for q in run_qids if q in judged] + [q for q in qrels_qids if q not in in_run]
+    # queries only in the run come after qids: they are checked, not scored
+    index = {qid: i for i, qid in enumerate(qids + [q for q in run_qids if q not in judged])}
+    run_query = np.array([index[q] for q in run_qids], dtype=np.int64)[run_code]
+    qrels_query = np.array([index[q] for q in qrels_qids], dtype=np.int64)[qrels_code]
+
+    # one document vocabulary for both files: (query, document) pairs become int64 keys
+    encoded = pc.dictionary_encode(pa.chunked_array(qrels.docno.chunks + run.docno.chunks))
+    doc_code = np.concatenate([chunk.indices.to_numpy() for chunk in encoded.chunks])
+    del encoded
+    n_docs = int(doc_code.max()) + 1
+    judged_pairs, judged_rows = _sorted_pairs(qrels_query * n_docs + doc_code[:len(qrels)], QRELS, duplicate)
+    run_pairs, run_rows = _sorted_pairs(run_query * n_docs + doc_code[len(qrels):], RUN, duplicate)
+    del doc_code
+    # the run line of each judgement (sorted needles: numpy's binary search narrows as it goes)
+    found = np.minimum(np.searchsorted(run_pairs, judged_pairs), len(run_pairs) - 1)
+    hit = run_pairs[found] == judged_pairs
+    grades = np.zeros(len(run))
+    grades[run_rows[found[hit]]] = qrels.value[judged_rows[hit]]
+    del run_pairs, run_rows, judged_pairs, judged_rows
+
+    scored: slice | np.ndarray = slice(None)
+    rows = np.arange(len(run))
+    if (run_query >= len(qids)).any():
+        scored = rows = np.flatnonzero(run_query < len(qids))
+    ranked, order = _group(run_query[scored], len(qids), rows, run.value[scored])
+    grades = grades[scored] if order is None else grades[scored][order]
+    judged_entries, _ = _group(qrels_query, len(qids), np.arange(len(qrels)), qrels.value)
+    present = np.zeros(len(qids), dtype=bool)
+    present[: len(qids) - len(judged - in_run)] = True
+    data = TrecData(qids, present, (qrels, judged_entries), (run, ranked), grades, len(in_run - judged),
+                    sources or {}, max_docs)
+    return data if max_docs is None else _cap(data, max_docs)
+
+
+def _factorize(strings: pa.Array) -> tuple[np.ndarray, list[str]]:
+    """Codes (int64, in first-appearance order) and the distinct values of ``strings``.
+
+    Files are grouped by query, so only the first line of each group is looked up.
+    """
+    if len(strings) == 0:
+        return np.zeros(0, dtype=np.int64), []
+    starts = np.concatenate([[0], np.flatnonzero(pc.not_equal(strings[1:], strings[:-1]).to_numpy(
+        zero_copy_only=False)) + 1])
+    heads = strings.take(pa.array(starts)).to_pylist()
+    codes: dict[str, int] = {}
+    head_codes = np.fromiter((codes.setdefault(h, len(codes)) for h in heads), np.int64, len(heads))
+    return np.repeat(head_codes, np.diff(np.append(starts, len(strings)))), list(codes)
+
+
+def _sorted_pairs(pairs: np.ndarray, layout: Layout, duplicate: Callable[[Layout, int], InputError],
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """``pairs`` sorted and the rows they come from; ``duplicate(layout, row)`` for a repeated pair.
+
+    Overwrites ``pairs``.
+    """
+    shift = len(pairs).bit_length()
+    if len(pairs) and int(pairs.max()) < 1 << (62 - shift):
+        pairs <<= shift  # the row in the low bits: one in-place sort of plain integers
+        pairs |= np.arange(len(pairs))
+        pairs.sort()
+        rows = pairs & ((1 << shift) - 1)
+        pairs >>= shift
+    else:
+        rows = np.argsort(pairs, kind="stable")
+        pairs = pairs[rows]
+    repeated = pairs[1:] == pairs[:-1]
+    if repeated.any():
+        raise duplicate(layout, int(rows[1:][repeated].min()))
+    return pairs, rows
+
+
+def _group(query: np.ndarray, n: int, row: np.ndarray, value: np.ndarray) -> tuple[_Entries, np.ndarray | None]:
+    """Entries ordered by query (stable: file order within a query), and the order applied."""
+    order = None
+    if len(query) > 1 and not (query[1:] >= query[:-1]).all():
+        order = np.argsort(query, kind="stable")
+        query, row, value = query[order], row[order], value[order]
+    return _Entries(offsets_of(np.bincount(query, minlength=n)), query, row, value), order
+
+
+def _cap(data: TrecData, max_docs: int) -> TrecData:
+    """Only the first ``max_docs`` documents of each query in trec_eval's order (``trec_eval -M``)."""
+    keep = np.flatnonzero(data._trec_positions < max_docs)
+    if len(keep) == len(data._grades):
+        return data
+    ranked = data._ranked
+    query = ranked.query[keep]
+    capped = _Entries(offsets_of(np.bincount(query, minlength=len(data.qids))), query,
+                      ranked.row[keep], ranked.value[keep])
+    out = TrecData(data.qids, data.present, (data._qrels_columns, data._judged),
+                   (data._run_columns, capped), data._grades[keep], data.run_only, data._sources, max_docs)
+    out.__dict__["_trec_positions"] = data._trec_positions[keep]
+    return out
+
+
+def _by_query_and_position(query: np.ndarray, position: np.ndarray) -> np.ndarray | None:
+    """The order that sorts hits by query then position, or None when they already are."""
+    if len(query) < 2:
+        return None
+    same = query[1:] == query[:-1]
+    if ((query[1:] > query[:-1]) | (same & (position[1:] > position[:-1]))).all():
+        return None
+    return np.lexsort((position, query))
+
+
+def _per_query(entries: _Entries, columns: Columns, start: int, stop: int) -> list[tuple[list[str], list[Any]]]:
+    lo, hi = entries.offsets[start], entries.offsets[stop]
+    docs = columns.docno.take(pa.array(entries.row[lo:hi])).to_pylist()
+    values = entries.value[lo:hi].tolist()
+    bounds = (entries.offsets[start:stop + 1] - lo).tolist()
+    return [(docs[a:b], values[a:b]) for a, b in zip(bounds[:-1], bounds[1:])]
