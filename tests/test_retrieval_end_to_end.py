@@ -35,3 +35,20 @@ def test_cli_matches_trec_eval_averages(shared, evalcore_cli, tmp_path, qrels, r
     reference = trec_averages(data / expected)
     for measure, metric in MEASURES.items():
         assert round(report["metrics"][metric]["value"], 4) == pytest.approx(reference[measure], abs=1e-4), measure
+
+
+def test_cli_all_trec_reproduces_every_average_of_trec_eval(shared, evalcore_cli, tmp_path):
+    """``-m all_trec`` through the engine's columnar TREC path: every ``all`` line of ``trec_eval -m all_trec``
+    (sums for the counts, geometric means for gm_*) to the printed 4 decimals."""
+    import evalcore
+
+    data = shared / "reference" / "trec_eval"
+    proc = evalcore_cli("evaluate", "--qrels", str(data / "qrels.test"), "--run", str(data / "results.test"),
+                        "-m", "all_trec", "-o", str(tmp_path / "r.json"), "--no-progress")
+    assert proc.returncode == 0, proc.stderr
+    metrics = json.loads((tmp_path / "r.json").read_text())["metrics"]
+    reference = trec_averages(data / "out.test.a")
+    assert len(metrics) == 98
+    for measure, value in reference.items():
+        metric_id = evalcore.get_metric("ndcg(k=None)" if measure == "ndcg" else measure).id
+        assert f"{metrics[metric_id]['value']:.4f}" == f"{value:.4f}", measure

@@ -92,3 +92,18 @@ def _dicts(path: Path, column: int, kind: type) -> dict[str, dict[str, float]]:
         fields = line.split()
         table.setdefault(fields[0], {})[fields[2]] = kind(fields[column])
     return table
+
+
+@pytest.mark.parametrize(("out_file", "qrels", "run", "options"), CASES)
+def test_trec_files_match_trec_eval(out_file, qrels, run, options):
+    from evalcore_retrieval._api import score_queries
+
+    table = expected(out_file)
+    metrics = {name: metric("ndcg(k=None)" if name == "ndcg" else name, options) for name in table}
+    data = read_trec(REFERENCE / qrels, REFERENCE / run)
+    results = score_queries(data.qids, list(metrics.values()), data.rankings)
+    for name, values in table.items():
+        m = metrics[name]
+        got = {qid: scores[m.id] for qid, scores in results.items() if m.id in scores}
+        got["all"] = aggregate_values(list(got.values()), m.spec.aggregate)
+        assert printed(got, values) == printed(values, values), name

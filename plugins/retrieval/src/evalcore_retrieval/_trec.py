@@ -52,7 +52,7 @@ class TrecData:
         self.run_only = run_only
         self._qrels_columns, self._judged = qrels
         self._run_columns, self._ranked = run
-        self._grades = grades  # the grade of each run entry (0 when unjudged)
+        self._grades = grades  # the grade of each run entry (NaN when unjudged)
         self._sources = sources
         self._max_docs = max_docs
 
@@ -83,15 +83,22 @@ class TrecData:
         position = (self._trec_positions if ties == "trec" else self._input_positions)[lo:hi]
         grades = self._grades[lo:hi]
         hits = np.flatnonzero(grades > 0)
-        hit_query = ranked.query[lo:hi][hits] - start
-        hit_position = position[hits]
+        query = ranked.query[lo:hi] - start
+        hit_query, hit_position = query[hits], position[hits]
         order = _by_query_and_position(hit_query, hit_position)
         if order is not None:
             hit_query, hit_position, hits = hit_query[order], hit_position[order], hits[order]
+        # judged retrieved documents that are not relevant (bpref, infAP, unj, judged-only need them)
+        misses = np.flatnonzero(~np.isnan(grades) & ~(grades > 0))
+        miss_query, miss_position = query[misses], position[misses]
+        order = _by_query_and_position(miss_query, miss_position)
+        if order is not None:
+            miss_query, miss_position, misses = miss_query[order], miss_position[order], misses[order]
         j_lo, j_hi = judged.offsets[start], judged.offsets[stop]
         return Rankings(
             np.diff(ranked.offsets[start:stop + 1]), self.present[start:stop], hit_query, hit_position,
             grades[hits], judged.offsets[start:stop + 1] - j_lo, judged.value[j_lo:j_hi].astype(float),
+            miss_query, miss_position, grades[misses],
         )
 
     def records(self, start: int = 0, stop: int | None = None) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
@@ -179,7 +186,7 @@ def build(qrels: Columns, run: Columns, duplicate: Callable[[Layout, int], Input
     # the run line of each judgement (sorted needles: numpy's binary search narrows as it goes)
     found = np.minimum(np.searchsorted(run_pairs, judged_pairs), len(run_pairs) - 1)
     hit = run_pairs[found] == judged_pairs
-    grades = np.zeros(len(run))
+    grades = np.full(len(run), np.nan)  # NaN: not judged
     grades[run_rows[found[hit]]] = qrels.value[judged_rows[hit]]
     del run_pairs, run_rows, judged_pairs, judged_rows
 
