@@ -52,3 +52,21 @@ def test_cli_all_trec_reproduces_every_average_of_trec_eval(shared, evalcore_cli
     for measure, value in reference.items():
         metric_id = evalcore.get_metric("ndcg(k=None)" if measure == "ndcg" else measure).id
         assert f"{metrics[metric_id]['value']:.4f}" == f"{value:.4f}", measure
+
+
+def test_per_query_output_reads_like_trec_eval_q(shared, evalcore_cli, tmp_path):
+    data = shared / "reference" / "trec_eval"
+    measures = ["map", "P_10", "num_ret", "ndcg_cut_10", "bpref", "gm_map"]
+    args = ["evaluate", "--qrels", str(data / "qrels.test"), "--run", str(data / "results.test"),
+            "--per-query", str(tmp_path / "q.txt"), "--no-progress"]
+    for measure in measures:
+        args += ["-m", measure]
+    proc = evalcore_cli(*args)
+    assert proc.returncode == 0, proc.stderr
+
+    def lines(text):
+        return {(m, q): v for m, q, v in (line.split() for line in text.splitlines()) if m in measures}
+
+    ours = lines((tmp_path / "q.txt").read_text())
+    theirs = lines((data / "out.test.aq").read_text())
+    assert ours == theirs

@@ -74,17 +74,22 @@ class _EvaluateCommand(click.Command):
 @click.option("--cache-dir", type=click.Path(file_okay=False), help="Model-call cache folder.")
 @click.option("--progress/--no-progress", default=None, help="Progress bar (default: on a terminal).")
 @click.option("--json", "as_json", is_flag=True, help="Print the JSON report instead of the table.")
+@click.option("--per-query", type=click.Path(dir_okay=False, allow_dash=True),
+              help="Write each record's values as trec_eval -q does (measure, query, value; - for stdout).")
 @click.pass_context
 def evaluate_command(ctx: click.Context, data: str | None, metric_ids: Sequence[str], program: str | None,
-                     dry_run: bool, as_json: bool, max_errors: float | None, **options: Any) -> None:
+                     dry_run: bool, as_json: bool, max_errors: float | None, per_query: str | None,
+                     **options: Any) -> None:
     """Evaluate metrics over JSONL records (or a plugin reader's files, e.g. TREC --qrels/--run)."""
     from ._cli import handle_errors
 
-    handle_errors(ctx, lambda: _evaluate(ctx, data, metric_ids, program, dry_run, as_json, max_errors, options))
+    handle_errors(ctx, lambda: _evaluate(ctx, data, metric_ids, program, dry_run, as_json, max_errors, per_query,
+                                         options))
 
 
 def _evaluate(ctx: click.Context, data: str | None, metric_ids: Sequence[str], program: str | None,
-              dry_run: bool, as_json: bool, max_errors: float | None, options: dict[str, Any]) -> None:
+              dry_run: bool, as_json: bool, max_errors: float | None, per_query: str | None,
+              options: dict[str, Any]) -> None:
     from ._cli import _registry
     from ._engine.entry import evaluate as run_evaluation
     from ._engine.entry import make_source
@@ -97,7 +102,8 @@ def _evaluate(ctx: click.Context, data: str | None, metric_ids: Sequence[str], p
         raise EvalcoreError("nothing to evaluate: give a JSONL file (- for standard input) or a reader's files")
     if source is None:
         source = make_source(data, None, None, None)
-    metrics = [registry.create(m) for metric_id in metric_ids for m in registry.expand(metric_id)]
+    names = [m for metric_id in metric_ids for m in registry.expand(metric_id)]
+    metrics = [registry.create(name) for name in names]
     if dry_run:
         from ._plan import format_plan, plan
 
@@ -113,9 +119,15 @@ def _evaluate(ctx: click.Context, data: str | None, metric_ids: Sequence[str], p
         click.echo(f"error: {error}", err=True)
     if len(result.rejected) > 20:
         click.echo(f"error: … and {len(result.rejected) - 20} more rejected records", err=True)
+    if per_query is not None:
+        from ._per_query import write_per_query
+
+        with click.open_file(per_query, "w") as out:
+            write_per_query(out, [(n.split("/")[-1], m) for n, m in zip(names, metrics)], result.samples,
+                            result.metrics)
     if as_json:
         _echo_json(result.to_dict())
-    else:
+    elif per_query != "-":
         click.echo(result.table())
         click.echo(f"\n{len(result.samples)} records from {source.name}"
                    + (f", {len(result.rejected)} rejected" if result.rejected else ""))
