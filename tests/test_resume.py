@@ -59,11 +59,17 @@ def run_dir(tmp_path):
     return tmp_path
 
 
-@pytest.mark.parametrize("kill_after", [1.0, 2.5, 4.0])
-def test_killed_run_resumes_to_the_uninterrupted_result(run_dir, kill_after):
-    name = f"killed{kill_after}"
+def _wait_for_rows(journal, count):
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and (not journal.exists() or len(_rows(journal)) < count):
+        time.sleep(0.02)
+
+
+@pytest.mark.parametrize("kill_after_rows", [0, 300, 1000])
+def test_killed_run_resumes_to_the_uninterrupted_result(run_dir, kill_after_rows):
+    name = f"killed{kill_after_rows}"
     proc = _evaluate(run_dir, name)
-    time.sleep(kill_after)
+    _wait_for_rows(run_dir / f"{name}.rows.jsonl", kill_after_rows)
     proc.send_signal(signal.SIGKILL)
     proc.wait(timeout=60)
     journal = run_dir / f"{name}.rows.jsonl"
@@ -94,10 +100,7 @@ def test_resume_refuses_another_input_or_metric_list(run_dir):
 
 def test_ctrl_c_writes_the_report_of_what_finished(run_dir):
     proc = _evaluate(run_dir, "interrupted")
-    journal = run_dir / "interrupted.rows.jsonl"
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and (not journal.exists() or len(_rows(journal)) < 100):
-        time.sleep(0.05)
+    _wait_for_rows(run_dir / "interrupted.rows.jsonl", 100)
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=120)
     assert proc.returncode == 1, err

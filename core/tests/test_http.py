@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-pytest.importorskip("httpx")
+pytest.importorskip("openai")
 
 from evalcore.http import (  # noqa: E402
     AuthenticationError,
@@ -54,7 +54,7 @@ def test_chat_sends_decoding_and_reads_usage(monkeypatch):
     assert path == "/v1/chat/completions"
     assert payload == {"model": "m", "messages": [{"role": "user", "content": "hi"}], "temperature": 0.0,
                        "seed": 7, "max_tokens": 5}
-    assert headers["Authorization"] == "Bearer sekret"
+    assert headers["authorization"] == "Bearer sekret"
     assert result.text == "0.5" and result.finish_reason == "stop"
     assert result.usage == Usage(12, 2)
 
@@ -167,3 +167,28 @@ def test_price_table_and_retry_after_parsing(monkeypatch):
     assert parse_retry_after("soon") is None
     backoffs = [client("http://127.0.0.1:1/v1", backoff_base=1.0, backoff_max=8.0).backoff(a) for a in range(6)]
     assert all(cap / 2 <= b <= cap for b, cap in zip(backoffs, [1, 2, 4, 8, 8, 8]))
+
+
+def test_one_openai_client_per_run_closed_with_its_event_loop(monkeypatch):
+    import asyncio
+
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    with Server(*[ok()] * 8) as server:
+        c = client(server.base_url)
+
+        async def run():
+            await asyncio.gather(*(c.achat([{"role": "user", "content": str(i)}]) for i in range(4)))
+            return c._state().api
+
+        first, second = asyncio.run(run()), asyncio.run(run())
+    assert first is not second and first.is_closed() and second.is_closed()
+    assert len(server.requests) == 8
+    assert all("authorization" not in r["headers"] for r in server.requests)  # no key: no header
+
+
+def test_openai_environment_variables(monkeypatch):
+    with Server(ok()) as server:
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-from-env")
+        result = OpenAIClient(None, "m").chat([{"role": "user", "content": "x"}])
+    assert result.text == "0.5" and server.requests[0]["headers"]["authorization"] == "Bearer sk-from-env"

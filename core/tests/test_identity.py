@@ -43,14 +43,15 @@ def test_unquoted_string_parameter_gets_a_hint():
     ({}, "retrieval/ndcg@10"),
     ({"k": 5}, "retrieval/ndcg@5"),
     ({"gain": "exp2", "k": 5}, "retrieval/ndcg(gain='exp2')@5"),
-    ({"k": None}, "retrieval/ndcg"),
+    ({"k": None}, "retrieval/ndcg(k=None)"),
     ({"batch_size": 8}, "retrieval/ndcg@10"),  # not an identity parameter
 ])
 def test_canonical_id(params, expected):
     assert canonical_id(SPEC, SPEC.bind_params(params)) == expected
 
 
-def test_canonical_id_round_trips():
-    params = SPEC.bind_params({"gain": "exp2", "k": 7})
+@pytest.mark.parametrize("given", [{"gain": "exp2", "k": 7}, {"k": None}])
+def test_canonical_id_round_trips(given):
+    params = SPEC.bind_params(given)
     text = canonical_id(SPEC, params)
     assert SPEC.bind_params(parse_metric_id(text).params) == params

@@ -15,7 +15,7 @@ from ._version import __version__
 _EXPORTS = {
     # registry and function-style API
     "list_metrics": "._api", "metric_keys": "._api", "list_plugins": "._api",
-    "describe": "._api", "get_metric": "._api", "register_metric": "._functions",
+    "describe": "._api", "get_metric": "._api", "expand_metrics": "._api", "register_metric": "._functions",
     "Registry": "._registry", "MetricInfo": "._registry", "PluginInfo": "._registry",
     "PluginStatus": "._registry",
     # evaluation
@@ -29,14 +29,14 @@ _EXPORTS = {
     "Metric": "._metric", "SampleMetric": "._metric", "BatchMetric": "._metric",
     "CorpusMetric": "._metric", "Origin": "._metric", "FeedbackScore": "._metric",
     "Score": "._result", "Status": "._result",
-    "MetricSpec": "._spec", "ParamSpec": "._spec", "TargetCategory": "._spec",
+    "MetricSpec": "._spec", "ParamSpec": "._spec", "MetricAlias": "._spec", "TargetCategory": "._spec",
     "Tier": "._spec", "Direction": "._spec", "Granularity": "._spec",
     "hookimpl": "._hooks", "PLUGIN_API_VERSION": "._hooks",
     # errors
     "EvalcoreError": "._errors", "InputError": "._errors", "ParameterError": "._errors",
     "UnknownMetricError": "._errors", "AmbiguousMetricError": "._errors",
     "MetricConflictError": "._errors", "MetricIdError": "._errors", "PluginError": "._errors",
-    "SpecError": "._errors", "SkipSample": "._errors",
+    "SpecError": "._errors", "SkipSample": "._errors", "SetupError": "._errors",
 }
 
 __all__ = ["__version__", *_EXPORTS]
@@ -56,7 +56,7 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
-    from ._api import describe, get_metric, list_metrics, list_plugins, metric_keys
+    from ._api import describe, expand_metrics, get_metric, list_metrics, list_plugins, metric_keys
     from ._budget import Budget
     from ._compare import Comparison, RecordMismatchError, compare
     from ._errors import (
@@ -67,6 +67,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         MetricIdError,
         ParameterError,
         PluginError,
+        SetupError,
         SkipSample,
         SpecError,
         UnknownMetricError,
@@ -80,5 +81,5 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from ._report import write_report
     from ._result import Score, Status
     from ._scorer import Scorer
-    from ._spec import Direction, Granularity, MetricSpec, ParamSpec, TargetCategory, Tier
+    from ._spec import Direction, Granularity, MetricAlias, MetricSpec, ParamSpec, TargetCategory, Tier
     from ._stats import aggregate, aggregate_all, aggregate_metric_values

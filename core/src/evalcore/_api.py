@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from ._metric import Metric
@@ -35,3 +36,9 @@ def get_metric(metric_id: str, **params: Any) -> Metric:
     >>> ndcg = get_metric("ndcg", k=10, gain="exp2")    # doctest: +SKIP
     """
     return default_registry().create(metric_id, **params)
+
+
+def expand_metrics(metric_ids: Iterable[str]) -> list[str]:
+    """The ids with each metric-set name replaced by its members (``all_trec``)."""
+    registry = default_registry()
+    return [member for metric_id in metric_ids for member in registry.expand(metric_id)]

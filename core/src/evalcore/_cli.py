@@ -70,7 +70,25 @@ def _echo_json(data: Any) -> None:
     click.echo(json.dumps(data, indent=2, ensure_ascii=False, default=str))
 
 
-@click.group()
+class _LazyGroup(click.Group):
+    """Commands that live in their own modules load only when they run (or help lists them)."""
+
+    lazy = {"evaluate": "_cli_evaluate:evaluate_command", "compare": "_cli_compare:compare_command",
+            "report": "_cli_compare:report_command"}
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted([*super().list_commands(ctx), *self.lazy])
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name in self.lazy:
+            import importlib
+
+            module, _, attr = self.lazy[name].partition(":")
+            return getattr(importlib.import_module(f"evalcore.{module}"), attr)
+        return super().get_command(ctx, name)
+
+
+@click.group(cls=_LazyGroup)
 @click.option("--strict", is_flag=True, help="Fail if any plugin fails to load (also EVALCORE_STRICT_PLUGINS=1).")
 @click.option("--debug", is_flag=True, help="Show tracebacks.")
 @click.version_option(package_name="evalcore-core")
@@ -218,15 +236,3 @@ def _echo_rows(header: Sequence[str], rows: Sequence[Sequence[str]]) -> None:
 
     for line in fit_rows(header, rows):
         click.echo(line)
-
-
-def _add_commands() -> None:
-    from ._cli_compare import compare_command, report_command
-    from ._cli_evaluate import evaluate_command
-
-    main.add_command(evaluate_command)
-    main.add_command(compare_command)
-    main.add_command(report_command)
-
-
-_add_commands()

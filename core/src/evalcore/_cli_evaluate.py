@@ -85,10 +85,9 @@ def evaluate_command(ctx: click.Context, data: str | None, metric_ids: Sequence[
 
 def _evaluate(ctx: click.Context, data: str | None, metric_ids: Sequence[str], program: str | None,
               dry_run: bool, as_json: bool, max_errors: float | None, options: dict[str, Any]) -> None:
-    from ._engine.run import evaluate as run_evaluation
-    from ._engine.run import make_source
-
     from ._cli import _registry
+    from ._engine.entry import evaluate as run_evaluation
+    from ._engine.entry import make_source
 
     registry = _registry(ctx.find_root())
     source = _reader_source(registry, options)
@@ -98,7 +97,7 @@ def _evaluate(ctx: click.Context, data: str | None, metric_ids: Sequence[str], p
         raise EvalcoreError("nothing to evaluate: give a JSONL file (- for standard input) or a reader's files")
     if source is None:
         source = make_source(data, None, None, None)
-    metrics = [registry.create(metric_id) for metric_id in metric_ids]
+    metrics = [registry.create(m) for metric_id in metric_ids for m in registry.expand(metric_id)]
     if dry_run:
         from ._plan import format_plan, plan
 

@@ -54,6 +54,17 @@ class ParameterError(EvalcoreError, ValueError):
     """A metric parameter is unknown, missing, of the wrong type or out of range."""
 
 
+class SetupError(ParameterError):
+    """A metric cannot be set up from its parameters and environment (no backend configured,
+    unknown model); the message names the metric id and the parameter."""
+
+    def __init__(self, metric_id: str, param: str, message: str) -> None:
+        self.metric_id = metric_id
+        self.param = param
+        self.reason = message
+        super().__init__(f"{metric_id}: parameter {param!r}: {message}")
+
+
 class MetricIdError(ParameterError):
     """A metric id, or the parameters written in it, cannot be parsed."""
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
+from ._engine.entry import aevaluate, evaluate
 from ._engine.result import EvaluationResult
-from ._engine.run import aevaluate, evaluate
 
 __all__ = ["EvaluationResult", "aevaluate", "evaluate"]

@@ -15,8 +15,9 @@ from ._errors import InputError, SkipSample
 
 _MISSING = object()
 
-# DSPy-style objects name the gold answer and the predicted answer ``answer``.
-_EXAMPLE_ALIASES = {"reference_answer": ("answer", "response")}
+# DSPy-style objects name the gold answer and the predicted answer ``answer``, and the
+# question ``question``.
+_EXAMPLE_ALIASES = {"reference_answer": ("answer", "response"), "query": ("question",)}
 _PREDICTION_ALIASES = {"response": ("answer",)}
 
 
@@ -24,7 +25,8 @@ def as_record(obj: Any, *, role: str) -> dict[str, Any]:
     """A plain dict of fields from a mapping, a ``dspy.Example``/``Prediction`` or an object.
 
     ``role`` is ``"example"`` or ``"prediction"``; DSPy's ``answer`` field is mapped to
-    ``reference_answer`` (example) or ``response`` (prediction) when those are absent.
+    ``reference_answer`` (example) or ``response`` (prediction), and ``question`` to
+    ``query``, when those are absent.
     """
     if isinstance(obj, Mapping):
         record = dict(obj)

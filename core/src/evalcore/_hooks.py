@@ -35,6 +35,16 @@ class PluginHooks:
         formats with their command-line options, e.g. TREC qrels and run files. Optional."""
         raise NotImplementedError
 
+    @hookspec
+    def evalcore_metric_sets(self) -> dict[str, list[str]]:
+        """Return named sets of metric ids, ``{set name: [metric id, ...]}`` (optional hook).
+
+        A set name is used wherever a metric id is (``evalcore evaluate -m all_trec``) and
+        expands to its metrics. Ids without a namespace get the plugin's. Same lightness
+        rule as :meth:`evalcore_metrics`.
+        """
+        raise NotImplementedError
+
 
 def new_plugin_manager() -> pluggy.PluginManager:
     """A plugin manager that knows the evalcore hook specifications."""

@@ -3,7 +3,8 @@
 The canonical id of a metric is its ``namespace/name`` followed by its identity parameters
 that differ from their defaults, in the order the spec declares them: ``k`` is written as
 ``@k`` (``retrieval/ndcg@10``) and the others inside parentheses with Python literal
-values (``retrieval/ndcg(gain='exp2')@10``).
+values (``retrieval/ndcg(gain='exp2')@10``); a ``k`` of None where the default is a number
+is written ``(k=None)``.
 """
 
 from __future__ import annotations
@@ -122,7 +123,7 @@ def canonical_id(spec: MetricSpec, params: dict[str, Any]) -> str:
         if not param.identity:
             continue
         value = params.get(param.name, param.default)
-        if param.name == "k":
+        if param.name == "k" and (value is not None or param.default is None):
             if value is not None:
                 k_suffix = f"@{_literal(value)}"
             continue

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 import attrs
 
-from ._errors import EvalcoreError, ParameterError, SkipSample
+from ._errors import EvalcoreError, ParameterError, SetupError, SkipSample
 from ._fields import as_record
 from ._identity import canonical_id
 from ._result import ColumnScores, Score, Status, coerce_score
@@ -92,8 +92,8 @@ class Metric:
         """One-time preparation after parameters are bound (override when needed)."""
 
     def parameter_error(self, name: str, problem: str) -> ParameterError:
-        """A :class:`ParameterError` naming this metric's id and its parameter ``name``."""
-        return ParameterError(f"{self.id}: parameter {name!r}: {problem}")
+        """A :class:`SetupError` (a :class:`ParameterError`) naming this metric's id and its parameter ``name``."""
+        return SetupError(self.id, name, problem)
 
     def bind_context(self, context: RunContext) -> None:
         """Receive the run's settings (cache, budget, time limit, seed) before scoring.
@@ -132,14 +132,22 @@ class Metric:
     def __call__(
         self, gold: Any, pred: Any, trace: Any = None, pred_name: str | None = None,
         pred_trace: Any = None,
-    ) -> float | bool:
+    ) -> Any:
         """Call the metric DSPy-style: a float, or pass/fail when ``trace`` is given.
 
-        Errors propagate as exceptions (DSPy's ``Evaluate`` applies its
-        ``failure_score``); a sample the metric cannot score raises :class:`SkipSample`.
+        Called with the five arguments of DSPy's GEPA (``pred_name`` or ``pred_trace``
+        given), a metric that has feedback returns ``dspy.Prediction(score=..., feedback=...)``
+        so the optimiser reads the explanation. Errors propagate as exceptions (DSPy's
+        ``Evaluate`` applies its ``failure_score``); a sample the metric cannot score raises
+        :class:`SkipSample`.
         """
         score = self._dspy_score(gold, pred)
-        return self.spec.passes(score.value) if trace is not None else score.value
+        value = self.spec.passes(score.value) if trace is not None else score.value
+        if (pred_name is not None or pred_trace is not None) and score.feedback is not None:
+            import dspy
+
+            return dspy.Prediction(score=value, feedback=score.feedback)
+        return value
 
     def feedback(self, gold: Any, pred: Any) -> FeedbackScore:
         """Score one pair and return the value with the metric's feedback text."""

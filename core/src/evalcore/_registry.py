@@ -26,6 +26,7 @@ from ._errors import (
     AmbiguousMetricError,
     EvalcoreError,
     MetricConflictError,
+    MetricIdError,
     ParameterError,
     PluginError,
     SpecError,
@@ -123,6 +124,8 @@ class MetricInfo:
             "params": [p.model_dump(mode="json") for p in spec.params],
             "implementation": spec.implementation,
             "conflicts_with": list(self.conflicts_with),
+            "aggregate": spec.aggregate,
+            "aliases": [a.name for a in spec.aliases],
         }
 
 
@@ -154,6 +157,7 @@ class Registry:
         self._plugins: list[PluginInfo] = []
         self._readers: list[Any] = []
         self._metrics: dict[str, list[MetricInfo]] = {}
+        self._sets: dict[str, list[str]] = {}
 
     # -- loading ---------------------------------------------------------------------
 
@@ -207,6 +211,7 @@ class Registry:
         try:
             specs = _collect_specs(module, ep.name)
             self._readers.extend(_collect_readers(module, ep.name))
+            sets = _collect_sets(module, ep.name)
             if self._strict:
                 _check_implementations(specs)
         except BaseException as exc:  # noqa: BLE001
@@ -219,6 +224,9 @@ class Registry:
         others = tuple(d for d in claimants if d != origin.distribution)
         for spec in specs:
             self._add(MetricInfo(spec, origin, conflicts_with=others))
+        for name, ids in sets.items():
+            self._sets.setdefault(name, ids)
+            self._sets.setdefault(f"{ep.name}/{name}", ids)
         status, error = PluginStatus.LOADED, None
         if others:
             status = PluginStatus.CONFLICT
@@ -280,10 +288,32 @@ class Registry:
             infos = [i for i in infos if family in (i.spec.family, i.spec.namespace)]
         return infos
 
-    def resolve(self, metric_id: str) -> tuple[MetricInfo, dict[str, Any]]:
-        """The metric an id names and the parameters the id gives."""
+    def expand(self, metric_id: str) -> list[str]:
+        """The metric ids a name stands for: a metric set's members (``all_trec``), else itself."""
         self.load()
-        parsed = parse_metric_id(metric_id)
+        return list(self._sets.get(metric_id.strip(), [metric_id]))
+
+    def metric_sets(self) -> dict[str, list[str]]:
+        """Every metric set plugins declare, by ``namespace/name``."""
+        self.load()
+        return {name: list(ids) for name, ids in self._sets.items() if "/" in name}
+
+    def resolve(self, metric_id: str) -> tuple[MetricInfo, dict[str, Any]]:
+        """The metric an id or an alias names and the parameters it gives."""
+        self.load()
+        try:
+            parsed = parse_metric_id(metric_id)
+        except MetricIdError:
+            found = self._resolve_alias(metric_id)
+            if found is None:
+                raise
+            return found
+        if parsed.key not in self._metrics and not any(
+            v[0].spec.name == parsed.name for v in self._metrics.values()
+        ):
+            found = self._resolve_alias(metric_id)
+            if found is not None:
+                return found
         if parsed.namespace is not None:
             keys = [parsed.key] if parsed.key in self._metrics else []
         else:
@@ -296,6 +326,30 @@ class Registry:
         if len(entries) > 1:
             raise MetricConflictError(keys[0], sorted(e.origin.distribution for e in entries))
         return entries[0], parsed.params
+
+    def _resolve_alias(self, text: str) -> tuple[MetricInfo, dict[str, Any]] | None:
+        """The metric an alias names (``P_10``, ``retrieval/nDCG@10``), or ``None``."""
+        namespace, sep, name = text.strip().rpartition("/")
+        if sep and "(" in namespace:  # a '/' inside parameters, not a namespace
+            namespace, name = "", text.strip()
+        matches: dict[str, tuple[MetricInfo, dict[str, Any]]] = {}
+        for key, entries in self._metrics.items():
+            spec = entries[0].spec
+            if namespace and spec.namespace != namespace:
+                continue
+            for alias in spec.aliases:
+                params = alias.match(name)
+                if params is not None:
+                    matches.setdefault(key, (entries[0], params))
+                    break
+        if len(matches) > 1:
+            raise AmbiguousMetricError(text, sorted(matches))
+        if not matches:
+            return None
+        key, found = next(iter(matches.items()))
+        if len(self._metrics[key]) > 1:
+            raise MetricConflictError(key, sorted(e.origin.distribution for e in self._metrics[key]))
+        return found
 
     def _suggest(self, text: str) -> list[str]:
         keys = list(self._metrics)
@@ -374,6 +428,20 @@ def _collect_specs(module: Any, namespace: str) -> list[MetricSpec]:
             raise SpecError(f"metric {spec.key!r} is registered twice with different specs")
         specs[spec.name] = spec
     return list(specs.values())
+
+
+def _collect_sets(module: Any, namespace: str) -> dict[str, list[str]]:
+    manager = new_plugin_manager()
+    manager.register(module, name=namespace)
+    sets: dict[str, list[str]] = {}
+    for result in manager.hook.evalcore_metric_sets():
+        if not isinstance(result, dict):
+            raise SpecError(f"evalcore_metric_sets must return a dict, got {type(result).__name__}")
+        for name, ids in result.items():
+            if not isinstance(name, str) or isinstance(ids, (str, bytes)) or not isinstance(ids, Iterable):
+                raise SpecError(f"metric set {name!r} must map a name to a list of metric ids")
+            sets[name] = [i if "/" in i.split("(")[0] else f"{namespace}/{i}" for i in ids]
+    return sets
 
 
 def _validate_spec(raw: Any, namespace: str) -> MetricSpec:

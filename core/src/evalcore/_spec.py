@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import ast
 import math
 import re
+from collections.abc import Sequence
 from enum import Enum
 from typing import Any, Literal
 
@@ -141,6 +143,68 @@ class Granularity(str, Enum):
     CORPUS = "corpus"
 
 
+Aggregate = Literal["mean", "sum", "gmean"]
+
+MIN_GEO_MEAN = 1e-5
+"""The floor ``aggregate='gmean'`` puts under each value before its logarithm (trec_eval's)."""
+
+
+def aggregate_values(values: Sequence[float], how: Aggregate = "mean") -> float | None:
+    """Combine per-record values as a spec's ``aggregate`` says; ``None`` when there are none."""
+    if not values:
+        return None
+    if how == "sum":
+        return math.fsum(values)
+    if how == "gmean":
+        return math.exp(math.fsum(math.log(max(v, MIN_GEO_MEAN)) for v in values) / len(values))
+    return math.fsum(values) / len(values)
+
+
+class MetricAlias(BaseModel):
+    """Another name users type for a metric, resolving to it with fixed parameter values.
+
+    A literal alias (``regex=False``) matches ``name`` exactly (``"AP"``); a pattern
+    alias is a regular expression that must match the whole text, whose named groups
+    give parameter values as Python literals (``r"P_(?P<k>[0-9]+)"`` turns ``P_10`` into
+    ``k=10``). ``params`` are added to what the groups give.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str
+    regex: bool = False
+    params: dict[str, Any] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _check_pattern(self) -> MetricAlias:
+        if self.regex:
+            try:
+                re.compile(self.name)
+            except re.error as exc:
+                raise ValueError(f"alias pattern {self.name!r} is not a regular expression: {exc}") from None
+        return self
+
+    def match(self, text: str) -> dict[str, Any] | None:
+        """The parameters ``text`` gives when it is this alias, else ``None``."""
+        if not self.regex:
+            return dict(self.params) if text == self.name else None
+        found = re.fullmatch(self.name, text)
+        if found is None:
+            return None
+        params = dict(self.params)
+        for group, value in found.groupdict().items():
+            if value is not None:
+                params[group] = _literal_or_text(value)
+        return params
+
+
+def _literal_or_text(text: str) -> Any:
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        return text
+
+
 class MetricSpec(BaseModel):
     """Everything evalcore knows about a metric before importing it.
 
@@ -170,6 +234,12 @@ class MetricSpec(BaseModel):
     env: tuple[str, ...] = ()
     pass_threshold: float | None = None
     version: str = "1"
+    aggregate: Aggregate = "mean"
+    """How per-record values combine into the metric's one number: ``mean`` (the default),
+    ``sum`` (counts such as trec_eval's ``num_ret``), or ``gmean`` (geometric mean of the
+    values floored at :data:`MIN_GEO_MEAN`, as trec_eval's ``gm_map``)."""
+    aliases: tuple[MetricAlias, ...] = ()
+    """Other names that resolve to this metric (trec_eval's ``P_10``, ir_measures' ``P@10``)."""
 
     @field_validator("name", "namespace")
     @classmethod

@@ -10,6 +10,7 @@ import numpy as np
 
 from ._metric import CorpusMetric, Metric
 from ._result import Status
+from ._spec import aggregate_values
 from ._stats import bootstrap_interval, corpus_bootstrap, standard_error
 
 
@@ -71,6 +72,11 @@ def summarise(
     array = values[status == 0]
     if failure_score is not None and n_errors:
         array = np.concatenate([array, np.full(n_errors, float(failure_score))])
+    how = getattr(metric.spec, "aggregate", "mean")
+    if how != "mean":  # a sum (trec_eval's num_*) or a geometric mean (gm_*): no interval of a mean
+        base["details"] = {**base["details"], "aggregate": how}
+        return MetricSummary(value=aggregate_values(array.tolist(), how), n=int(array.size), stderr=None,
+                             ci=None, **base)
     return MetricSummary(
         value=float(array.mean()) if array.size else None, n=int(array.size),
         stderr=standard_error(array),

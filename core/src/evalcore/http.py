@@ -1,21 +1,24 @@
-"""A small client for OpenAI-compatible HTTP APIs: chat completions and embeddings.
+"""OpenAI-compatible model APIs (chat completions and embeddings) through the official ``openai`` client.
 
 It covers OpenAI, vLLM, Ollama, llama.cpp's server and LiteLLM proxies (anything that
 serves ``POST {base_url}/chat/completions`` and ``POST {base_url}/embeddings``), with:
 
-* a per-call timeout and a concurrency limit (an asyncio semaphore per event loop);
-* retries with exponential backoff and jitter on HTTP 429, 5xx, timeouts and refused
-  connections, honouring ``Retry-After``;
+* one ``AsyncOpenAI`` per event loop (a run) with a connection pool, over aiohttp when
+  ``openai[aiohttp]`` is installed, and a concurrency limit;
+* ``$OPENAI_BASE_URL`` and ``$OPENAI_API_KEY`` honoured as the ``openai`` client does;
+* a per-call timeout; retries with exponential backoff and jitter on HTTP 429, 5xx,
+  timeouts and refused connections, honouring ``Retry-After``;
 * errors that say what went wrong (:class:`BackendError` and its subclasses);
 * token usage from the response, turned into a cost by a :class:`PriceTable`.
 
-``httpx`` is imported on first use (install ``evalcore[http]``).
+``openai`` is imported on first call (install ``evalcore-core[http]``).
 """
 
 from __future__ import annotations
 
 import asyncio
 import email.utils
+import importlib
 import json
 import math
 import os
@@ -28,6 +31,8 @@ from typing import Any
 import attrs
 
 ENV_PRICES = "EVALCORE_PRICES"
+ENV_BASE_URL = "OPENAI_BASE_URL"
+ENV_API_KEY = "OPENAI_API_KEY"
 
 
 class BackendError(Exception):
@@ -198,29 +203,35 @@ def parse_retry_after(value: str | None, now: float | None = None) -> float | No
 
 
 class OpenAIClient:
-    """Calls one model on an OpenAI-compatible server.
+    """Calls one model on an OpenAI-compatible server through the official ``openai`` client.
 
-    ``base_url`` includes the API prefix (``http://127.0.0.1:8000/v1``). The API key is
-    ``api_key`` or the value of the environment variable ``api_key_env``; local servers
-    need none. ``timeout`` bounds each attempt; ``max_retries`` retries follow
-    retryable failures after ``backoff_base * 2**attempt`` seconds (at most
-    ``backoff_max``, with jitter), or after ``Retry-After`` (at most ``max_retry_after``).
+    ``base_url`` includes the API prefix (``http://127.0.0.1:8000/v1``); ``None`` reads
+    ``$OPENAI_BASE_URL``. The API key is ``api_key`` or the value of the environment
+    variable ``api_key_env`` (``OPENAI_API_KEY`` when neither is given); local servers need
+    none. ``timeout`` bounds each attempt; ``max_retries`` retries follow retryable failures
+    after ``backoff_base * 2**attempt`` seconds (at most ``backoff_max``, with jitter), or
+    after ``Retry-After`` (at most ``max_retry_after``).
+
+    One ``AsyncOpenAI`` (with its connection pool) is made per event loop and closed when
+    that loop shuts down, so a run shares its connections; the aiohttp transport is used
+    when ``openai[aiohttp]`` is installed.
     """
 
     def __init__(
-        self, base_url: str, model: str, *, api_key: str | None = None, api_key_env: str | None = None,
+        self, base_url: str | None, model: str, *, api_key: str | None = None, api_key_env: str | None = None,
         timeout: float = 60.0, max_retries: int = 4, backoff_base: float = 0.5, backoff_max: float = 30.0,
         max_retry_after: float = 120.0, max_concurrency: int = 8, max_response_bytes: int = 10_000_000,
         rng: random.Random | None = None,
     ) -> None:
+        base_url = base_url or os.environ.get(ENV_BASE_URL) or ""
         if not base_url.startswith(("http://", "https://")):
             raise ValueError(f"base URL must start with http:// or https://; got {base_url!r}")
         if max_concurrency < 1:
             raise ValueError("max_concurrency must be at least 1")
         self.base_url = base_url.rstrip("/")
         self.model = model
-        self.api_key_env = api_key_env
-        self._api_key = api_key if api_key is not None else (os.environ.get(api_key_env) if api_key_env else None)
+        self.api_key_env = api_key_env or (None if api_key is not None else ENV_API_KEY)
+        self._api_key = api_key if api_key is not None else os.environ.get(self.api_key_env or "")
         self.timeout = timeout
         self.max_retries = max_retries
         self.backoff_base = backoff_base
@@ -230,7 +241,7 @@ class OpenAIClient:
         self.max_response_bytes = max_response_bytes
         self.calls = 0
         self._rng = rng or random.Random()
-        self._semaphores: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore] = (
+        self._per_loop: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _LoopState] = (
             weakref.WeakKeyDictionary()
         )
 
@@ -250,7 +261,7 @@ class OpenAIClient:
         if max_tokens is not None:
             payload["max_tokens"] = max_tokens
         payload.update(extra)
-        data, body = await self._post("/chat/completions", payload)
+        data, body = await self._call("/chat/completions", payload)
         try:
             choice = data["choices"][0]
             text = choice["message"]["content"]
@@ -265,7 +276,8 @@ class OpenAIClient:
 
     async def aembed(self, texts: Sequence[str]) -> EmbeddingResult:
         """Embeddings of ``texts`` in input order."""
-        data, body = await self._post("/embeddings", {"model": self.model, "input": list(texts)})
+        payload = {"model": self.model, "input": list(texts), "encoding_format": "float"}
+        data, body = await self._call("/embeddings", payload)
         try:
             items = sorted(data["data"], key=lambda item: item["index"])
             vectors = [[float(x) for x in item["embedding"]] for item in items]
@@ -286,33 +298,38 @@ class OpenAIClient:
 
     # -- transport -----------------------------------------------------------------------
 
-    def _semaphore(self) -> asyncio.Semaphore:
+    def _state(self) -> _LoopState:
+        """This event loop's ``AsyncOpenAI`` and concurrency limit, made on first use."""
         loop = asyncio.get_running_loop()
-        semaphore = self._semaphores.get(loop)
-        if semaphore is None:
-            semaphore = self._semaphores[loop] = asyncio.Semaphore(self.max_concurrency)
-        return semaphore
+        state = self._per_loop.get(loop)
+        if state is None:
+            state = self._per_loop[loop] = _LoopState(self._new_api(), asyncio.Semaphore(self.max_concurrency))
+            state.start_closer()
+        return state
 
-    def _headers(self) -> dict[str, str]:
-        headers = {"Content-Type": "application/json"}
-        if self._api_key:
-            headers["Authorization"] = f"Bearer {self._api_key}"
-        return headers
+    def _new_api(self) -> Any:
+        import openai
+
+        http_client = None
+        try:
+            http_client = openai.DefaultAioHttpClient(timeout=self.timeout)
+        except (AttributeError, RuntimeError):  # openai without the aiohttp extra: its httpx transport
+            http_client = None
+        return openai.AsyncOpenAI(base_url=self.base_url, api_key=self._api_key or "unused", timeout=self.timeout,
+                                  max_retries=0, http_client=http_client)
 
     def backoff(self, attempt: int) -> float:
         """Seconds to wait before retry number ``attempt + 1`` (equal jitter)."""
         cap = min(self.backoff_max, self.backoff_base * 2**attempt)
         return cap / 2 + self._rng.uniform(0, cap / 2)
 
-    async def _post(self, path: str, payload: Mapping[str, Any]) -> tuple[dict[str, Any], str]:
-        import httpx
-
-        url = self.base_url + path
-        async with self._semaphore(), httpx.AsyncClient(timeout=self.timeout) as client:
+    async def _call(self, path: str, payload: Mapping[str, Any]) -> tuple[dict[str, Any], str]:
+        state = self._state()
+        async with state.semaphore:
             attempt = 0
             while True:
                 try:
-                    return await self._attempt(client, url, payload)
+                    return await self._attempt(state.api, path, payload)
                 except BackendError as exc:
                     if not exc.retryable or attempt >= self.max_retries:
                         if attempt:
@@ -323,36 +340,44 @@ class OpenAIClient:
                     attempt += 1
                     await asyncio.sleep(wait)
 
-    async def _attempt(self, client: Any, url: str, payload: Mapping[str, Any]) -> tuple[dict[str, Any], str]:
-        import httpx
+    async def _attempt(self, api: Any, path: str, payload: Mapping[str, Any]) -> tuple[dict[str, Any], str]:
+        """One request through the client's generic ``post`` (the JSON body as it is: the typed
+        endpoint methods re-validate every message, which costs more than the call on a fast server)."""
+        import openai
 
         self.calls += 1
+        url = self.base_url + path
+        # Without a key no Authorization header is sent (local servers need none).
+        options = {} if self._api_key else {"headers": {"Authorization": openai.Omit()}}
         try:
-            response = await asyncio.wait_for(
-                client.post(url, json=payload, headers=self._headers()), self.timeout
-            )
-        except (TimeoutError, httpx.TimeoutException):
-            raise BackendTimeout(f"{url} did not answer within {self.timeout:g} s") from None
-        except httpx.ConnectError as exc:
-            raise BackendUnreachable(f"cannot connect to {url}: {exc}") from None
-        except httpx.TransportError as exc:
-            raise BackendUnreachable(f"connection to {url} failed: {type(exc).__name__}: {exc}") from None
-        if len(response.content) > self.max_response_bytes:
+            async with asyncio.timeout(self.timeout):
+                response = await api.post(path, cast_to=_response_class(), body=dict(payload), options=options)
+        except (TimeoutError, openai.APIConnectionError) as exc:
+            refused = _refused(exc)
+            if refused is not None:
+                raise BackendUnreachable(f"cannot connect to {url}: {refused}") from None
+            if isinstance(exc, openai.APITimeoutError | TimeoutError):
+                raise BackendTimeout(f"{url} did not answer within {self.timeout:g} s") from None
+            raise BackendUnreachable(f"connection to {url} failed: {exc.__cause__ or exc}") from None
+        except openai.APIStatusError as exc:
+            response = exc.response
+            raise self._http_error(url, response.status_code, response.text,
+                                   response.headers.get("retry-after")) from None
+        content = response.content
+        if len(content) > self.max_response_bytes:
             raise MalformedResponse(
-                f"{url} answered {len(response.content)} bytes, more than {self.max_response_bytes}",
+                f"{url} answered {len(content)} bytes, more than {self.max_response_bytes}",
                 status=response.status_code,
             )
         body = response.text
-        status = response.status_code
-        if status >= 400:
-            raise self._http_error(url, status, body, response.headers.get("retry-after"))
         try:
             data = json.loads(body)
         except ValueError:
-            raise MalformedResponse(f"{url} answered with invalid JSON: {body[:200]!r}", status=status, body=body) \
-                from None
+            raise MalformedResponse(f"{url} answered with invalid JSON: {body[:200]!r}", status=response.status_code,
+                                    body=body) from None
         if not isinstance(data, dict):
-            raise MalformedResponse(f"{url} answered with JSON that is not an object", status=status, body=body)
+            raise MalformedResponse(f"{url} answered with JSON that is not an object", status=response.status_code,
+                                    body=body)
         return data, body
 
     def _http_error(self, url: str, status: int, body: str, retry_after: str | None) -> BackendError:
@@ -367,11 +392,58 @@ class OpenAIClient:
             if self.api_key_env:
                 hint = f"check ${self.api_key_env}" + ("" if self._api_key else " (it is not set)")
             else:
-                hint = "set the API key variable (api_key_env)"
+                hint = "check the API key given"
             error = AuthenticationError(f"{detail} -- authentication failed; {hint}", status=status, body=body)
         else:
             error = RequestRejected(detail, status=status, body=body)
         return error
+
+
+class _LoopState:
+    """One event loop's client and concurrency limit; the client is closed as the loop shuts down."""
+
+    def __init__(self, api: Any, semaphore: asyncio.Semaphore) -> None:
+        self.api = api
+        self.semaphore = semaphore
+        self._closer: Any = None
+
+    def start_closer(self) -> None:
+        """Park an async generator on the loop: ``asyncio.run`` finalises it (and so closes the
+        client's connection pool) when it shuts the loop's async generators down."""
+
+        async def closer() -> Any:
+            try:
+                yield
+            finally:
+                await self.api.close()
+
+        self._closer = closer()
+        try:
+            self._closer.asend(None).send(None)
+        except StopIteration:
+            pass
+
+
+def _response_class() -> type:
+    """The raw HTTP response class of the installed ``openai`` (httpx before 3.0, httpx2 from 3.0);
+    asking for it returns the response unparsed."""
+    import openai
+
+    name = "httpx2" if int(openai.__version__.split(".")[0]) >= 3 else "httpx"
+    return importlib.import_module(name).Response
+
+
+def _refused(exc: BaseException) -> OSError | None:
+    """The refused or reset connection behind ``exc``, if there is one (a transport may report
+    a refused connection as a connect timeout)."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, OSError) and not isinstance(current, TimeoutError):
+            return current
+        current = current.__cause__ or current.__context__
+    return None
 
 
 def _message_text(messages: Sequence[Mapping[str, str]]) -> str:

@@ -27,13 +27,13 @@ _EXPORTS = {
     "Direction": "._spec", "Granularity": "._spec",
     "Metric": "._metric", "SampleMetric": "._metric", "BatchMetric": "._metric", "CorpusMetric": "._metric",
     "Record": "._metric", "Score": "._result", "Status": "._result",
-    "SkipSample": "._errors", "InputError": "._errors", "ParameterError": "._errors",
+    "SkipSample": "._errors", "InputError": "._errors", "ParameterError": "._errors", "SetupError": "._errors",
     "as_record": "._fields", "doc_texts": "._fields", "get_path": "._fields", "reference_answers": "._fields",
     "response_text": "._fields", "text_field": "._fields", "iter_jsonl": "._records",
     "parse_record": "._records", "RunContext": "._engine.context", "ReaderSpec": "._reader_spec",
     "ReaderOption": "._reader_spec", "Chunk": "._engine.chunk", "Source": "._engine.chunk",
     "file_fingerprint": "._engine.readers", "regex_search": "._regex", "schema_validator": "._schema",
-    "ColumnScores": "._result",
+    "ColumnScores": "._result", "MetricAlias": "._spec", "aggregate_values": "._spec", "MIN_GEO_MEAN": "._spec",
 }
 
 __all__ = list(_EXPORTS)
@@ -56,7 +56,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from ._engine.chunk import Chunk, Source  # noqa: F401
     from ._engine.context import RunContext  # noqa: F401
     from ._engine.readers import file_fingerprint  # noqa: F401
-    from ._errors import InputError, ParameterError, SkipSample  # noqa: F401
+    from ._errors import InputError, ParameterError, SetupError, SkipSample  # noqa: F401
     from ._fields import as_record, doc_texts, get_path, reference_answers, response_text, text_field  # noqa: F401
     from ._hooks import PLUGIN_API_VERSION, hookimpl  # noqa: F401
     from ._metric import BatchMetric, CorpusMetric, Metric, Record, SampleMetric  # noqa: F401
@@ -65,4 +65,14 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from ._regex import regex_search  # noqa: F401
     from ._result import ColumnScores, Score, Status  # noqa: F401
     from ._schema import schema_validator  # noqa: F401
-    from ._spec import Direction, Granularity, MetricSpec, ParamSpec, TargetCategory, Tier  # noqa: F401
+    from ._spec import (  # noqa: F401
+        MIN_GEO_MEAN,
+        Direction,
+        Granularity,
+        MetricAlias,
+        MetricSpec,
+        ParamSpec,
+        TargetCategory,
+        Tier,
+        aggregate_values,
+    )

@@ -9,7 +9,7 @@
 
   Scripted replies are served in order; when none is left, ``default`` (a function of the
   request JSON) answers. Every request is recorded in ``requests`` (``at``, ``path``,
-  ``json``, ``headers``). The server binds to 127.0.0.1 only and answers at most
+  ``json``, ``headers`` with lower-case names). The server binds to 127.0.0.1 only and answers at most
   ``max_requests`` requests (HTTP 503 after that).
 * :func:`modules_imported_by_listing`: what listing the installed metrics imports, measured
   in a fresh interpreter, so a plugin can check that its registration module stays light.
@@ -121,7 +121,7 @@ class ScriptedServer:
                 except ValueError:
                     payload = None
                 reply = server._next({"at": time.monotonic(), "path": self.path, "json": payload,
-                                      "headers": dict(self.headers)})
+                                      "headers": {k.lower(): v for k, v in self.headers.items()}})
                 if reply.delay:
                     time.sleep(reply.delay)
                 body = reply.body if isinstance(reply.body, str) else json.dumps(reply.body)

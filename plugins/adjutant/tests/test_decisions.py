@@ -4,30 +4,9 @@ import json
 
 import evalcore
 import pytest
+from adjutant_sessions import FAILED, SUCCESS, decision, run, session
 from evalcore import Status
 from evalcore_adjutant.sessions import session_records
-
-SUCCESS = {"type": "Success", "summary": "done", "modified_files": [], "verification_passed": True}
-FAILED = {"type": "Failed", "reason": "too hard", "error": None}
-
-
-def decision(kind, output, ts="2025-01-01T00:00:00Z", **extra):
-    return {"decision_type": kind, "input_summary": "task", "output": output, "predicted_confidence": 0.9,
-            "timestamp": ts, "was_correct": None, **extra}
-
-
-def session(sid, outcome, iterations, decisions, started="2025-01-01T00:00:00Z"):
-    return {"id": sid, "task_id": "t", "task_title": "T", "task_description": "D", "started_at": started,
-            "ended_at": None, "decisions": decisions, "outcome": outcome, "iterations_used": iterations,
-            "verification_history": []}
-
-
-def run(metric_id, sessions, **params):
-    m = evalcore.get_metric(metric_id, **params)
-    states = m.states([{"id": s.get("id", str(i)) if isinstance(s, dict) else str(i)} for i, s in enumerate(sessions)],
-                      [{"session": s} for s in sessions])
-    return m.corpus_score([st for _, st in states]), states
-
 
 # Seed 003 correctness table, one case per row and branch:
 CASES = [
@@ -130,7 +109,8 @@ def test_shadow_comparison():
     score, _ = run("adjutant/shadow_comparison", sessions)
     # (2 - 1) / 5 compared = 0.2
     assert score.value == pytest.approx(0.2)
-    assert score.details == {"dspy_wins": 2, "legacy_wins": 1, "both_correct": 1, "both_wrong": 1, "compared": 5}
+    assert score.details == {"dspy_wins": 2, "legacy_wins": 1, "both_correct": 1, "both_wrong": 1, "compared": 5,
+                             "stored_was_correct": 0}
     empty, _ = run("adjutant/shadow_comparison", sessions[-1:])
     assert empty.status is Status.SKIPPED and "legacy counterfactual" in empty.reason
 

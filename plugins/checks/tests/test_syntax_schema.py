@@ -32,6 +32,15 @@ def test_syntax_seed_cases(metric) -> None:
     assert m.score_one({}, {"response": ""}).value == 0.0  # "no code found", as in dsrs
     loose = metric("checks/syntax", check_balanced_quotes=False)
     assert loose.score_one({}, {"response": 'say "hi'}).value == 1.0
+    # with quotes off an apostrophe starts no string, so the bracket after it counts
+    assert loose.score_one({}, {"response": "don't do (this"}).value == 0.0
+    assert m.score_one({}, {"response": "don't do (this"}).value == 0.0
+    # the document's quotes are " and '; a backtick is a quote only when asked
+    assert m.score_one({}, {"response": "run `ls (x"}).value == 0.0
+    assert m.score_one({}, {"response": "run `ls (x`"}).value == 0.0
+    ticks = metric("checks/syntax", backtick_quotes=True)
+    assert ticks.score_one({}, {"response": "run `ls (x`"}).value == 1.0
+    assert ticks.score_one({}, {"response": "run `ls"}).value == 0.0
 
 
 def test_syntax_python_and_json(metric) -> None:
@@ -160,3 +169,36 @@ def test_json_schema_rejects_non_schemas(metric, schema) -> None:
     m = metric("checks/json_schema")
     result = m.score_one({"schema": schema}, {"response": "1"})
     assert result.status in (Status.SKIPPED, Status.ERROR)
+
+
+RUST_OK = 'fn main() { let v = vec![1, 2]; println!("{}", v[0]); }'
+RUST_BAD = "fn main() { let v = [1, 2; }"
+
+
+@pytest.mark.parametrize(("language", "good", "bad"), [
+    ("rust", RUST_OK, RUST_BAD),
+    ("rust", "fn f() -> u8 { 1 }", "fn f( -> u8 { 1 }"),
+    ("javascript", "const f = (x) => x + 1;", "const f = (x) => ;"),
+    ("typescript", "let x: number = 1;", "let x: = 1;"),
+    ("go", "package main\nfunc main() {}\n", "package main\nfunc main( {}\n"),
+    ("java", "class A { void f() {} }", "class A { void f() { }"),
+    ("c", "int main(void) { return 0; }", "int main(void) { return 0 }"),
+    ("cpp", "int main() { std::vector<int> v; }", "int main() { std::vector<int v; }"),
+    ("bash", "if [ -f x ]; then echo hi; fi", "if [ -f x ]; then echo hi;"),
+])
+def test_tree_sitter_grammars(metric, language, good, bad) -> None:
+    pytest.importorskip("tree_sitter")
+    m = metric("checks/syntax", language=language, parser="tree_sitter")
+    ok = m.score_one({}, {"response": good})
+    assert ok.value == 1.0 and ok.details["checker"] == "tree_sitter", ok.feedback
+    wrong = m.score_one({}, {"response": bad})
+    assert wrong.value == 0.0 and f"{language} syntax error" in wrong.feedback and "line " in wrong.feedback
+
+
+def test_tree_sitter_catches_what_the_delimiter_scan_cannot(metric) -> None:
+    pytest.importorskip("tree_sitter_rust")
+    code = "fn main() { let = ; }"  # balanced, but not Rust
+    assert metric("checks/syntax", language="rust", parser="delimiters").score_one({}, {"response": code}).value == 1.0
+    assert metric("checks/syntax", language="rust").score_one({}, {"response": code}).value == 0.0  # auto
+    unknown = metric("checks/syntax", language="cobol", parser="tree_sitter").score_one({}, {"response": code})
+    assert unknown.status is Status.ERROR and "no tree-sitter grammar for 'cobol'" in unknown.error_message

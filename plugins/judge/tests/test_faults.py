@@ -88,7 +88,7 @@ def test_wrong_api_key(server, make_metric, monkeypatch):
     server.script(Reply(401, {"error": {"message": "Incorrect API key provided"}}))
     score = make_metric("judge/faithfulness", api_key_env="JUDGE_KEY").score_one(EXAMPLE, PREDICTION)
     assert score.error_type == "AuthenticationError" and "$JUDGE_KEY" in score.error_message
-    assert server.requests[0]["headers"]["Authorization"] == "Bearer wrong"
+    assert server.requests[0]["headers"]["authorization"] == "Bearer wrong"
     assert len(server.requests) == 1
 
 

@@ -164,7 +164,7 @@ def test_configuration_from_environment(server, monkeypatch, tmp_path):
     score = evalcore.get_metric("judge/faithfulness").score_one(EXAMPLE, PREDICTION)
     assert score.ok and score.details["model"] == "env-model"
     assert server.requests[0]["json"]["model"] == "env-model"
-    assert server.requests[0]["headers"]["Authorization"] == "Bearer k-123"
+    assert server.requests[0]["headers"]["authorization"] == "Bearer k-123"
     monkeypatch.setenv("EVALCORE_JUDGE_CALLABLE", "json:loads")
     monkeypatch.setenv("EVALCORE_JUDGE_BACKEND", "callable")
     assert evalcore.get_metric("judge/faithfulness").critic.backend.name == "callable"
@@ -175,17 +175,35 @@ def test_missing_configuration_is_a_clear_error(monkeypatch):
 
     for name in ("BACKEND", "BASE_URL", "MODEL", "CALLABLE"):
         monkeypatch.delenv(f"EVALCORE_JUDGE_{name}", raising=False)
-    with pytest.raises(ValueError, match="no judge backend configured"):
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    with pytest.raises(evalcore.SetupError, match=r"^judge/faithfulness: parameter 'backend': no judge backend"):
         evalcore.get_metric("judge/faithfulness")
-    with pytest.raises(evalcore.EvalcoreError, match="judge/faithfulness: .*does not exist"):
+    with pytest.raises(evalcore.SetupError, match=r"judge/faithfulness: parameter 'model': .*does not exist"):
         evalcore.get_metric("judge/faithfulness", backend="transformers", model="/nonexistent/model")
+    with pytest.raises(evalcore.SetupError, match=r"judge/semantic_f1: parameter 'model'"):
+        evalcore.get_metric("judge/semantic_f1", base_url="http://127.0.0.1:9/v1")
+    with pytest.raises(evalcore.SetupError, match=r"judge/llm_judge: parameter 'judge': .*not-a-judge"):
+        evalcore.get_metric("judge/llm_judge", judge="not-a-judge")
+
+
+def test_openai_base_url_and_key_from_the_environment(server, monkeypatch):
+    import evalcore
+
+    for name in ("BACKEND", "BASE_URL", "MODEL", "CALLABLE", "API_KEY_ENV"):
+        monkeypatch.delenv(f"EVALCORE_JUDGE_{name}", raising=False)
+    monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-env")
+    monkeypatch.setenv("EVALCORE_JUDGE_MODEL", "env-model")
+    score = evalcore.get_metric("judge/faithfulness", cache="off").score_one(EXAMPLE, PREDICTION)
+    assert score.ok and server.requests[0]["headers"]["authorization"] == "Bearer sk-env"
+    assert server.requests[0]["json"]["model"] == "env-model"
 
 
 def test_specs_and_listing_stay_light():
     assert [k for k in evalcore.metric_keys() if k.startswith("judge/")] == sorted(
         f"judge/{n}" for n in ("answer_quality", "complete_and_grounded", "diff_semantic", "faithfulness",
                                "llm_judge", "semantic_f1"))
-    assert heavy_modules_after_listing("evalcore_judge", ("httpx", "torch", "numpy")) == []
+    assert heavy_modules_after_listing("evalcore_judge", ("httpx", "openai", "aiohttp", "torch", "numpy")) == []
     spec = evalcore.describe("judge/faithfulness")
     spec = getattr(spec, "spec", spec)
     assert spec.tier.value == "truth" and spec.cost_msats > 0 and "OPENAI_API_KEY" in spec.env

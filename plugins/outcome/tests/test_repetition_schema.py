@@ -26,17 +26,17 @@ def test_was_repeated():
     assert s.value == 1.0  # no history recorded: nothing to repeat
 
 
-@pytest.mark.parametrize("history, call, field", [
-    ("read a.py", {"tool": "read", "params": {}}, "example.execution_history"),
-    ({"tool": "read"}, {"tool": "read", "params": {}}, "example.execution_history"),
-    (["read"], {"tool": "read", "params": {}}, "example.execution_history[0]"),
-    ([], {"tool": "read"}, "prediction.params"),
-    ([], {"params": {}}, "prediction.tool"),
+@pytest.mark.parametrize("history, call, value, note", [
+    ("read a.py", {"tool": "read", "params": {}}, 1.0, "execution_history is a str, not a list"),
+    ({"tool": "read"}, {"tool": "read", "params": {}}, 1.0, "execution_history is a dict, not a list"),
+    (["read"], {"tool": "read", "params": {}}, 1.0, "execution_history[0] is not a tool call object"),
+    ([{"tool": "read"}], {"tool": "read"}, 0.0, "prediction.params is missing"),  # null == null
+    ([], {"params": {}}, 1.0, "prediction.tool is missing"),
+    ([{"params": {}}], {"params": {}}, 0.0, "prediction.tool is missing"),
 ])
-def test_was_repeated_bad_input(history, call, field):
+def test_was_repeated_missing_fields_read_as_the_documents_defaults(history, call, value, note):
     s = was_repeated(history, call)
-    assert s.status is Status.ERROR and s.error_type == "InputError"
-    assert field in s.error_message
+    assert s.status is Status.OK and s.value == value and note in s.feedback
 
 
 SCHEMAS = {
@@ -68,9 +68,13 @@ def test_tool_params_schema_from_example():
     assert schema_score({"tool": "bash", "params": {"command": "ls"}}, {"tool_schemas": []}).status is Status.ERROR
 
 
-def test_tool_params_schema_missing_params():
-    s = schema_score({"tool": "read"}, schemas=SCHEMAS)
-    assert s.status is Status.ERROR and "prediction.params" in s.error_message
+def test_tool_params_schema_missing_fields_read_as_the_documents_defaults():
+    s = schema_score({"tool": "read"}, schemas=SCHEMAS)  # params null: not an object
+    assert s.value == 0.0 and "prediction.params is missing" in s.feedback
+    s = schema_score({"tool": "any"}, schemas={"any": {}})  # the empty schema accepts null
+    assert s.value == 1.0 and "prediction.params is missing" in s.feedback
+    s = schema_score({"params": {"path": "a"}}, schemas=SCHEMAS)  # tool "" is unknown
+    assert s.value == 0.0 and s.details["known_tool"] is False and "prediction.tool is missing" in s.feedback
 
 
 @pytest.mark.parametrize("pattern, text", [("^(a+)+$", "a" * 40 + "!"), ("^(a|a)*$", "a" * 40 + "!"),

@@ -17,5 +17,5 @@ class TestConformance(PluginConformance):
                      "relevant_docs": PASSAGES},
          "prediction": {"response": "It was completed in 1889.", "retrieved": PASSAGES}},
     ]
-    params = {"overlap/rouge": {"variant": "L"}}
+    params = {"overlap/rouge": {"variant": "L"}, "overlap/squad_v2": {"measure": "f1"}}
     bad_inputs = [{"example": {}, "prediction": {}}]

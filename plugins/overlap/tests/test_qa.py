@@ -27,7 +27,7 @@ def value(metric_id: str, refs: str | list[str], response: str, **params: object
 @SETTINGS
 @given(pred=any_texts, refs=references)
 def test_em_f1_hotpot_equal_dspy(pred: str, refs: list[str]) -> None:
-    assert value("overlap/exact_match", refs, pred) == float(dm.EM(pred, refs))
+    assert value("overlap/exact_match", refs, pred, empty_reference="score") == float(dm.EM(pred, refs))
     assert value("overlap/token_f1", refs, pred) == dm.F1(pred, refs)
     assert value("overlap/hotpot_f1", refs, pred) == dm.HotPotF1(pred, refs)
 
@@ -62,9 +62,23 @@ def value_passage(refs: list[str], prediction: dict) -> float | None:
     ("The Eiffel Tower", ["Eiffel Tower", "Louvre"]), ("a b c", ["c b a", "a b"]),
 ])
 def test_edge_cases_equal_dspy(pred: str, refs: list[str]) -> None:
-    assert value("overlap/exact_match", refs, pred) == float(dm.EM(pred, refs))
+    assert value("overlap/exact_match", refs, pred, empty_reference="score") == float(dm.EM(pred, refs))
     assert value("overlap/token_f1", refs, pred) == dm.F1(pred, refs)
     assert value("overlap/hotpot_f1", refs, pred) == dm.HotPotF1(pred, refs)
+
+
+def test_exact_match_skips_blank_references_as_the_rag_spec_says() -> None:
+    # "mean of em over samples with non-empty reference_answer"
+    metric = evalcore.get_metric("overlap/exact_match")
+    blank = metric.score_one({"reference_answer": "  "}, {"response": ""})
+    assert blank.status.value == "skipped" and "reference_answer is empty" in blank.reason
+    assert metric.score_one({"reference_answer": ["", "Paris"]}, {"response": ""}).value == 0.0
+    assert metric.score_one({"reference_answer": ["", "Paris"]}, {"response": "paris"}).value == 1.0
+    result = evalcore.evaluate(examples=[{"reference_answer": "Paris"}, {"reference_answer": ""}],
+                               predictions=[{"response": "Paris"}, {"response": ""}], metrics=[metric])
+    summary = result.metrics[metric.id]
+    assert summary.value == 1.0 and summary.n == 1 and summary.n_skipped == 1
+    assert value("overlap/exact_match", "", "", empty_reference="score") == 1.0  # the former behaviour
 
 
 def test_both_empty_is_a_parameter() -> None:

@@ -132,6 +132,17 @@ def test_bad_input_and_missing_models(minilm, tmp_path, monkeypatch):
     assert scores[3].status.value == "error" and "reference_answer" in scores[3].error_message
 
 
+def test_setup_errors_name_the_metric_and_parameter(tmp_path, monkeypatch):
+    monkeypatch.delenv("EVALCORE_EMBEDDING_MODEL", raising=False)
+    with pytest.raises(evalcore.SetupError, match=r"^semantic/embedding_similarity: parameter 'model': no embedding"):
+        evalcore.get_metric("semantic/embedding_similarity", cache="off")
+    with pytest.raises(evalcore.SetupError, match=r"semantic/embedding_similarity: parameter 'model': an embeddings"):
+        evalcore.get_metric("semantic/embedding_similarity", base_url="http://127.0.0.1:9/v1", cache="off")
+    with pytest.raises(evalcore.SetupError, match=r"semantic/bertscore: parameter 'model': .*nope' does not exist"):
+        evalcore.get_metric("semantic/bertscore", model=str(tmp_path / "nope"))
+
+
 def test_listing_imports_nothing_heavy():
 
-    assert heavy_modules_after_listing("evalcore_semantic", ("torch", "numpy", "transformers", "httpx")) == []
+    heavy = ("torch", "numpy", "transformers", "openai", "aiohttp")
+    assert heavy_modules_after_listing("evalcore_semantic", heavy) == []

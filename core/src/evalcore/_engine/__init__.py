@@ -3,5 +3,6 @@
 ``readers`` (records in chunks) -> ``plan`` (metrics bound and ordered, run context) ->
 ``executors`` (local threads and event loop, or Ray) running ``score.score_chunk`` with one
 ``runners`` class per metric kind -> ``journal`` (rows streamed, resumable) and
-``accumulate`` (a few numbers per record) -> summary -> ``result``. ``run`` ties them.
+``accumulate`` (a few numbers per record) -> summary -> ``result``. ``entry`` checks the
+options and inputs, ``run`` ties the stages together.
 """

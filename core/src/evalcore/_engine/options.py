@@ -62,6 +62,7 @@ class RunOptions:
     samples: Path | None = None
     samples_format: SamplesFormat = "jsonl"
     csv: Path | None = None
+    tiers: dict[str, str] = attrs.field(factory=dict)
 
     def __attrs_post_init__(self) -> None:
         if not 0 < self.confidence < 1:
@@ -74,6 +75,9 @@ class RunOptions:
             raise OptionError(f"executor must be 'local' or 'ray'; got {self.executor!r}")
         if self.cache_mode not in (None, "readwrite", "readonly", "refresh", "off"):
             raise OptionError(f"cache_mode must be readwrite, readonly, refresh or off; got {self.cache_mode!r}")
+        bad_tiers = {k: v for k, v in self.tiers.items() if v not in ("proxy", "truth")}
+        if bad_tiers:
+            raise OptionError(f"tiers: {bad_tiers}; each metric's tier is 'proxy' or 'truth'")
         if self.resume and self.samples is None:
             raise OptionError("resume needs the samples file of the interrupted run (samples=...)")
 
@@ -90,7 +94,7 @@ class RunOptions:
         return {
             "failure_score": self.failure_score, "threshold": self.threshold, "rollouts": self.rollouts,
             "aggregate_by": self.aggregate_by, "trim": self.trim, "seed": self.seed, "n_boot": self.n_boot,
-            "confidence": self.confidence, "budget_msats": self.budget.limit_msats,
+            "confidence": self.confidence, "budget_msats": self.budget.limit_msats, "tiers": self.tiers,
         }
 
 
@@ -103,6 +107,10 @@ def make_options(**raw: Any) -> RunOptions:
         if isinstance(budget, bool) or not isinstance(budget, int) or budget < 0:
             raise OptionError(f"budget_msats must be a whole number >= 0; got {budget!r}")
         raw["budget"] = Budget(budget)
+    if raw.get("tiers") is None:
+        raw.pop("tiers", None)
+    else:
+        raw["tiers"] = {str(k): getattr(v, "value", v) for k, v in dict(raw["tiers"]).items()}
     for key in ("output", "samples", "csv"):
         if raw.get(key) is not None:
             raw[key] = Path(os.fspath(raw[key]))

@@ -35,8 +35,13 @@ class Plan:
         names = [m.spec.name for m in self.metrics]
         return {m.id: m.spec.name for m in self.metrics if names.count(m.spec.name) == 1}
 
+    def tier_of(self, metric: Metric) -> Tier:
+        """The metric's tier in this run: its spec's, unless the ``tiers`` option overrides it."""
+        override = self.options.tiers.get(metric.id)
+        return Tier(override) if override is not None else metric.spec.tier
+
     def tier(self, tier: Tier) -> list[Metric]:
-        return [m for m in self.metrics if m.spec.tier is tier]
+        return [m for m in self.metrics if self.tier_of(m) is tier]
 
     def timeout_for(self, metric: Metric) -> float | None:
         """The per-sample time limit: the run's, else the metric's ``timeout_s``, else its default."""
@@ -47,7 +52,7 @@ class Plan:
 
 
 def bind_metrics(metrics: Sequence[MetricLike] | MetricLike, registry: Registry,
-                 context: RunContext) -> tuple[list[Metric], list[str | None]]:
+                 context: RunContext, tiers: dict[str, str] | None = None) -> tuple[list[Metric], list[str | None]]:
     """Metric objects for ids, objects and callables, proxy tier first (given order within a tier)."""
     if isinstance(metrics, (str, Metric)) or (callable(metrics) and not isinstance(metrics, Sequence)):
         metrics = [metrics]  # type: ignore[list-item]
@@ -67,7 +72,15 @@ def bind_metrics(metrics: Sequence[MetricLike] | MetricLike, registry: Registry,
     duplicates = sorted({i for i in ids if ids.count(i) > 1})
     if duplicates:
         raise EvalcoreError(f"metric listed twice: {', '.join(duplicates)}")
+    unknown = sorted(set(tiers or {}) - set(ids))
+    if unknown:
+        raise EvalcoreError(f"option 'tiers' names metrics that are not evaluated: {', '.join(unknown)}")
     for metric, _ in bound:
         metric.bind_context(context)
-    ordered = sorted(bound, key=lambda pair: pair[0].spec.tier is Tier.TRUTH)
+
+    def is_truth(pair: tuple[Metric, str | None]) -> bool:
+        override = (tiers or {}).get(pair[0].id)
+        return (Tier(override) if override is not None else pair[0].spec.tier) is Tier.TRUTH
+
+    ordered = sorted(bound, key=is_truth)
     return [m for m, _ in ordered], [s for _, s in ordered]

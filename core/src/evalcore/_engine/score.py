@@ -138,7 +138,7 @@ def _blocked(plan: Plan, metric: Metric, unit: Unit) -> Score | None:
     """Why ``metric`` cannot run on ``unit`` (the program failed, the gate is closed), or ``None``."""
     if unit.program_error is not None:
         return unit.program_error
-    return unit.gate_closed if metric.spec.tier is Tier.TRUTH else None
+    return unit.gate_closed if plan.tier_of(metric) is Tier.TRUTH else None
 
 
 # -- predictions ----------------------------------------------------------------------

@@ -64,14 +64,20 @@ _WINDOW = ParamSpec(name="window", type="int", default=50, minimum=1, identity=T
 
 
 def _decision(name: str, cls: str, summary: str, description: str, params: tuple[ParamSpec, ...],
-              value_range: tuple[float, float] = (0.0, 1.0), deterministic: bool = True) -> MetricSpec:
+              value_range: tuple[float, float] = (0.0, 1.0), deterministic: bool = True,
+              direction: str = "higher", version: str = "1") -> MetricSpec:
     return MetricSpec(
         name=name, implementation=f"{_PKG}.decisions:{cls}", summary=summary,
         description=f"{description} {_RULES}", family="adjutant_decisions",
         target=TargetCategory.AGENT_BEHAVIOUR, tier=Tier.PROXY, value_range=value_range,
-        granularity=Granularity.CORPUS, params=(*params, *_rule_params()),
-        inputs=("prediction.session",), deterministic=deterministic, version="1",
+        granularity=Granularity.CORPUS, params=(*params, *_rule_params()), direction=direction,  # type: ignore[arg-type]
+        inputs=("prediction.session",), deterministic=deterministic, version=version,
     )
+
+
+_CONFIDENCE_THRESHOLD = ParamSpec(
+    name="confidence_threshold", type="float", default=0.7, minimum=0.0, maximum=1.0, identity=True,
+    description="DSPy's decision is used above this confidence (the Adjutant pipelines' 0.7)")
 
 
 def _specs() -> list[MetricSpec]:
@@ -90,7 +96,7 @@ def _specs() -> list[MetricSpec]:
                 "dsrs / Adjutant (subtask_execution_metric), 33/33/34 %: (1) prediction.result is valid JSON "
                 "(a string that parses, or any non-null value); (2) it has old_string and new_string, or "
                 "command, or is non-empty read content (a JSON string); (3) prediction.reasoning has at "
-                "least 20 characters (UTF-8 bytes, as Adjutant counts).",
+                "least 20 characters (Unicode code points, not UTF-8 bytes).",
                 ("prediction.result", "prediction.reasoning")),
         _format("synthesis", "Synthesis",
                 "Synthesis output: success boolean, summary, modified_files array, calibrated confidence.",
@@ -133,19 +139,20 @@ def _specs() -> list[MetricSpec]:
                   "Adjutant (counterfactual recording, shadow-mode analysis): for each decision with a "
                   "legacy_output, DSPy is right when its output is judged correct and legacy would have "
                   "been right when the legacy output is judged correct under the same outcome (Adjutant's "
-                  "would_legacy_succeed, with the same rules; the stored was_correct is not trusted, it is "
-                  "recomputed). A DSPy win is DSPy right and legacy wrong, a legacy win the reverse. Value "
+                  "would_legacy_succeed, with the same rules). DSPy's side is the decision's stored "
+                  "was_correct when it has one, as the Adjutant shadow analysis reads it, else judged by "
+                  "the rules. A DSPy win is DSPy right and legacy wrong, a legacy win the reverse. Value "
                   "in -1..1, 0 = parity; details count wins, both-correct, both-wrong. None compared: skipped.",
-                  (_SIGNATURE,), value_range=(-1.0, 1.0)),
+                  (_SIGNATURE,), value_range=(-1.0, 1.0), version="2"),
         _decision("optimization_trigger", "OptimizationTrigger",
                   "1 when Adjutant's auto-optimiser would run now; the reason is in the feedback.",
                   "Adjutant (AutoOptimizer.should_optimize): no trigger if fewer than "
                   "min_hours_between_optimizations (24) hours passed since last_optimization; else trigger "
                   "when at least min_labeled_examples (20) decisions were labelled after it "
                   "(example_threshold), else when any signature's rolling accuracy (window 50) is below "
-                  "accuracy_threshold (0.70; accuracy_drop). details.signature_to_optimize: the lowest "
-                  "accuracy below the threshold among signatures with enough examples, else the one with "
-                  "most. Not deterministic unless `now` is given.",
+                  "accuracy_threshold (0.70; accuracy_drop). details.signature_to_optimize: the signature "
+                  "with the lowest rolling accuracy (ties: more labelled examples), whichever rule fired, "
+                  "as the Adjutant optimiser prioritises it. Not deterministic unless `now` is given.",
                   (ParamSpec(name="min_labeled_examples", type="int", default=20, minimum=0,
                              description="judged decisions needed before optimising"),
                    ParamSpec(name="accuracy_threshold", type="float", default=0.70, minimum=0.0, maximum=1.0,
@@ -157,7 +164,31 @@ def _specs() -> list[MetricSpec]:
                    ParamSpec(name="now", type="str", default=None, nullable=True,
                              description="ISO 8601 time to check at (default: the current time)"),
                    _WINDOW),
-                  deterministic=False),
+                  deterministic=False, version="2"),
+        _decision("gate_accuracy", "GateAccuracy",
+                  "Accuracy of the decision the confidence gate used (DSPy above 0.7, else the legacy rule).",
+                  "Adjutant's decision pipelines (DSPy-first with legacy fallback): DSPy's output is used "
+                  "when its dspy_confidence is above confidence_threshold (0.7) and it did not fall back "
+                  "(fallback_used), else the legacy rule's. The value is the accuracy of the decisions so "
+                  "used, judged by the rules below; a decision that used legacy without a legacy_output, or "
+                  "has neither a confidence nor a fallback record, is left out. details: how often each "
+                  "side was used, and the accuracy of always DSPy and always legacy on the same decisions.",
+                  (_SIGNATURE, _CONFIDENCE_THRESHOLD)),
+        _decision("fallback_rate", "FallbackRate",
+                  "Share of decisions that fell back to the legacy rule, by reason.",
+                  "Adjutant's counterfactual records: fallback_used over every decision that records it "
+                  "(judged or not), with counts and rates by fallback_reason (LowConfidence, ParseError, "
+                  "Timeout, ToolMissing, ProviderUnavailable; 'unrecorded' when missing). No record: skipped.",
+                  (_SIGNATURE,), direction="lower"),
+        _decision("confidence_calibration", "ConfidenceCalibration",
+                  "Expected calibration error of dspy_confidence, with a reliability table.",
+                  "Adjutant's decision confidence against outcome-judged correctness: decisions with a "
+                  "dspy_confidence (or predicted_confidence) go into n_bins equal-width bins over 0..1 (the "
+                  "last closed); the value is the expected calibration error, the count-weighted mean of "
+                  "|accuracy - mean confidence| per bin (0 = calibrated); details.reliability lists each "
+                  "non-empty bin's count, mean confidence and accuracy.",
+                  (_SIGNATURE, ParamSpec(name="n_bins", type="int", default=10, minimum=1, identity=True)),
+                  direction="lower"),
     ]
 
 

@@ -7,7 +7,8 @@ A decision is either the original record (``decision_type``, ``input_summary``,
 ``output``, ``predicted_confidence``, ``timestamp``, ``was_correct``) or the
 counterfactual one (``signature``, ``inputs_hash``, ``dspy_output``, ``dspy_confidence``,
 ``legacy_output``, ``fallback_used``, ...). The outcome is internally tagged:
-``{"type": "Success" | "Failed" | "MaxIterationsReached" | "UserInterrupted" | "Error", ...}``.
+``{"type": "Success" | "Failed" | "MaxIterationsReached" | "UserInterrupted" | "Error", ...}``
+(``MaxIterations``, as the Adjutant document writes it, is read as ``MaxIterationsReached``).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from evalcore.plugin import InputError, Record
 SIGNATURES = ("complexity", "delegation", "rlm_trigger")
 _OUTCOMES = {
     "success": "success", "failed": "failed", "maxiterationsreached": "max_iterations",
+    "maxiterations": "max_iterations",
     "userinterrupted": "interrupted", "error": "error",
 }
 _TOKENS_IN_SUMMARY = re.compile(r"estimated_tokens\D{0,20}?(\d+)")
@@ -39,6 +41,10 @@ class Decision:
     legacy_output: Mapping[str, Any] | None
     estimated_tokens: int
     timestamp: str | None
+    was_correct: bool | None = None
+    confidence: float | None = None
+    fallback_used: bool | None = None
+    fallback_reason: str | None = None
 
 
 @attrs.frozen
@@ -105,7 +111,31 @@ def _decision(raw: Any, index: int, source: str) -> Decision:
         if raw.get("legacy_output") is not None else None,
         estimated_tokens=tokens if isinstance(tokens, int) else 0,
         timestamp=raw.get("timestamp") if isinstance(raw.get("timestamp"), str) else None,
+        was_correct=raw.get("was_correct") if isinstance(raw.get("was_correct"), bool) else None,
+        confidence=_confidence(raw.get("dspy_confidence", raw.get("predicted_confidence")), source,
+                               f"{field}.dspy_confidence"),
+        fallback_used=raw.get("fallback_used") if isinstance(raw.get("fallback_used"), bool) else None,
+        fallback_reason=_fallback_reason(raw.get("fallback_reason")),
     )
+
+
+def _confidence(value: Any, source: str, field: str) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= value <= 1.0:
+        raise InputError(f"expected a confidence in 0..1, got {value!r:.40}", source=source, field=field)
+    return float(value)
+
+
+def _fallback_reason(value: Any) -> str | None:
+    """The FallbackReason variant: ``"Timeout"``, or the tag of ``{"LowConfidence": 0.5}``."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, Mapping) and len(value) == 1:
+        return str(next(iter(value)))
+    if isinstance(value, Mapping) and isinstance(value.get("type"), str):
+        return value["type"]
+    return None
 
 
 def parse_session(data: Any, source: str) -> Session:

@@ -37,12 +37,13 @@ def json_array(value: Any, field: str) -> tuple[list[Any] | None, str | None]:
     return parsed, None
 
 
-def substantive(value: Any, field: str, min_bytes: int) -> Check:
-    """A string of at least ``min_bytes`` UTF-8 bytes (Adjutant counts bytes)."""
+def substantive(value: Any, field: str, min_chars: int) -> Check:
+    """A string of at least ``min_chars`` characters (code points, as the Adjutant document
+    says "15+ chars"; not UTF-8 bytes)."""
     if not isinstance(value, str):
         return False, f"{field} is missing or not text"
-    if len(value.encode("utf-8")) < min_bytes:
-        return False, f"{field} is shorter than {min_bytes} characters"
+    if len(value) < min_chars:
+        return False, f"{field} is shorter than {min_chars} characters"
     return True, None
 
 

@@ -167,11 +167,18 @@ def _syntax() -> MetricSpec:
         "syntax", "syntax:SyntaxCheck",
         summary="Code has balanced brackets and quotes, or parses (Python via ast, JSON via json).",
         description=(
-            "dsrs SyntaxMetric. With `language='python'` the code must parse with Python's "
+            "The dsrs SyntaxMetric. With `language='python'` the code must parse with Python's "
             "`ast.parse`; with `language='json'` with `json.loads`. Any other language (or none) "
-            "uses the delimiter scan of dsrs: brackets (), [], {} must nest and close, and "
-            "quotes \", ', ` must close (a backslash escapes inside quotes, brackets inside quotes "
-            "are ignored); `check_balanced_brackets` / `check_balanced_quotes` switch those off. "
+            "uses the dsrs delimiter scan: brackets (), [], {} must nest and close, and the quotes "
+            "the dsrs document lists, \" and ', must close (a backslash escapes inside quotes, "
+            "brackets inside quotes are ignored; a backtick is a quote only with "
+            "`backtick_quotes=True`); `check_balanced_brackets` / `check_balanced_quotes` switch "
+            "those off (with quotes off, a quote character is plain text and starts no string). "
+            "Rust (the dsrs document's example), JavaScript, TypeScript/TSX, Go, Java, C, C++ and "
+            "Bash are parsed with tree-sitter grammars when they are installed (extra "
+            "evalcore-checks[syntax]: grammar wheels, offline); `parser` picks 'auto' (tree-sitter "
+            "when installed, else the delimiter scan; details say which ran), 'tree_sitter' "
+            "(required) or 'delimiters'. "
             "Value 1.0 or 0.0, feedback says what is unbalanced or the parser's error. Empty code "
             "scores 0.0 ('no code found'), as in dsrs. " + _COMMON
         ),
@@ -183,10 +190,15 @@ def _syntax() -> MetricSpec:
             ParamSpec(name="check_balanced_brackets", type="bool", default=True, identity=True,
                       description="(), [] and {} must balance"),
             ParamSpec(name="check_balanced_quotes", type="bool", default=True, identity=True,
-                      description="single, double and back quotes must pair up"),
+                      description="quotes must pair up"),
+            ParamSpec(name="backtick_quotes", type="bool", default=False, identity=True,
+                      description="count ` as a quote too"),
+            ParamSpec(name="parser", type="str", default="auto", identity=True,
+                      choices=("auto", "tree_sitter", "delimiters"),
+                      description="tree-sitter grammars for other languages (auto: when installed)"),
             _field_path(what="the code"),
         ),
-        version="1",
+        version="2",
     )
 
 
@@ -230,9 +242,11 @@ def _diff() -> MetricSpec:
         "diff", "diff:DiffCheck",
         summary="Output equals the expected text: exact, whitespace-normalised, or Python-AST-equivalent.",
         description=(
-            "dsrs DiffMetric (listed there as a truth metric; here a zero-cost proxy check). "
+            "The dsrs DiffMetric, a truth metric as there (a Scorer's or the evaluator's `tiers` "
+            "option can run it as a proxy). Cost by level as the dsrs document gives it: exact and "
+            "normalized_whitespace 0 msats, ast 10 msats, semantic 50 msats. "
             "Levels: `exact` (character by character), `normalized_whitespace` (default, as in the "
-            "dsrs: every whitespace run becomes one space, ends stripped), `ast` (a TODO in dsrs: "
+            "dsrs code: every whitespace run becomes one space, ends stripped), `ast` (a TODO there: "
             "both sides parse as Python and `ast.dump` of the trees is equal, so formatting, "
             "comments and redundant parentheses do not matter; output that does not parse scores "
             "0.0, an expected text that does not parse is an error), `semantic` (LLM-judged "
@@ -240,6 +254,7 @@ def _diff() -> MetricSpec:
             + _EXPECTED + " " + _COMMON
         ),
         target=TargetCategory.GENERATION_CORRECTNESS, direction="higher", value_range=(0.0, 1.0),
+        tier="truth",
         inputs=("prediction.response", "example.expected_output", "example.reference_answer"),
         params=(
             ParamSpec(name="level", type="str", default="normalized_whitespace", identity=True,
@@ -251,7 +266,7 @@ def _diff() -> MetricSpec:
                       description="dotted path of the expected text in the example"),
             _field_path(),
         ),
-        version="1",
+        version="2",
     )
 
 

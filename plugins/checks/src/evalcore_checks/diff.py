@@ -1,10 +1,11 @@
-"""``checks/diff``: the output compared with the expected text at a strictness level (dsrs)."""
+"""``checks/diff``: the output compared with the expected text at a strictness level (the dsrs DiffMetric)."""
 
 from __future__ import annotations
 
 import ast
 import warnings
 
+import attrs
 from evalcore.plugin import InputError, Record, SampleMetric, Score, SkipSample
 from evalcore.text import collapse_whitespace
 
@@ -23,10 +24,22 @@ def python_ast(code: str) -> str:
         return ast.dump(ast.parse(code))
 
 
+# msats per comparison, as the dsrs document gives them
+LEVEL_COST = {"exact": 0, "normalized_whitespace": 0, "ast": 10, "semantic": 50}
+
+
 class DiffCheck(SampleMetric):
-    """1.0 when the output equals an expected text at the chosen level, else 0.0."""
+    """1.0 when the output equals an expected text at the chosen level, else 0.0; the cost is the level's."""
+
+    def estimate(self, example: Record, prediction: Record) -> dict[str, int]:
+        """What one comparison costs at this level (for budgets)."""
+        return {"cost_msats": LEVEL_COST[self.params["level"]]}
 
     def score(self, example: Record, prediction: Record) -> Score:
+        score = self._compare(example, prediction)
+        return attrs.evolve(score, cost_msats=LEVEL_COST[self.params["level"]], confidence=1.0)
+
+    def _compare(self, example: Record, prediction: Record) -> Score:
         level = self.params["level"]
         if level == "semantic":
             raise SkipSample(SEMANTIC_UNAVAILABLE)

@@ -10,21 +10,26 @@ PLUGIN_API_VERSION = 1  # the evalcore plugin API these specs are written for
 
 _MODULE = "evalcore_judge.metrics"
 _BACKEND = """
-The judge is chosen by configuration: `judge` (a Python callable, or "module:attr"), or an
-OpenAI-compatible server from `base_url` / `model` (or $EVALCORE_JUDGE_BASE_URL /
-$EVALCORE_JUDGE_MODEL) with the API key in the variable named by `api_key_env`
-($EVALCORE_JUDGE_API_KEY_ENV, default OPENAI_API_KEY), or `backend='transformers'` with a
-local `model` path. Decoding is greedy (temperature 0, fixed seed); the prompt template hash
-is in the details. Answers are cached on disk (key: metric id and version, template hash,
-model, decoding, inputs); `cache` is readwrite, readonly, refresh or off. An answer that
-holds no unambiguous score is an error result with the raw answer in details, never 0."""
+The judge is chosen by configuration: `judge` (a Python callable, "module:attr", an LLMCritic
+object with score / ascore as the Auepora RAG metric spec defines it, or "dspy" for the LM
+DSPy is configured with), or an OpenAI-compatible server from `base_url` / `model` (or
+$EVALCORE_JUDGE_BASE_URL or $OPENAI_BASE_URL / $EVALCORE_JUDGE_MODEL) through the official
+openai client, with the API key in the variable named by `api_key_env`
+($EVALCORE_JUDGE_API_KEY_ENV, default OPENAI_API_KEY), or `backend='litellm'` with a LiteLLM
+model string (extra evalcore-judge[litellm]), or `backend='transformers'` with a local `model`
+path. With nothing set and DSPy configured with an LM, that LM judges. Decoding is greedy
+(temperature 0, fixed seed); the prompt template hash is in the details. Answers are cached
+on disk (key: metric id and version, template hash, model, decoding, inputs); `cache` is
+readwrite, readonly, refresh or off. An answer that holds no unambiguous score is an error
+result with the raw answer in details, never 0."""
 
 COMMON = (
-    ParamSpec(name="judge", type="any", description="Python callable judge, or 'module:attr'"),
-    ParamSpec(name="backend", type="str", choices=("http", "callable", "transformers"),
-              description="default: implied by judge / base_url, or $EVALCORE_JUDGE_BACKEND"),
+    ParamSpec(name="judge", type="any", description="callable, 'module:attr', LLMCritic object, or 'dspy'"),
+    ParamSpec(name="backend", type="str", choices=("http", "litellm", "dspy", "callable", "transformers"),
+              description="default: implied by judge / base_url / a configured DSPy LM, or $EVALCORE_JUDGE_BACKEND"),
     ParamSpec(name="base_url", type="str", description="OpenAI-compatible API root, e.g. http://127.0.0.1:8000/v1"),
-    ParamSpec(name="model", type="str", description="model name (http) or local path (transformers)"),
+    ParamSpec(name="model", type="str",
+              description="model name (http), LiteLLM model string (litellm) or local path (transformers)"),
     ParamSpec(name="api_key_env", type="str", description="environment variable holding the API key"),
     ParamSpec(name="gguf_file", type="str", description="GGUF file name inside a local model directory"),
     ParamSpec(name="temperature", type="float", default=0.0, minimum=0.0, description="sampling temperature"),
@@ -59,7 +64,7 @@ def _spec(name: str, summary: str, description: str, **fields: object) -> Metric
     return MetricSpec(
         name=name, implementation=f"{_MODULE}:{fields.pop('cls')}", summary=summary,
         description=description.strip() + "\n" + _BACKEND, family="llm_judge", tier=Tier.TRUTH,
-        deterministic=False, env=("OPENAI_API_KEY",), requires=("httpx",), params=COMMON + params,
+        deterministic=False, env=("OPENAI_API_KEY",), requires=("openai",), params=COMMON + params,
         **fields,  # type: ignore[arg-type]
     )
 

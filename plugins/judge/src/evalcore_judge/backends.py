@@ -1,7 +1,12 @@
 """Judge backends: something that turns chat messages into an answer text.
 
 * :class:`HTTPBackend` — any OpenAI-compatible chat-completions endpoint (OpenAI, vLLM,
-  Ollama, llama.cpp's server, LiteLLM).
+  Ollama, llama.cpp's server, a LiteLLM proxy) through the official ``openai`` client.
+* :class:`LiteLLMBackend` — a LiteLLM model string (``anthropic/...``, ``gemini/...``) in
+  process (``pip install evalcore-judge[litellm]``).
+* :class:`DSPyBackend` — the LM DSPy is configured with.
+* :class:`CriticBackend` — an LLMCritic object as the RAG metric spec defines it
+  (``score(*, prompt, metadata) -> float``, optionally ``ascore``).
 * :class:`CallableBackend` — any Python callable ``fn(prompt, metadata)`` returning text,
   a number or a mapping (sync or async).
 * ``TransformersBackend`` (in :mod:`evalcore_judge.local`) — a local model in process.
@@ -94,7 +99,7 @@ class CallableBackend:
         return f"<CallableBackend {self.model}>"
 
     async def agenerate(self, messages: Messages, decoding: Decoding, metadata: Mapping[str, Any]) -> Completion:
-        prompt = "\n\n".join(m["content"] for m in messages)
+        prompt = _prompt(messages)
         args = (prompt, dict(metadata)) if self._takes_metadata else (prompt,)
         if inspect.iscoroutinefunction(self.fn):
             raw = await self.fn(*args)
@@ -127,3 +132,103 @@ def _as_text(raw: Any) -> str:
     if raw is None:
         return ""
     raise TypeError(f"a callable judge returned {type(raw).__name__}; return text, a number or a mapping")
+
+
+def _prompt(messages: Messages) -> str:
+    return "\n\n".join(m["content"] for m in messages)
+
+
+class CriticBackend:
+    """The RAG metric spec's LLMCritic: ``score(*, prompt, metadata) -> float`` (``ascore`` when it has one).
+
+    The critic answers one number for the whole prompt; it stands for every field the
+    metric asks for (``metadata["fields"]``), read on the metric's ``scale``.
+    """
+
+    name = "critic"
+    paid = False
+
+    def __init__(self, critic: Any) -> None:
+        self.critic = critic
+        self.model = type(critic).__qualname__
+
+    def __repr__(self) -> str:
+        return f"<CriticBackend {self.model}>"
+
+    async def agenerate(self, messages: Messages, decoding: Decoding, metadata: Mapping[str, Any]) -> Completion:
+        prompt, meta = _prompt(messages), dict(metadata)
+        ascore = getattr(self.critic, "ascore", None)
+        if ascore is not None and inspect.iscoroutinefunction(ascore):
+            value = await ascore(prompt=prompt, metadata=meta)
+        else:
+            value = await asyncio.to_thread(self.critic.score, prompt=prompt, metadata=meta)
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise TypeError(f"the critic's score returned {type(value).__name__}; the RAG metric spec's "
+                            "LLMCritic returns a float")
+        fields = metadata.get("fields") or ("score",)
+        return Completion(json.dumps({field: value for field in fields}))
+
+
+class DSPyBackend:
+    """The LM DSPy is configured with (``dspy.configure(lm=...)`` / ``dspy.context(lm=...)``),
+    captured when the metric is made; called with the judge's decoding."""
+
+    name = "dspy"
+    paid = False
+
+    def __init__(self, lm: Any) -> None:
+        self.lm = lm
+        self.model = str(getattr(lm, "model", type(lm).__qualname__))
+
+    def __repr__(self) -> str:
+        return f"<DSPyBackend {self.model}>"
+
+    async def agenerate(self, messages: Messages, decoding: Decoding, metadata: Mapping[str, Any]) -> Completion:
+        return Completion(await asyncio.to_thread(self._generate, messages, decoding))
+
+    def _generate(self, messages: Messages, decoding: Decoding) -> str:
+        try:  # DSPy >= 3.4: a normalised request (messages= is deprecated there)
+            from dspy.lm15 import Config, Message, Request
+        except ImportError:
+            outputs = self.lm(messages=[dict(m) for m in messages], temperature=decoding.temperature,
+                              max_tokens=decoding.max_tokens)
+            first = outputs[0] if outputs else ""
+            return first.get("text", "") if isinstance(first, Mapping) else str(first)
+        system = "\n\n".join(m["content"] for m in messages if m["role"] == "system") or None
+        turns = tuple(Message.user(m["content"]) for m in messages if m["role"] != "system")
+        config = Config(max_tokens=decoding.max_tokens, temperature=decoding.temperature)
+        response = self.lm(Request(model=self.model, messages=turns, system=system, config=config))
+        return response.text or ""
+
+
+class LiteLLMBackend:
+    """A LiteLLM model string (``provider/model``) called through ``litellm.acompletion``;
+    ``base_url`` and ``api_key`` are passed on when given (else LiteLLM reads its own variables)."""
+
+    name = "litellm"
+    paid = True
+
+    def __init__(self, model: str, *, base_url: str | None = None, api_key: str | None = None,
+                 timeout: float = 60.0, max_retries: int = 4) -> None:
+        self.model = model
+        self.base_url = base_url
+        self.api_key = api_key
+        self.timeout = timeout
+        self.max_retries = max_retries
+
+    def __repr__(self) -> str:
+        return f"<LiteLLMBackend model={self.model!r}>"
+
+    async def agenerate(self, messages: Messages, decoding: Decoding, metadata: Mapping[str, Any]) -> Completion:
+        import litellm
+
+        extra = {k: v for k, v in (("api_base", self.base_url), ("api_key", self.api_key)) if v}
+        response = await litellm.acompletion(
+            model=self.model, messages=[dict(m) for m in messages], temperature=decoding.temperature,
+            seed=decoding.seed, max_tokens=decoding.max_tokens, timeout=self.timeout, num_retries=self.max_retries,
+            **extra,
+        )
+        choice = response.choices[0]
+        usage = getattr(response, "usage", None)
+        tokens = Usage(int(usage.prompt_tokens or 0), int(usage.completion_tokens or 0)) if usage else None
+        return Completion(choice.message.content or "", tokens, getattr(choice, "finish_reason", None))

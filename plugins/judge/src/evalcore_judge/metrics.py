@@ -17,7 +17,6 @@ import attrs
 from evalcore.http import Usage, estimate_tokens
 from evalcore.plugin import (
     InputError,
-    ParameterError,
     Record,
     SampleMetric,
     Score,
@@ -28,7 +27,7 @@ from evalcore.plugin import (
     response_text,
 )
 
-from .config import JudgeConfigError, build_critic
+from .config import build_critic
 from .critic import Call
 from .parsing import Parsed, UnparseableJudgement
 from .prompts import (
@@ -83,10 +82,7 @@ class JudgeMetric(SampleMetric):
     """Base class: subclasses implement :meth:`requests` and :meth:`combine`."""
 
     def setup(self) -> None:
-        try:
-            self.critic = build_critic(self.params)
-        except JudgeConfigError as exc:
-            raise ParameterError(f"{self.id}: {exc}") from None
+        self.critic = build_critic(self.params, self.id)
         if "threshold" in self.params:
             self.spec = self.spec.model_copy(update={"pass_threshold": self.params["threshold"]})
         self._spent = _Spent()
@@ -139,7 +135,8 @@ class JudgeMetric(SampleMetric):
     async def _ask(self, request: Request) -> Call:
         call = await self.critic.acall(
             request.messages, metric=self.spec.key, version=self.spec.version,
-            template_hash=request.template.hash, metadata={"metric": self.id, "role": request.role},
+            template_hash=request.template.hash,
+            metadata={"metric": self.id, "role": request.role, "fields": list(request.fields)},
         )
         if not call.cached:
             usage = call.usage or Usage()
@@ -228,7 +225,10 @@ def _reference(example: Record) -> str:
 
 
 def _evidence(example: Record, prediction: Record, source: str, top_k: int | None) -> list[str]:
-    if source == "retrieved":
+    if source == "retrieved" and prediction.get("retrieved") is None and prediction.get("context") is not None:
+        context = prediction["context"]  # DSPy's CompleteAndGrounded reads pred.context
+        texts = doc_texts([context] if isinstance(context, str) else context, field="prediction.context")
+    elif source == "retrieved":
         texts = doc_texts(prediction.get("retrieved"), field="prediction.retrieved")
     else:
         texts = doc_texts(example.get("relevant_docs"), field="example.relevant_docs")

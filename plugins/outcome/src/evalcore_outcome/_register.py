@@ -124,31 +124,33 @@ def _specs() -> list[MetricSpec]:
             name="was_repeated", implementation=f"{_PKG}.repetition:WasRepeated",
             summary="1 when the tool call is new, 0 when the same tool and params ran earlier.",
             description=(
-                "dsrs (WasRepeatedMetric): the call's canonical hash, SHA-256 of the JSON "
+                "The dsrs WasRepeatedMetric: the call's canonical hash, SHA-256 of the JSON "
                 "{tool, params} with sorted keys and integral floats as integers, is compared with the "
                 "hash of every entry of example.execution_history (a list of {tool, params}; missing "
                 "history = empty). 1.0 = not repeated, 0.0 = repeated; details name the first earlier "
-                "step. A prediction without tool or params, a history that is not a list, or an entry "
-                "that is not an object is an input error."
+                "step. Missing fields read as the dsrs code's unwrap_or defaults, each said in the "
+                "feedback: a missing tool or params is null, a history that is not a list is empty, an "
+                "entry that is not an object is {tool: null, params: null}."
             ),
             family="agent_step", target=_AGENT, tier=Tier.PROXY, value_range=(0.0, 1.0),
-            inputs=("prediction.tool", "prediction.params", "example.execution_history"), version="1",
+            inputs=("prediction.tool", "prediction.params", "example.execution_history"), version="2",
         ),
         MetricSpec(
             name="tool_params_schema", implementation=f"{_PKG}.schema:ToolParamsSchema",
             summary="Tool-call params validated with jsonschema against the tool's schema.",
             description=(
-                "dsrs (ToolParamsSchemaMetric): the schema of prediction.tool is taken from "
+                "The dsrs ToolParamsSchemaMetric: the schema of prediction.tool is taken from "
                 "example.tool_schemas, else the schemas parameter (tool name -> JSON Schema). 1.0 when "
                 "prediction.params validate (the draft is the schema's $schema, default 2020-12), 0.0 "
                 "when they do not (details list the errors), 0.0 for an unknown tool, 0.5 when the "
-                "schema itself does not compile. Missing params are an input error."
+                "schema itself does not compile. As in the dsrs code, a missing tool is the unknown "
+                "tool '' and missing params are null (validated as such), each said in the feedback."
             ),
             family="agent_step", target=_AGENT, tier=Tier.PROXY, value_range=(0.0, 1.0),
             params=(ParamSpec(name="schemas", type="dict", default=None, nullable=True,
                               description="tool name -> JSON Schema (example.tool_schemas takes precedence)"),),
             inputs=("prediction.tool", "prediction.params", "example.tool_schemas"),
-            requires=("jsonschema",), version="1",
+            requires=("jsonschema",), version="2",
         ),
         MetricSpec(
             name="sandbox", implementation=f"{_PKG}.commands:Sandbox",

@@ -33,14 +33,28 @@ def _canonical(value: Any) -> Any:
     return value
 
 
-def tool_call(record: Record, role: str) -> tuple[str, Any]:
-    """``(tool, params)`` of a tool call; both fields are required."""
+def tool_call(record: Record, role: str) -> tuple[Any, Any, list[str]]:
+    """``(tool, params, notes)`` of a tool call, missing fields read as the dsrs code's
+    ``unwrap_or`` defaults (``null``), each noted for the feedback."""
+    notes = []
     tool = record.get("tool")
-    if not isinstance(tool, str) or not tool:
-        raise InputError(f"expected a tool name, got {tool!r}", field=f"{role}.tool")
+    if tool is None:
+        notes.append(f"{role}.tool is missing (read as null)")
+    params = record.get("params")
     if "params" not in record:
-        raise InputError("the tool call has no params", field=f"{role}.params")
-    return tool, record["params"]
+        notes.append(f"{role}.params is missing (read as null)")
+    return tool, params, notes
+
+
+def history_calls(example: Record) -> tuple[list[Any], list[str]]:
+    """``example.execution_history`` as a list of calls; anything but a list reads as empty,
+    as the dsrs code's ``as_array().unwrap_or(empty)`` does, with a note."""
+    history = example.get("execution_history")
+    if history is None:
+        return [], []
+    if not isinstance(history, Sequence) or isinstance(history, (str, bytes)):
+        return [], [f"example.execution_history is a {type(history).__name__}, not a list (read as empty)"]
+    return list(history), []
 
 
 def _hash(tool: Any, params: Any, field: str) -> str:
@@ -57,17 +71,17 @@ class WasRepeated(SampleMetric):
     """1.0 when the call is new, 0.0 when the same tool and params appear in the history."""
 
     def score(self, example: Record, prediction: Record) -> Score:
-        tool, params = tool_call(prediction, "prediction")
-        history = example.get("execution_history", [])
-        if not isinstance(history, Sequence) or isinstance(history, (str, bytes)):
-            raise InputError(f"expected a list of tool calls, got {type(history).__name__}",
-                             field="example.execution_history")
+        tool, params, notes = tool_call(prediction, "prediction")
+        history, history_notes = history_calls(example)
+        notes += history_notes
         current = _hash(tool, params, "prediction.params")
         for index, previous in enumerate(history):
             if not isinstance(previous, Mapping):
-                raise InputError(f"expected a tool call object, got {previous!r:.60}",
-                                 field=f"example.execution_history[{index}]")
+                notes.append(f"example.execution_history[{index}] is not a tool call object (read as null)")
+                previous = {}
             if _hash(previous.get("tool"), previous.get("params"), f"example.execution_history[{index}]") == current:
-                return Score(0.0, feedback=f"repeats step {index} ({tool})",
-                             details={"was_repeated": True, "first_index": index, "hash": current})
-        return Score(1.0, details={"was_repeated": False, "hash": current})
+                return Score(0.0, feedback="; ".join([f"repeats step {index} ({tool})", *notes]),
+                             details={"was_repeated": True, "first_index": index, "hash": current},
+                             confidence=1.0)
+        return Score(1.0, feedback="; ".join(notes) or None, details={"was_repeated": False, "hash": current},
+                     confidence=1.0)

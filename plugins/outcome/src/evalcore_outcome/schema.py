@@ -34,18 +34,22 @@ class ToolParamsSchema(SampleMetric):
         return self._validators[key]
 
     def score(self, example: Record, prediction: Record) -> Score:
-        tool, params = tool_call(prediction, "prediction")
+        tool, params, notes = tool_call(prediction, "prediction")
         schemas = self._schemas(example)
-        if tool not in schemas:
-            return Score(0.0, feedback=f"unknown tool {tool!r}", details={"tool": tool, "known_tool": False})
+        name = tool if isinstance(tool, str) else ""  # the dsrs code's as_str().unwrap_or("")
+        if name not in schemas:
+            return self._scored(0.0, [f"unknown tool {name!r}", *notes], {"tool": name, "known_tool": False})
         try:
-            validator = self._validator(schemas[tool])
+            validator = self._validator(schemas[name])
         except SchemaError as exc:
-            return Score(0.5, feedback=f"schema of {tool!r} does not compile: {exc.message}",
-                         details={"tool": tool, "schema_error": exc.message})
+            return self._scored(0.5, [f"schema of {name!r} does not compile: {exc.message}", *notes],
+                                {"tool": name, "schema_error": exc.message})
         errors = sorted(validator.iter_errors(params), key=lambda e: list(e.absolute_path))
         if not errors:
-            return Score(1.0, details={"tool": tool, "params_valid": True})
+            return self._scored(1.0, notes, {"tool": name, "params_valid": True})
         messages = [f"{'/'.join(map(str, e.absolute_path)) or '<root>'}: {e.message}" for e in errors[:5]]
-        return Score(0.0, feedback="; ".join(messages),
-                     details={"tool": tool, "params_valid": False, "errors": messages})
+        return self._scored(0.0, [*messages, *notes], {"tool": name, "params_valid": False, "errors": messages})
+
+    @staticmethod
+    def _scored(value: float, feedback: list[str], details: dict[str, Any]) -> Score:
+        return Score(value, feedback="; ".join(feedback) or None, details=details, confidence=1.0)

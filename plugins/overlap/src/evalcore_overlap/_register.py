@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from evalcore.plugin import (
     Granularity,
+    MetricAlias,
     MetricSpec,
     ParamSpec,
     TargetCategory,
@@ -30,6 +31,11 @@ NORMALISATION = (
               description="remove ASCII punctuation (string.punctuation)"),
     ParamSpec(name="ignore_articles", type="bool", default=True, identity=True,
               description="remove the lower-case English articles a/an/the"),
+)
+EMPTY_REFERENCE = ParamSpec(
+    name="empty_reference", type="str", default="skip", choices=("skip", "score"), identity=True,
+    description="a blank reference answer: 'skip' the sample as the Auepora RAG metric spec says "
+    "(blank references are left out of a list), or 'score' it (a blank response then matches)",
 )
 BOTH_EMPTY = ParamSpec(
     name="both_empty", type="float", default=0.0, minimum=0.0, maximum=1.0, identity=True,
@@ -68,8 +74,11 @@ def _qa_specs() -> list[MetricSpec]:
             "exact_match", "qa:ExactMatch",
             "1 when the normalised response equals a normalised reference answer, else 0.",
             _NORMALISED + "Equal to DSPy's EM / em_score and SQuAD exact match. "
-            "Two sides that both normalise to the empty string match (1). " + _EMPTY,
-            family="qa_match", value_range=(0.0, 1.0), params=(*NORMALISATION, EMPTY_RESPONSE),
+            "A sample whose reference answer is blank is skipped, as the Auepora RAG metric spec "
+            "says (empty_reference='skip'); with empty_reference='score' two sides that both "
+            "normalise to the empty string match (1). " + _EMPTY,
+            family="qa_match", value_range=(0.0, 1.0), params=(*NORMALISATION, EMPTY_RESPONSE, EMPTY_REFERENCE),
+            version="2",
         ),
         _spec(
             "token_f1", "qa:TokenF1",
@@ -157,6 +166,10 @@ def _rouge_spec() -> MetricSpec:
         "instead (a relevance reading). Details carry precision, recall and fmeasure. "
         + _SPLIT_SUMMARIES + _EMPTY,
         family="rouge", value_range=(0.0, 1.0), requires=("nltk", "regex"),
+        aliases=tuple(
+            MetricAlias(name=f"rouge{variant}", params={"variant": variant})  # rouge-score's names
+            for variant in (*"123456789", "L", "Lsum")
+        ),
         params=(
             ParamSpec(name="variant", type="str", required=True, identity=True,
                       choices=(*"123456789", "L", "Lsum"),

@@ -13,7 +13,7 @@ from collections import Counter
 from collections.abc import Callable
 from functools import partial
 
-from evalcore.plugin import ParameterError, Record, SampleMetric, Score
+from evalcore.plugin import ParameterError, Record, SampleMetric, Score, SkipSample
 from evalcore.text import normalize_text
 
 from ._dpr import contains_any, dpr_tokens
@@ -70,10 +70,19 @@ class _AnswerMetric(SampleMetric):
 
 
 class ExactMatch(_AnswerMetric):
-    """1 when the normalised response equals a normalised reference answer."""
+    """1 when the normalised response equals a normalised reference answer; blank references
+    are skipped unless ``empty_reference='score'``."""
 
     def compare(self, prediction: str, reference: str) -> float:
         return float(prediction == reference)
+
+    def score(self, example: Record, prediction: Record) -> Score:
+        if self.params["empty_reference"] == "skip":
+            references = [ref for ref in targets(example) if ref.strip()]
+            if not references:
+                raise SkipSample("example.reference_answer is empty")
+            example = {**example, "reference_answer": references}
+        return super().score(example, prediction)
 
 
 class TokenF1(_AnswerMetric):

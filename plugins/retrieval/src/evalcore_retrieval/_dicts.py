@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from itertools import chain, compress, repeat
+from itertools import chain, repeat
 from operator import methodcaller
 from typing import Any
 
@@ -56,10 +56,14 @@ def _read_block(qrels: Qrels, run: Run, qids: list[str], ties: str) -> Rankings:
     if ties == "trec" and len(grades) <= len(scores):
         return _from_judged(scores, lengths, docs, judged, grades, judged_lengths, present)
     gains = np.fromiter(
-        chain.from_iterable(map(j.get, d, repeat(0)) for j, d in zip(judged, docs)), float, len(scores)
+        chain.from_iterable(map(j.get, d, repeat(math.nan)) for j, d in zip(judged, docs)), float,
+        len(scores),
     )
     order = rank_order(scores, lengths, lambda q: list(docs[q]), ties)
-    return Rankings.from_ranked_grades(lengths, gains[order], judged_lengths, grades, present)
+    gains = gains[order]
+    unjudged = np.isnan(gains)
+    gains[unjudged] = 0.0
+    return Rankings.from_ranked_grades(lengths, gains, judged_lengths, grades, present, unjudged)
 
 
 def _from_judged(
@@ -71,22 +75,15 @@ def _from_judged(
     offsets, judged_offsets = offsets_of(lengths), offsets_of(judged_lengths)
     ranked = _keys(np.repeat(np.arange(len(lengths), dtype=np.uint64), lengths), trec_scores(scores))
     ranked.sort()
-    # look up the scores of the positively graded judged documents only
-    positive = grades > 0
-    selected, bounds = positive.tobytes(), judged_offsets.tolist()
+    # look up the score of every judged document
     found = np.fromiter(
-        chain.from_iterable(
-            map(d.get, compress(j, selected[a:b]), repeat(math.nan))
-            for d, j, a, b in zip(docs, judged, bounds[:-1], bounds[1:])
-        ),
-        float, int(positive.sum()),
+        chain.from_iterable(map(d.get, j, repeat(math.nan)) for d, j in zip(docs, judged)),
+        float, len(grades),
     )
-    retrieved = ~np.isnan(found)
-    hit = np.zeros(len(grades), dtype=bool)
-    hit[np.flatnonzero(positive)[retrieved]] = True
+    hit = ~np.isnan(found)  # judged and retrieved
     query = np.repeat(np.arange(len(judged_lengths)), judged_lengths)[hit]
-    # the rank of a hit is the number of documents of its query with a smaller key
-    position = np.searchsorted(ranked, _keys(query, trec_scores(found[retrieved]))) - offsets[query]
+    # the rank of a document is the number of documents of its query with a smaller key
+    position = np.searchsorted(ranked, _keys(query, trec_scores(found[hit]))) - offsets[query]
     tied = ranked[1:] == ranked[:-1]
     if tied.any():
         for q in np.unique(ranked[1:][tied] >> np.uint64(32)).astype(np.int64).tolist():
@@ -98,8 +95,11 @@ def _from_judged(
             lo = np.searchsorted(query, q)
             position[lo:lo + len(hit_ids)] = [rank[d] for d in hit_ids]
     order = np.lexsort((position, query))
+    query, position, grade = query[order], position[order], grades[hit][order]
+    positive = grade > 0
     return Rankings(
-        lengths, present, query[order], position[order], grades[hit][order], judged_offsets, grades,
+        lengths, present, query[positive], position[positive], grade[positive], judged_offsets,
+        grades, query[~positive], position[~positive], grade[~positive],
     )
 
 

@@ -6,6 +6,7 @@ from collections.abc import Callable, Sequence
 from functools import cached_property
 
 import numpy as np
+from evalcore import EvalcoreError
 
 # Pad to a (queries x longest run) matrix only while it stays this close to the flat size.
 _MAX_PADDING = 4
@@ -20,12 +21,19 @@ class Rankings:
     ``present`` whether the query was retrieved for at all, and
     ``judged[judged_offsets[q]:judged_offsets[q + 1]]`` the grades of every judged
     document of query ``q``.
+
+    Optionally (``miss_*``, ``None`` when a builder does not provide them) the retrieved
+    documents that are judged but not hits, i.e. with a grade <= 0 (a negative grade is
+    trec_eval's "in the pool but unjudged"), in the same layout. The measures that look
+    at judged non-relevant or unjudged retrieved documents (bpref, infAP, unj, rbp_resid,
+    num_nonrel_judged_ret, judged-only evaluation) need them; every other one ignores them.
     """
 
     def __init__(
         self, num_ret: np.ndarray, present: np.ndarray, hit_query: np.ndarray,
         hit_position: np.ndarray, hit_grade: np.ndarray, judged_offsets: np.ndarray,
-        judged: np.ndarray,
+        judged: np.ndarray, miss_query: np.ndarray | None = None,
+        miss_position: np.ndarray | None = None, miss_grade: np.ndarray | None = None,
     ) -> None:
         self.num_ret = num_ret
         self.present = present
@@ -34,17 +42,30 @@ class Rankings:
         self.hit_grade = hit_grade
         self.judged_offsets = judged_offsets
         self.judged = judged
+        self.miss_query = miss_query
+        self.miss_position = miss_position
+        self.miss_grade = miss_grade
 
     @classmethod
     def from_ranked_grades(
         cls, lengths: np.ndarray, grades: np.ndarray, judged_lengths: np.ndarray,
-        judged: np.ndarray, present: np.ndarray,
+        judged: np.ndarray, present: np.ndarray, unjudged: np.ndarray | None = None,
     ) -> Rankings:
-        """From the grades of every retrieved document in rank order (``lengths`` per query)."""
+        """From the grades of every retrieved document in rank order (``lengths`` per query).
+
+        ``unjudged`` marks the retrieved documents absent from the judgements (their grade
+        is then ignored); without it the ``miss_*`` arrays are left out.
+        """
+        queries = np.repeat(np.arange(len(lengths)), lengths)
+        offsets = offsets_of(lengths)
         hits = np.flatnonzero(grades > 0)
-        query = np.repeat(np.arange(len(lengths)), lengths)[hits]
-        position = hits - offsets_of(lengths)[query]
-        return cls(lengths, present, query, position, grades[hits], offsets_of(judged_lengths), judged)
+        misses = None if unjudged is None else np.flatnonzero(~unjudged & ~(grades > 0))
+        query = queries[hits]
+        miss = (None, None, None) if misses is None else (
+            queries[misses], misses - offsets[queries[misses]], grades[misses]
+        )
+        return cls(lengths, present, query, hits - offsets[query], grades[hits],
+                   offsets_of(judged_lengths), judged, *miss)
 
     @classmethod
     def concatenate(cls, parts: Sequence[Rankings]) -> Rankings:
@@ -59,6 +80,58 @@ class Rankings:
             np.concatenate([p.hit_grade for p in parts]),
             np.concatenate([[0]] + [p.judged_offsets[1:] + s for p, s in zip(parts, judged_starts)]),
             np.concatenate([p.judged for p in parts]),
+            *_concatenate_misses(parts, starts),
+        )
+
+    @property
+    def has_misses(self) -> bool:
+        """Whether the judged non-hit retrieved documents (``miss_*``) are known."""
+        return self.miss_query is not None
+
+    def misses(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``miss_query``, ``miss_position``, ``miss_grade``; an error when not known."""
+        if self.miss_query is None or self.miss_position is None or self.miss_grade is None:
+            raise EvalcoreError(
+                "these rankings do not keep the judged non-relevant retrieved documents, which "
+                "this measure needs; build them with Rankings.from_ranked_grades(..., unjudged=...)"
+            )
+        return self.miss_query, self.miss_position, self.miss_grade
+
+    @cached_property
+    def judged_ret(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Query, position and grade of every judged retrieved document, by query and rank."""
+        miss_query, miss_position, miss_grade = self.misses()
+        query = np.concatenate([self.hit_query, miss_query])
+        position = np.concatenate([self.hit_position, miss_position])
+        order = np.lexsort((position, query))
+        return query[order], position[order], np.concatenate([self.hit_grade, miss_grade])[order]
+
+    def truncated(self, max_docs: int) -> Rankings:
+        """Only the top ``max_docs`` documents of each query (trec_eval -M)."""
+        keep = self.hit_position < max_docs
+        miss: tuple[np.ndarray | None, ...] = (None, None, None)
+        if self.has_misses:
+            kept = self.misses()[1] < max_docs
+            miss = tuple(a[kept] for a in self.misses())
+        return Rankings(
+            np.minimum(self.num_ret, max_docs), self.present, self.hit_query[keep],
+            self.hit_position[keep], self.hit_grade[keep], self.judged_offsets, self.judged, *miss,
+        )
+
+    def judged_only(self) -> Rankings:
+        """Rankings of the judged documents only, unjudged ones removed (trec_eval -J).
+
+        As trec_eval, a document with a negative grade counts as unjudged here.
+        """
+        query, position, grade = self.judged_ret
+        keep = grade >= 0
+        query, grade = query[keep], grade[keep]
+        counts = np.bincount(query, minlength=self.n)
+        position = np.arange(len(query)) - offsets_of(counts)[query]
+        hit = grade > 0
+        return Rankings(
+            counts, self.present, query[hit], position[hit], grade[hit], self.judged_offsets,
+            self.judged, query[~hit], position[~hit], grade[~hit],
         )
 
     @property
@@ -78,8 +151,41 @@ class Rankings:
         return np.bincount(self.hit_query[mask], weights=weights, minlength=self.n)
 
     def num_judged_at_least(self, level: float) -> np.ndarray:
-        """How many judged documents of each query have a grade of at least ``level``."""
-        return np.bincount(self.judged_query, weights=self.judged >= level, minlength=self.n)
+        """How many judged documents of each query have a grade of at least ``level`` (read-only)."""
+        counts = self._judged_counts.get(level)
+        if counts is None:
+            counts = np.bincount(self.judged_query, weights=self.judged >= level, minlength=self.n)
+            counts.flags.writeable = False
+            self._judged_counts[level] = counts
+        return counts
+
+    @cached_property
+    def _judged_counts(self) -> dict[float, np.ndarray]:
+        return {}
+
+    @cached_property
+    def ideal(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The ideal rankings: positive judged grades by query then grade descending, their
+        queries, and their 0-based positions (read-only)."""
+        positive = self.judged > 0
+        grades, queries = self.judged[positive], self.judged_query[positive]
+        order = np.lexsort((-grades, queries))
+        grades, queries = grades[order], queries[order]
+        position = np.arange(len(queries)) - offsets_of(np.bincount(queries, minlength=self.n))[queries]
+        for array in (grades, queries, position):
+            array.flags.writeable = False
+        return grades, queries, position
+
+
+def _concatenate_misses(parts: Sequence[Rankings], starts: np.ndarray) -> tuple[np.ndarray | None, ...]:
+    if not parts or not all(p.has_misses for p in parts):
+        return (None, None, None)
+    misses = [p.misses() for p in parts]
+    return (
+        np.concatenate([m[0] + start for m, start in zip(misses, starts)]),
+        np.concatenate([m[1] for m in misses]),
+        np.concatenate([m[2] for m in misses]),
+    )
 
 
 def offsets_of(lengths: np.ndarray) -> np.ndarray:

@@ -24,31 +24,37 @@ class _Query:
 
 
 def rankings_from_records(
-    examples: Sequence[Record], predictions: Sequence[Record], ties: str,
+    examples: Sequence[Record], predictions: Sequence[Record], ties: str, by_rank: bool = False,
 ) -> tuple[Rankings, list[int], dict[int, InputError]]:
-    """Rankings of the well-formed records, their record indices, and the errors of the others."""
+    """Rankings of the well-formed records, their record indices, and the errors of the others.
+
+    ``by_rank`` ranks by the documents' ``rank`` field when every one has it (else by score).
+    """
     queries: list[_Query] = []
     kept: list[int] = []
     errors: dict[int, InputError] = {}
     for index, (example, prediction) in enumerate(zip(examples, predictions)):
         try:
-            queries.append(_read(example, prediction))
+            queries.append(_read(example, prediction, by_rank))
             kept.append(index)
         except InputError as exc:
             errors[index] = exc
     lengths = np.fromiter((len(q.doc_ids) for q in queries), np.int64, len(queries))
     scores = np.fromiter((s for q in queries for s in q.scores), float, int(lengths.sum()))
     gains = np.fromiter(
-        (q.judged.get(d, 0.0) for q in queries for d in q.doc_ids), float, len(scores)
+        (q.judged.get(d, math.nan) for q in queries for d in q.doc_ids), float, len(scores)
     )
     order = rank_order(scores, lengths, lambda i: queries[i].doc_ids, ties)
+    gains = gains[order]
+    unjudged = np.isnan(gains)
+    gains[unjudged] = 0.0
     judged_lengths = np.fromiter((len(q.judged) for q in queries), np.int64, len(queries))
     judged = np.fromiter((g for q in queries for g in q.judged.values()), float, int(judged_lengths.sum()))
-    rankings = Rankings.from_ranked_grades(lengths, gains[order], judged_lengths, judged, lengths > 0)
+    rankings = Rankings.from_ranked_grades(lengths, gains, judged_lengths, judged, lengths > 0, unjudged)
     return rankings, kept, errors
 
 
-def _read(example: Record, prediction: Record) -> _Query:
+def _read(example: Record, prediction: Record, by_rank: bool = False) -> _Query:
     judged: dict[str, float] = {}
     for index, doc in enumerate(_documents(example, "relevant_docs", "example")):
         field = f"example.relevant_docs[{index}]"
@@ -73,11 +79,15 @@ def _read(example: Record, prediction: Record) -> _Query:
         scores.append(None if score is None else _number(score, f"{field}.score"))
         rank = doc.get("rank") if isinstance(doc, Mapping) else None
         ranks.append(None if rank is None else _number(rank, f"{field}.rank"))
-    return _Query(judged, doc_ids, _ranking_scores(scores, ranks))
+    return _Query(judged, doc_ids, _ranking_scores(scores, ranks, by_rank))
 
 
-def _ranking_scores(scores: list[Any], ranks: list[Any]) -> list[float]:
-    """Scores to rank by: the scores; else negated ranks; else negated list positions."""
+def _ranking_scores(scores: list[Any], ranks: list[Any], by_rank: bool = False) -> list[float]:
+    """Scores to rank by: the scores; else negated ranks; else negated list positions.
+
+    ``by_rank``: negated ranks first when every document has one."""
+    if by_rank and ranks and None not in ranks:
+        return [-r for r in ranks]
     if None not in scores:
         return scores
     if any(s is not None for s in scores):

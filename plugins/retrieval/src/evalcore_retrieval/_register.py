@@ -2,11 +2,23 @@
 
 from __future__ import annotations
 
-from evalcore.plugin import MetricSpec, ParamSpec, TargetCategory, hookimpl
+import re
+from typing import Any
 
-__all__ = ["PLUGIN_API_VERSION", "evalcore_metrics", "evalcore_readers"]
+from evalcore.plugin import (
+    MetricAlias,
+    MetricSpec,
+    ParamSpec,
+    TargetCategory,
+    hookimpl,
+)
+
+__all__ = ["PLUGIN_API_VERSION", "evalcore_metrics", "evalcore_metric_sets", "evalcore_readers"]
 
 PLUGIN_API_VERSION = 1  # the evalcore plugin API these specs are written for
+
+_INT = "[0-9]+"
+_FLOAT = "[0-9]*\\.?[0-9]+"
 
 _METRICS = "evalcore_retrieval.metrics"
 _INPUTS = ("example.relevant_docs", "prediction.retrieved")
@@ -28,7 +40,13 @@ the mean, as in trec_eval and pytrec_eval (`no_relevant='skip'` skips it instead
 judgements but no retrieved documents is skipped, as trec_eval skips queries absent from the run
 (`missing='zero'` scores it 0, like `trec_eval -c`). A malformed record (retrieved not a list, a
 document without doc_id, a score that is not a number, a document listed twice) is an error for
-that record only, naming the field."""
+that record only, naming the field.
+
+Conventions: trec_eval's are the default. `convention='rag'` applies the Auepora RAG metric
+spec's instead: a record with nothing retrieved scores 0 (not skipped), documents are ranked by
+their `rank` field when every one has it, equal scores keep list order, precision divides by
+min(k, retrieved) and MAP by the relevant documents retrieved. It overrides `missing`, `ties`
+and `denominator`."""
 
 _LEVEL_TEXT = "A judged document is relevant when its relevance is at least `relevance_level` (trec_eval -l)."
 
@@ -56,21 +74,91 @@ _SHARED = (
     ParamSpec(name="no_relevant", type="str", default="zero", identity=True, choices=("zero", "skip"),
               description="records whose judged documents are all non-relevant: "
                           "score 0 (trec_eval), or skip"),
+    ParamSpec(name="convention", type="str", default="trec", identity=True, choices=("trec", "rag"),
+              description="'trec': trec_eval's conventions; 'rag': the Auepora RAG metric spec's "
+                          "(nothing retrieved scores 0, ranks honoured, ties in list order, precision "
+                          "over min(k, retrieved), MAP over the relevant documents retrieved)"),
+    ParamSpec(name="judged_only", type="bool", default=False, identity=True,
+              description="evaluate the ranking of the judged documents only, unjudged ones "
+                          "removed (trec_eval -J)"),
 )
 
 
 def _spec(name: str, cls: str, summary: str, definition: str, target: TargetCategory,
-          params: tuple[ParamSpec, ...], version: str = "1") -> MetricSpec:
+          params: tuple[ParamSpec, ...], version: str = "1", aliases: tuple[MetricAlias, ...] = (),
+          **fields: Any) -> MetricSpec:
     return MetricSpec(
         name=name, implementation=f"{_METRICS}:{cls}", summary=summary,
         description=definition + _COMMON, family="retrieval", target=target,
-        value_range=(0.0, 1.0), params=params + _SHARED, inputs=_INPUTS, version=version,
+        value_range=fields.pop("value_range", (0.0, 1.0)), params=params + _SHARED, inputs=_INPUTS,
+        version=version, aliases=aliases, **fields,
     )
 
 
-@hookimpl
-def evalcore_metrics() -> list[MetricSpec]:
-    relevance, accuracy = TargetCategory.RETRIEVAL_RELEVANCE, TargetCategory.RETRIEVAL_ACCURACY
+def _literal(name: str, **params: Any) -> MetricAlias:
+    return MetricAlias(name=name, params=params)
+
+
+def _trec_cut(name: str, param: str = "k", value: str = _INT) -> MetricAlias:
+    """trec_eval's ``name_value`` (``P_10``, ``iprec_at_recall_0.50``)."""
+    return MetricAlias(name=rf"{re.escape(name)}_(?P<{param}>{value})", regex=True)
+
+
+def _ir(name: str, k: str = "optional", rel: bool = True, **params: Any) -> MetricAlias:
+    """ir_measures' ``Name(rel=l)@k`` (``P@10``, ``P(rel=2)@5``, ``AP``, ``RR@10``)."""
+    pattern = re.escape(name)
+    if rel:
+        pattern += rf"(?:\(rel=(?P<relevance_level>{_INT})\))?"
+    if k == "required":
+        pattern += rf"@(?P<k>{_INT})"
+    elif k == "optional":
+        pattern += rf"(?:@(?P<k>{_INT}))?"
+    return MetricAlias(name=pattern, regex=True, params=params)
+
+
+_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+_RECALL_LEVELS = tuple(f"{x / 10:.2f}" for x in range(11))
+_MULTIPLES = tuple(f"{x / 10:.2f}" for x in range(2, 21, 2))
+
+ALL_TREC: tuple[str, ...] = (
+    "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "recip_rank",
+    *(f"iprec_at_recall_{x}" for x in _RECALL_LEVELS),
+    *(f"P_{k}" for k in _CUTOFFS),
+    *(f"recall_{k}" for k in _CUTOFFS),
+    "infAP", "gm_bpref",
+    *(f"Rprec_mult_{x}" for x in _MULTIPLES),
+    "utility", "11pt_avg", "binG", "G", "ndcg(k=None)", "ndcg_rel", "Rndcg",
+    *(f"ndcg_cut_{k}" for k in _CUTOFFS),
+    *(f"map_cut_{k}" for k in _CUTOFFS),
+    *(f"relative_P_{k}" for k in _CUTOFFS),
+    "success_1", "success_5", "success_10",
+    "set_P", "set_relative_P", "set_recall", "set_map", "set_F", "num_nonrel_judged_ret",
+    "rbp", "rbp_resid", "unj_5", "unj_10", "unj_20",
+)
+"""Every measure of ``trec_eval -m all_trec``, in the order trec_eval prints them."""
+
+
+def _float(name: str, default: float, description: str, **bounds: float) -> ParamSpec:
+    return ParamSpec(name=name, type="float", default=default, identity=True, description=description,
+                     **bounds)
+
+
+_COUNT = {"value_range": (0.0, None), "aggregate": "sum"}
+_GAINS = ParamSpec(
+    name="gains", type="dict", default=None, nullable=True, identity=True,
+    description="gain of each grade, {grade: gain}, as trec_eval's ndcg.1=3.5,2=9 "
+                "(unlisted grades keep their own value)",
+)
+_ROUNDING = ParamSpec(
+    name="rounding", type="str", default="round", identity=True, choices=("round", "v9"),
+    description="recall x is reached at round(x * R) relevant documents (trec_eval 10), or at "
+                "(int)(x * R + 0.9) ('v9': trec_eval 9 and pytrec_eval)",
+)
+_P = _float("p", 0.9, "persistence: the chance the user goes on to the next rank", minimum=0.0, maximum=1.0)
+
+
+def _rank_specs(relevance: TargetCategory, accuracy: TargetCategory) -> list[MetricSpec]:
+    """The measures evalcore-retrieval started with."""
     return [
         _spec(
             "recall", "Recall", "Share of the relevant documents found in the top k.",
@@ -80,6 +168,7 @@ def evalcore_metrics() -> list[MetricSpec]:
             relevance,
             (_k(10), _LEVEL, ParamSpec(name="capped", type="bool", default=False, identity=True,
                                        description="divide by min(k, number of relevant documents)")),
+            aliases=(_trec_cut("recall"), _ir("R", k="required")),
         ),
         _spec(
             "precision", "Precision", "Share of the top k that is relevant.",
@@ -90,43 +179,158 @@ def evalcore_metrics() -> list[MetricSpec]:
             (_k(10), _LEVEL, ParamSpec(name="denominator", type="str", default="k", identity=True,
                                        choices=("k", "retrieved"),
                                        description="divide by k, or by min(k, number retrieved)")),
+            aliases=(_trec_cut("P"), _ir("P", k="required")),
         ),
         _spec(
             "hit_rate", "HitRate", "Whether any relevant document is in the top k.",
             f"trec_eval `success_k`: 1 when a relevant document is in the top k, else 0. {_LEVEL_TEXT}",
             relevance, (_k(10), _LEVEL),
+            aliases=(_trec_cut("success"), _ir("Success", k="required")),
         ),
         _spec(
             "mrr", "ReciprocalRank", "Reciprocal rank of the first relevant document.",
             "trec_eval `recip_rank`: 1 / rank of the first relevant document, 0 when none is "
-            "retrieved; with `k`, only the top k count. The mean over records is the MRR. "
-            f"{_LEVEL_TEXT}",
-            accuracy, (_k(None), _LEVEL),
+            "retrieved; with `k`, only the top k count (ir_measures `RR@k`). The mean over records "
+            f"is the MRR. {_LEVEL_TEXT}",
+            accuracy, (_k(None), _LEVEL), aliases=(_literal("recip_rank"), _ir("RR")),
         ),
         _spec(
             "map", "AveragePrecision", "Average precision (its mean over records is MAP).",
             "trec_eval `map` (`map_cut_k` with `k`): the sum of the precision at the rank of each "
             "relevant retrieved document (within the top k) divided by the number of relevant "
-            f"judged documents, retrieved or not. {_LEVEL_TEXT}",
-            accuracy, (_k(None), _LEVEL),
+            "judged documents, retrieved or not. `denominator='retrieved'` divides by the number of "
+            "relevant documents retrieved (within the top k) instead: the Auepora RAG metric spec's "
+            f"mean of the precisions at the relevant ranks. {_LEVEL_TEXT}",
+            accuracy,
+            (_k(None), _LEVEL,
+             ParamSpec(name="denominator", type="str", default="relevant", identity=True,
+                       choices=("relevant", "retrieved"),
+                       description="divide by the relevant judged documents (trec_eval), or by the "
+                                   "relevant documents retrieved (the Auepora RAG metric spec)")),
+            aliases=(_trec_cut("map_cut"), _ir("AP")),
+        ),
+        _spec(
+            "gm_map", "AveragePrecision", "Geometric mean of average precision over records.",
+            "trec_eval `gm_map`: the records' average precision (as `map`) combined by a geometric "
+            "mean, each value floored at 0.00001 first (trec_eval's MIN_GEO_MEAN), which rewards "
+            f"improving the worst queries. The per-record value is the average precision. {_LEVEL_TEXT}",
+            accuracy, (_k(None), _LEVEL), aggregate="gmean", aliases=(_literal("GM_AP"),),
         ),
         _spec(
             "ndcg", "NDCG", "Normalised discounted cumulative gain of the top k.",
-            "trec_eval `ndcg_cut_k`: DCG = sum over the top k of gain / log2(rank + 1), divided by "
-            "the DCG of the ideal ranking of all judged documents cut at k. The gain is the "
-            "relevance grade (linear, as trec_eval); `gain='exp2'` uses 2^grade - 1. Grades <= 0 "
-            "give no gain; as in trec_eval, there is no relevance level (every positive grade "
-            "counts), and a record counts as having no relevant document when no grade is positive.",
+            "trec_eval `ndcg_cut_k` (`ndcg` with `k=None`, the whole ranking): DCG = sum over the "
+            "top k of gain / log2(rank + 1), divided by the DCG of the ideal ranking of all judged "
+            "documents cut at k. The gain is the relevance grade (linear, as trec_eval); "
+            "`gain='exp2'` uses 2^grade - 1; `gains` maps grades to gains as trec_eval's "
+            "`ndcg.1=3.5,2=9` and ir_measures' `nDCG(gains=...)` do. Grades <= 0 give no gain; as "
+            "in trec_eval, there is no relevance level (every positive grade counts), and a record "
+            "counts as having no relevant document when no grade is positive.",
             accuracy,
-            (_k(10), ParamSpec(name="gain", type="str", default="linear", identity=True,
-                               choices=("linear", "exp2"),
-                               description="gain of a grade: 'linear' (grade) or 'exp2' (2^grade - 1)")),
+            (ParamSpec(name="k", type="int", default=10, nullable=True, identity=True, minimum=1,
+                       description="cut-off rank; None uses the whole ranking (trec_eval ndcg)"),
+             ParamSpec(name="gain", type="str", default="linear", identity=True,
+                       choices=("linear", "exp2"),
+                       description="gain of a grade: 'linear' (grade) or 'exp2' (2^grade - 1)"),
+             _GAINS),
+            version="2",
+            aliases=(_trec_cut("ndcg_cut"), _literal("ndcg", k=None), _ir("nDCG", rel=False, k="required"),
+                     _literal("nDCG", k=None)),
         ),
         _spec(
             "r_precision", "RPrecision", "Precision at rank R, R the number of relevant documents.",
             "trec_eval `Rprec`: relevant documents in the top R divided by R, where R is the "
             f"number of relevant judged documents (retrieved or not). {_LEVEL_TEXT}",
-            accuracy, (_LEVEL,),
+            accuracy, (_LEVEL,), aliases=(_ir("Rprec", k="none"),),
+        ),
+        _spec(
+            "relative_precision", "RelativePrecision", "Precision at k relative to the best possible.",
+            "trec_eval `relative_P_k`: relevant documents in the top k divided by min(k, number of "
+            f"relevant judged documents): precision up to R, recall after. {_LEVEL_TEXT}",
+            relevance, (_k(10), _LEVEL), aliases=(_trec_cut("relative_P"),),
+        ),
+        _spec(
+            "r_precision_mult", "PrecisionAtMultiple", "Precision at a multiple of R.",
+            "trec_eval `Rprec_mult_x`: precision at rank (int)(x * R + 0.9), R the number of "
+            "relevant judged documents (relevant documents in that top divided by the rank, even "
+            f"when fewer were retrieved). {_LEVEL_TEXT}",
+            accuracy,
+            (_float("multiple", 1.0, "the multiple of R at which precision is taken", minimum=0.0), _LEVEL),
+            aliases=(_trec_cut("Rprec_mult", "multiple", _FLOAT),),
+        ),
+        _spec(
+            "iprec_at_recall", "InterpolatedPrecision", "Interpolated precision at a recall level.",
+            "trec_eval `iprec_at_recall_x`: the highest precision at any rank at or after the one "
+            "where recall first reaches x (x * R rounded to the nearest whole number of relevant "
+            "documents, as trec_eval 10; `rounding='v9'` gives trec_eval 9's and pytrec_eval's "
+            f"(int)(x * R + 0.9)), 0 when that recall is never reached. {_LEVEL_TEXT}",
+            accuracy,
+            (_float("recall", 0.0, "the recall level, 0 to 1", minimum=0.0, maximum=1.0), _LEVEL, _ROUNDING),
+            aliases=(_trec_cut("iprec_at_recall", "recall", _FLOAT),
+                     MetricAlias(name=rf"IPrec@(?P<recall>{_FLOAT})", regex=True)),
+        ),
+        _spec(
+            "eleven_point_avg", "ElevenPointAverage", "Interpolated precision averaged over 11 recall levels.",
+            "trec_eval `11pt_avg`: the mean of `iprec_at_recall` at recall 0.0, 0.1, ..., 1.0 "
+            f"(`rounding` as there). {_LEVEL_TEXT}",
+            accuracy, (_LEVEL, _ROUNDING), aliases=(_literal("11pt_avg"),),
+        ),
+        _spec(
+            "bin_g", "BinaryG", "Binary G: gain of relevant documents discounted by non-relevant ones above.",
+            "trec_eval `binG`: for each relevant retrieved document, 1 / log2(2 + number of "
+            "non-relevant documents ranked above it), summed and divided by the number of relevant "
+            f"judged documents. {_LEVEL_TEXT}",
+            accuracy, (_LEVEL,), aliases=(_literal("binG"),),
+        ),
+        _spec(
+            "g", "NormalizedGain", "Normalised gain G (trec_eval's experimental G).",
+            "trec_eval `G`: each retrieved document contributes gain / log2(2 + ideal cost so far - "
+            "gain so far), the ideal cost of a rank being max(ideal gain, 1); the sum is divided by "
+            "the total gain of the judged documents. Gains are the grades (<= 0 gives none); no "
+            "relevance level, as in trec_eval.",
+            accuracy, (), aliases=(_literal("G"),),
+        ),
+        _spec(
+            "ndcg_rel", "NDCGRel", "nDCG averaged over the relevant documents.",
+            "trec_eval `ndcg_rel`: nDCG taken at the rank of each relevant retrieved document, and "
+            "at the end of the ranking for each relevant document not retrieved, averaged over the "
+            "relevant documents. Gains are the grades (<= 0 gives none); no relevance level.",
+            accuracy, (),
+        ),
+        _spec(
+            "rndcg", "RLevelNDCG", "nDCG averaged at the R-level points.",
+            "trec_eval `Rndcg`: nDCG averaged at the ranks where the ideal gain drops (the number of "
+            "judged documents at each grade and above, highest grade first), plus the end of the "
+            "ranking when the ideal gain reaches 0 before it. Gains are the grades; a record with "
+            f"no relevant document scores 0. {_LEVEL_TEXT}",
+            accuracy, (_LEVEL,), aliases=(_literal("Rndcg"),),
+        ),
+        _spec(
+            "err", "ERR", "Expected reciprocal rank of the top k.",
+            "ir_measures `ERR@k` (Chapelle, Metzler, Zhang and Grinspan, Expected Reciprocal Rank "
+            "for Graded Relevance, CIKM 2009), as the gdeval script computes it: the sum over the "
+            "top k of R_i / i * prod over j < i of (1 - R_j), with R = (2^grade - 1) / 2^max_grade "
+            "(gdeval's maximum grade 4; higher grades count as the maximum). Grades <= 0 give 0.",
+            accuracy,
+            (_k(20), _float("max_grade", 4.0, "the highest grade (gdeval's MAX_JUDGMENT)", minimum=1.0)),
+            aliases=(_ir("ERR", rel=False, k="required"),),
+        ),
+        _spec(
+            "rbp", "RBP", "Rank-biased precision.",
+            "trec_eval `rbp` (Moffat and Zobel, Rank-Biased Precision for Measurement of Retrieval "
+            "Effectiveness, TOIS 2008): (1 - p) * sum over ranks i of gain * p^(i - 1). Gains are the "
+            "grades divided by the query's highest judged grade when it exceeds 1 (trec_eval's "
+            "normalisation); unjudged documents give 0. ir_measures' `RBP` (p = 0.8 by default) "
+            "resolves here with its p.",
+            accuracy, (_P,),
+            aliases=(MetricAlias(name=rf"RBP(?:\(p=(?P<p>{_FLOAT})\))?", regex=True, params={"p": 0.8}),),
+        ),
+        _spec(
+            "rbp_resid", "RBPResidual", "How much RBP could still rise from unjudged documents.",
+            "trec_eval `rbp_resid`: p^n + (1 - p) * sum of p^(i - 1) over the ranks i of unjudged "
+            "retrieved documents (n retrieved), i.e. the rise of RBP if every unjudged retrieved "
+            "document and everything after the ranking had gain 1; 0 when every retrieved document "
+            "is judged.",
+            accuracy, (_P,),
         ),
     ]
 
@@ -143,3 +347,113 @@ def evalcore_readers() -> list[dict]:
             {"flag": "--run", "dest": "run", "help": "TREC run file (qid Q0 docno rank score tag)"},
         ],
     }]
+def _set_specs(relevance: TargetCategory, accuracy: TargetCategory) -> list[MetricSpec]:
+    """Counts and measures of the retrieved set."""
+    return [
+        _spec("num_q", "NumQ", "Number of queries evaluated (summed).",
+              "trec_eval `num_q`: each evaluated record counts 1; the aggregate is the sum.",
+              relevance, (), aliases=(_literal("NumQ"),), **_COUNT),
+        _spec("num_ret", "NumRet", "Number of documents retrieved (summed).",
+              "trec_eval `num_ret`: the number of retrieved documents; the aggregate is the sum.",
+              relevance, (), aliases=(_literal("NumRet"),), **_COUNT),
+        _spec("num_rel", "NumRel", "Number of relevant judged documents (summed).",
+              "trec_eval `num_rel`: the number of judged documents at or above the relevance level, "
+              f"retrieved or not; the aggregate is the sum. {_LEVEL_TEXT}",
+              relevance, (_LEVEL,), aliases=(_ir("NumRel", k="none"),), **_COUNT),
+        _spec("num_rel_ret", "NumRelRet", "Number of relevant documents retrieved (summed).",
+              "trec_eval `num_rel_ret`: the number of relevant retrieved documents; the aggregate is "
+              f"the sum. {_LEVEL_TEXT}",
+              relevance, (_LEVEL,), aliases=(_ir("NumRelRet", k="none"),), **_COUNT),
+        _spec("num_nonrel_judged_ret", "NumNonrelJudgedRet",
+              "Number of judged non-relevant documents retrieved (summed).",
+              "trec_eval `num_nonrel_judged_ret`: retrieved documents judged below the relevance "
+              "level (a negative grade means unjudged, as in trec_eval); the aggregate is the sum. "
+              f"{_LEVEL_TEXT}",
+              relevance, (_LEVEL,), **_COUNT),
+        _spec("set_precision", "SetPrecision", "Precision of the whole retrieved set.",
+              f"trec_eval `set_P`: relevant retrieved / retrieved. {_LEVEL_TEXT}",
+              relevance, (_LEVEL,), aliases=(_literal("set_P"), _ir("SetP", k="none")),),
+        _spec("set_recall", "SetRecall", "Recall of the whole retrieved set.",
+              f"trec_eval `set_recall`: relevant retrieved / relevant judged. {_LEVEL_TEXT}",
+              relevance, (_LEVEL,), aliases=(_ir("SetR", k="none"),)),
+        _spec("set_relative_precision", "SetRelativePrecision",
+              "Precision of the retrieved set relative to the best possible.",
+              "trec_eval `set_relative_P`: relevant retrieved / min(retrieved, relevant judged). "
+              f"{_LEVEL_TEXT}",
+              relevance, (_LEVEL,), aliases=(_literal("set_relative_P"), _ir("SetRelP", k="none"))),
+        _spec("set_map", "SetMAP", "Unranked average precision of the retrieved set.",
+              "trec_eval `set_map`: relevant retrieved squared / (retrieved * relevant judged), the "
+              f"set precision times the set recall. {_LEVEL_TEXT}",
+              relevance, (_LEVEL,), aliases=(_ir("SetAP", k="none"),)),
+        _spec("set_f", "SetF", "F measure of the retrieved set.",
+              "trec_eval `set_F` (van Rijsbergen's F): (beta + 1) * P * R / (beta * P + R) with P and "
+              f"R the set precision and recall; 0 when nothing relevant is retrieved. {_LEVEL_TEXT}",
+              relevance,
+              (_float("beta", 1.0, "the weight of recall relative to precision", minimum=0.0), _LEVEL),
+              aliases=(_literal("set_F"), _ir("SetF", k="none"))),
+        _spec("utility", "Utility", "Set utility: weighted counts of the contingency table.",
+              "trec_eval `utility`: w1 * relevant retrieved + w2 * non-relevant retrieved + w3 * "
+              "relevant not retrieved + w4 * non-relevant not retrieved, default weights (1, -1, 0, 0); "
+              "the last count needs the collection size `num_docs` (trec_eval -N). The aggregate is "
+              f"the mean, as trec_eval prints. {_LEVEL_TEXT}",
+              relevance,
+              (ParamSpec(name="weights", type="list", default=(1.0, -1.0, 0.0, 0.0), identity=True,
+                         description="the four weights w1..w4"),
+               ParamSpec(name="num_docs", type="int", default=0, minimum=0, identity=True,
+                         description="documents in the collection (trec_eval -N)"),
+               _LEVEL),
+              value_range=(None, None)),
+    ]
+
+
+def _judgement_specs(relevance: TargetCategory, accuracy: TargetCategory) -> list[MetricSpec]:
+    """Measures that look at which retrieved documents are judged."""
+    nonrel = ("Only judged documents count: unjudged ones are neither relevant nor non-relevant, "
+              "and a negative grade marks a document as in the pool but unjudged (trec_eval).")
+    return [
+        _spec("bpref", "Bpref", "Binary preference: relevant documents ranked above judged non-relevant ones.",
+              "trec_eval `bpref` (Buckley and Voorhees, Retrieval Evaluation with Incomplete "
+              "Information, SIGIR 2004): for each relevant retrieved document, 1 - min(n, R) / "
+              "min(N, R), n the judged non-relevant documents ranked above it, N all judged "
+              "non-relevant, R all relevant documents; summed and divided by R. "
+              f"{nonrel} {_LEVEL_TEXT}",
+              accuracy, (_LEVEL,), aliases=(_ir("Bpref", k="none"),)),
+        _spec("gm_bpref", "Bpref", "Geometric mean of bpref over records.",
+              "trec_eval `gm_bpref`: bpref combined over records by a geometric mean of the values "
+              f"floored at 0.00001 (trec_eval's MIN_GEO_MEAN). {nonrel} {_LEVEL_TEXT}",
+              accuracy, (_LEVEL,), aggregate="gmean"),
+        _spec("infap", "InferredAP", "Inferred average precision from a sampled judgement pool.",
+              "trec_eval `infAP` (Yilmaz and Aslam, Estimating Average Precision with Incomplete "
+              "and Imperfect Judgments, CIKM 2006): the precision above each relevant retrieved "
+              "document estimated from the judged documents above it, unjudged documents outside "
+              "the pool counting as non-relevant and those in the pool (negative grade) as relevant "
+              f"in the judged proportion. {_LEVEL_TEXT}",
+              accuracy, (_LEVEL,), aliases=(_literal("infAP"), _ir("infAP", k="none"))),
+        _spec("unjudged", "Unjudged", "Share of the top k without a judgement.",
+              "trec_eval `unj_k`: documents in the top k with no judgement (or a negative grade) "
+              "divided by k, even when fewer were retrieved. Lower is better.",
+              relevance, (_k(10),), direction="lower", aliases=(_trec_cut("unj"),)),
+        _spec("judged", "Judged", "Share of the top k that is judged.",
+              "ir_measures `Judged@k`: documents in the top min(k, retrieved) with a judgement of any "
+              "grade divided by min(k, retrieved); without k, over the whole ranking; 0 when "
+              "nothing is retrieved.",
+              relevance,
+              (ParamSpec(name="k", type="int", default=10, nullable=True, identity=True, minimum=1,
+                         description="cut-off rank; None uses the whole ranking"),),
+              aliases=(_ir("Judged", rel=False),)),
+    ]
+
+
+@hookimpl
+def evalcore_metrics() -> list[MetricSpec]:
+    relevance, accuracy = TargetCategory.RETRIEVAL_RELEVANCE, TargetCategory.RETRIEVAL_ACCURACY
+    return [
+        *_rank_specs(relevance, accuracy),
+        *_set_specs(relevance, accuracy),
+        *_judgement_specs(relevance, accuracy),
+    ]
+
+
+@hookimpl
+def evalcore_metric_sets() -> dict[str, list[str]]:
+    return {"all_trec": list(ALL_TREC)}

@@ -7,7 +7,10 @@ from collections.abc import Sequence
 import numpy as np
 from evalcore.plugin import BatchMetric, Record, Score
 
+from . import _gain_measures as gain_measures
+from . import _judgement as judgement
 from . import _measures as measures
+from . import _sets as sets
 from ._ranking import Rankings
 from ._records import rankings_from_records
 
@@ -19,11 +22,27 @@ SKIP_REASONS = {
 }
 
 
+# what convention='rag' (the Auepora RAG metric spec) changes
+RAG_SETTINGS = {"missing": "zero", "ties": "input", "denominator": "retrieved", "ranking": "rank"}
+
+
 class RetrievalMetric(BatchMetric):
     """Base of the retrieval metrics: per-query values for a whole :class:`Rankings` at once."""
 
+    def setting(self, name: str) -> object:
+        """A parameter's effective value: ``convention='rag'`` presets some (:data:`RAG_SETTINGS`)."""
+        if self.params.get("convention") == "rag" and name in RAG_SETTINGS:
+            return RAG_SETTINGS[name]
+        return self.params.get(name, "score" if name == "ranking" else None)
+
     def values(self, r: Rankings) -> np.ndarray:
         """The metric's value for every query of ``r`` (skipped ones included)."""
+        if self.params.get("judged_only"):
+            r = r.judged_only()
+        return self.measure(r)
+
+    def measure(self, r: Rankings) -> np.ndarray:
+        """The measure itself, over the rankings as evaluated."""
         raise NotImplementedError
 
     def has_relevant(self, r: Rankings) -> np.ndarray:
@@ -35,13 +54,15 @@ class RetrievalMetric(BatchMetric):
         codes = np.full(r.n, OK, dtype=np.int8)
         if self.params["no_relevant"] == "skip":
             codes[~self.has_relevant(r)] = NO_RELEVANT
-        if self.params["missing"] == "skip":
+        if self.setting("missing") == "skip":
             codes[~r.present] = NOT_RETRIEVED
         codes[np.diff(r.judged_offsets) == 0] = NO_JUDGEMENTS
         return codes
 
     def score_batch(self, examples: Sequence[Record], predictions: Sequence[Record]) -> list[Score]:
-        rankings, kept, errors = rankings_from_records(examples, predictions, self.params["ties"])
+        rankings, kept, errors = rankings_from_records(
+            examples, predictions, str(self.setting("ties")), by_rank=self.setting("ranking") == "rank",
+        )
         values, codes = self.values(rankings).tolist(), self.skip_codes(rankings).tolist()
         out: dict[int, Score] = {index: Score.error(exc) for index, exc in errors.items()}
         for row, index in enumerate(kept):
@@ -51,41 +72,179 @@ class RetrievalMetric(BatchMetric):
 
 
 class Recall(RetrievalMetric):
-    def values(self, r: Rankings) -> np.ndarray:
+    def measure(self, r: Rankings) -> np.ndarray:
         p = self.params
         return measures.recall(r, p["k"], p["relevance_level"], p["capped"])
 
 
 class Precision(RetrievalMetric):
-    def values(self, r: Rankings) -> np.ndarray:
+    def measure(self, r: Rankings) -> np.ndarray:
         p = self.params
-        return measures.precision(r, p["k"], p["relevance_level"], p["denominator"])
+        return measures.precision(r, p["k"], p["relevance_level"], str(self.setting("denominator")))
 
 
 class HitRate(RetrievalMetric):
-    def values(self, r: Rankings) -> np.ndarray:
+    def measure(self, r: Rankings) -> np.ndarray:
         return measures.success(r, self.params["k"], self.params["relevance_level"])
 
 
 class ReciprocalRank(RetrievalMetric):
-    def values(self, r: Rankings) -> np.ndarray:
+    def measure(self, r: Rankings) -> np.ndarray:
         return measures.reciprocal_rank(r, self.params["k"], self.params["relevance_level"])
 
 
 class AveragePrecision(RetrievalMetric):
-    def values(self, r: Rankings) -> np.ndarray:
-        return measures.average_precision(r, self.params["k"], self.params["relevance_level"])
+    def measure(self, r: Rankings) -> np.ndarray:
+        return measures.average_precision(
+            r, self.params["k"], self.params["relevance_level"], str(self.setting("denominator")),
+        )
 
 
 class RPrecision(RetrievalMetric):
-    def values(self, r: Rankings) -> np.ndarray:
+    def measure(self, r: Rankings) -> np.ndarray:
         return measures.r_precision(r, self.params["relevance_level"])
 
 
 class NDCG(RetrievalMetric):
-    def values(self, r: Rankings) -> np.ndarray:
-        return measures.ndcg(r, self.params["k"], self.params["gain"])
+    def measure(self, r: Rankings) -> np.ndarray:
+        return measures.ndcg(r, self.params["k"], self.params["gain"], self.params["gains"])
 
     def has_relevant(self, r: Rankings) -> np.ndarray:
         """nDCG has no relevance level: any positive grade is relevant (as in trec_eval)."""
         return np.bincount(r.judged_query, weights=r.judged > 0, minlength=r.n) > 0
+
+
+class _Leveled(RetrievalMetric):
+    """A measure of the rankings and the relevance level only."""
+
+    function = staticmethod(sets.num_rel)
+
+    def measure(self, r: Rankings) -> np.ndarray:
+        return self.function(r, self.params["relevance_level"])
+
+
+class NumQ(RetrievalMetric):
+    def measure(self, r: Rankings) -> np.ndarray:
+        return sets.num_q(r)
+
+
+class NumRet(RetrievalMetric):
+    def measure(self, r: Rankings) -> np.ndarray:
+        return sets.num_ret(r)
+
+
+class NumRel(_Leveled):
+    function = staticmethod(sets.num_rel)
+
+
+class NumRelRet(_Leveled):
+    function = staticmethod(sets.num_rel_ret)
+
+
+class NumNonrelJudgedRet(_Leveled):
+    function = staticmethod(judgement.nonrelevant_judged_retrieved)
+
+
+class Bpref(_Leveled):
+    function = staticmethod(judgement.bpref)
+
+
+class InferredAP(_Leveled):
+    function = staticmethod(judgement.inferred_ap)
+
+
+class ElevenPointAverage(RetrievalMetric):
+    def measure(self, r: Rankings) -> np.ndarray:
+        return measures.eleven_point_average(r, self.params["relevance_level"], self.params["rounding"])
+
+
+class BinaryG(_Leveled):
+    function = staticmethod(measures.binary_g)
+
+
+class SetPrecision(_Leveled):
+    function = staticmethod(sets.set_precision)
+
+
+class SetRecall(_Leveled):
+    function = staticmethod(sets.set_recall)
+
+
+class SetRelativePrecision(_Leveled):
+    function = staticmethod(sets.set_relative_precision)
+
+
+class SetMAP(_Leveled):
+    function = staticmethod(sets.set_map)
+
+
+class SetF(RetrievalMetric):
+    def measure(self, r: Rankings) -> np.ndarray:
+        return sets.set_f(r, self.params["relevance_level"], self.params["beta"])
+
+
+class Utility(RetrievalMetric):
+    def measure(self, r: Rankings) -> np.ndarray:
+        p = self.params
+        return sets.utility(r, p["relevance_level"], p["weights"], p["num_docs"])
+
+
+class InterpolatedPrecision(RetrievalMetric):
+    def measure(self, r: Rankings) -> np.ndarray:
+        p = self.params
+        return measures.interpolated_precision(r, p["recall"], p["relevance_level"], p["rounding"])
+
+
+class RelativePrecision(RetrievalMetric):
+    def measure(self, r: Rankings) -> np.ndarray:
+        return measures.relative_precision(r, self.params["k"], self.params["relevance_level"])
+
+
+class PrecisionAtMultiple(RetrievalMetric):
+    def measure(self, r: Rankings) -> np.ndarray:
+        return measures.precision_at_multiple(r, self.params["multiple"], self.params["relevance_level"])
+
+
+class Unjudged(RetrievalMetric):
+    def measure(self, r: Rankings) -> np.ndarray:
+        return judgement.unjudged(r, self.params["k"])
+
+
+class RBP(RetrievalMetric):
+    def measure(self, r: Rankings) -> np.ndarray:
+        return measures.rbp(r, self.params["p"])
+
+
+class RBPResidual(RetrievalMetric):
+    def measure(self, r: Rankings) -> np.ndarray:
+        return judgement.rbp_residual(r, self.params["p"])
+
+
+class NormalizedGain(RetrievalMetric):
+    def measure(self, r: Rankings) -> np.ndarray:
+        return gain_measures.normalized_gain(r)
+
+    has_relevant = NDCG.has_relevant
+
+
+class NDCGRel(RetrievalMetric):
+    def measure(self, r: Rankings) -> np.ndarray:
+        return gain_measures.ndcg_rel(r)
+
+    has_relevant = NDCG.has_relevant
+
+
+class RLevelNDCG(_Leveled):
+    function = staticmethod(gain_measures.r_level_ndcg)
+
+
+class Judged(RetrievalMetric):
+    def measure(self, r: Rankings) -> np.ndarray:
+        return judgement.judged_share(r, self.params["k"])
+
+
+class ERR(RetrievalMetric):
+    def measure(self, r: Rankings) -> np.ndarray:
+        return measures.err(r, self.params["k"], self.params["max_grade"])
+
+    has_relevant = NDCG.has_relevant

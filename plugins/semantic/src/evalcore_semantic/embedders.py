@@ -85,14 +85,15 @@ class LocalEmbedder:
 
 
 class HTTPEmbedder:
-    """An OpenAI-compatible ``/v1/embeddings`` endpoint through :class:`evalcore.http.OpenAIClient`."""
+    """An OpenAI-compatible ``/v1/embeddings`` endpoint through :class:`evalcore.http.OpenAIClient`
+    (the official ``openai`` client; ``$OPENAI_API_KEY`` unless ``api_key_env`` names another variable)."""
 
     def __init__(self, base_url: str, model: str, *, api_key_env: str | None = None, batch_size: int = 32,
-                 timeout: float = 60.0, max_retries: int = 4) -> None:
+                 timeout: float = 60.0, max_retries: int = 4, max_concurrency: int = 8) -> None:
         from evalcore.http import OpenAIClient
 
         self.client = OpenAIClient(base_url, model, api_key_env=api_key_env, timeout=timeout,
-                                   max_retries=max_retries)
+                                   max_retries=max_retries, max_concurrency=max_concurrency)
         self.batch_size = batch_size
         self.signature = f"http:{model}"
 
@@ -133,14 +134,21 @@ class CachedEmbedder:
 
 
 def build_embedder(params: Mapping[str, Any]) -> Embedder:
-    """The embedder the parameters of a semantic metric describe (with the cache unless off)."""
+    """The embedder the parameters of a semantic metric describe (with the cache unless off).
+
+    A missing model raises :class:`ModelUnavailable`, an unusable endpoint ``ValueError``;
+    the metric names itself and the parameter.
+    """
     batch_size = params["batch_size"]
+    base_url = params.get("base_url")
     if params.get("embed") is not None:
         inner: Embedder = CallableEmbedder(params["embed"], batch_size)
-    elif params.get("base_url"):
+    elif base_url:
         if not params.get("model"):
             raise ValueError("an embeddings endpoint (base_url) needs model=<model name>")
-        inner = HTTPEmbedder(params["base_url"], params["model"], api_key_env=params.get("api_key_env"),
+        if not str(base_url).startswith(("http://", "https://")):
+            raise ValueError(f"base_url must start with http:// or https://; got {base_url!r}")
+        inner = HTTPEmbedder(str(base_url), params["model"], api_key_env=params.get("api_key_env"),
                              batch_size=batch_size)
     else:
         inner = LocalEmbedder(params.get("model"), device=params["device"], batch_size=batch_size,
