@@ -146,7 +146,7 @@ OUTCOME = (
 TEST_COMMAND = [sys.executable, "-c", "print('=== 3 passed in 0.01s ===')"]
 
 # Adjutant task runs: a plan, a step's result, the synthesis, the step utility, and the session
-# log with its decisions (one with the legacy pipeline's counterfactual output).
+# log with its decisions (one fell back to the legacy rule, whose output it records).
 PLAN = [{"id": "1", "action": "edit", "target": "src/lib.rs", "instruction": "Add a function"},
         {"id": "2", "action": "bash", "target": "", "instruction": "Run cargo test"}]
 SUCCESS = {"type": "Success", "summary": "done", "modified_files": [], "verification_passed": True}
@@ -168,9 +168,11 @@ ADJUTANT = tuple(
             "confidence": 0.8, "step_utility": 0.7, "should_continue": i == 0,
             "next_action_hint": "Run the failing test again", "session": sess})
     for i, sess in enumerate([
-        session("s1", SUCCESS, 1, [{"decision_type": "complexity", "output": {"complexity": "Low"}}]),
+        session("s1", SUCCESS, 1, [{"decision_type": "complexity", "output": {"complexity": "Low"},
+                                    "fallback_used": False}]),
         session("s2", FAILED, 2, [{"decision_type": "delegation", "output": {"should_delegate": True},
-                                   "legacy_output": {"should_delegate": False}}]),
+                                   "legacy_output": {"should_delegate": False}, "dspy_confidence": 0.5,
+                                   "fallback_used": True, "fallback_reason": "LowConfidence"}]),
         session("s3", FAILED, 3, [{"decision_type": "rlm_trigger", "output": {"use_rlm": False}}]),
     ])
 )
@@ -231,7 +233,8 @@ _KEYS = re.compile(r'with the keys ((?:"\w+"(?:, )?)+)')
 def answer_every_key(request: Mapping[str, Any]) -> Reply:
     """A judge answering 1 for every key the prompt asks for (1 lies on every scale offered)."""
     prompt = " ".join(str(m.get("content", "")) for m in request.get("messages", []))
-    keys = re.findall(r'"(\w+)"', _KEYS.search(prompt).group(1)) if _KEYS.search(prompt) else ["score"]
+    asked = _KEYS.search(prompt)
+    keys = re.findall(r'"(\w+)"', asked.group(1)) if asked else ["score"]
     return Reply.chat(json.dumps(dict.fromkeys(keys, 1)), usage={"prompt_tokens": 20, "completion_tokens": 5})
 
 
