@@ -19,7 +19,7 @@ import os
 import re
 import subprocess
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -61,7 +61,8 @@ RAG = (
     record("hamlet",
            {"query": "Who wrote Hamlet?", "reference_answer": "William Shakespeare wrote Hamlet.",
             "relevant_docs": [doc("d1", "Hamlet is a tragedy written by William Shakespeare.", relevance=2),
-                              doc("d4", "Shakespeare wrote his plays in Elizabethan England.", relevance=1)]},
+                              doc("d4", "Shakespeare wrote his plays in Elizabethan England.", relevance=1),
+                              doc("d2", "Macbeth is set in Scotland.", relevance=0)]},
            {"response": "Hamlet was written by William Shakespeare.", "no_answer_probability": 0.1,
             "retrieved": [doc("d1", "Hamlet is a tragedy written by William Shakespeare.", score=0.92),
                           doc("d2", "Macbeth is set in Scotland.", score=0.61),
@@ -245,7 +246,7 @@ def judge_server() -> Iterator[ScriptedServer]:
 
 
 @pytest.fixture
-def backends(request: pytest.FixtureRequest, tmp_path: Path) -> dict[str, dict[str, Any]]:
+def backends(request: pytest.FixtureRequest, tmp_path: Path) -> dict[str, Callable[[], dict[str, Any]]]:
     """Settings per backend kind; asking for the model skips the test where it is not installed."""
 
     def model() -> dict[str, Any]:
@@ -257,10 +258,11 @@ def backends(request: pytest.FixtureRequest, tmp_path: Path) -> dict[str, dict[s
         return {"base_url": server.base_url, "model": "judge-model", "cache_dir": str(tmp_path / "answers"),
                 "backoff_base": 0.01}
 
-    return {"model": model, "judge": judge}  # type: ignore[dict-item]
+    return {"model": model, "judge": judge}
 
 
-def params_for(info: evalcore.MetricInfo, example: Example, backends: Mapping[str, Any]) -> dict[str, Any]:
+def params_for(info: evalcore.MetricInfo, example: Example,
+               backends: Mapping[str, Callable[[], dict[str, Any]]]) -> dict[str, Any]:
     """The example's parameters plus the backend settings the metric declares."""
     params = dict(example.params)
     if example.backend is not None:
@@ -279,7 +281,7 @@ def in_range(value: float, value_range: tuple[float | None, float | None]) -> bo
 
 def journal_rows(path: Path) -> list[dict[str, Any]]:
     """The per-record rows of a samples journal (its header and checkpoint lines left out)."""
-    lines = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+    lines = [json.loads(line) for line in path.read_text(encoding="utf-8").split("\n") if line]
     return [line for line in lines if "scores" in line]
 
 
@@ -323,7 +325,7 @@ def test_every_example_names_a_listed_metric() -> None:
 
 
 @pytest.mark.parametrize("key", sorted(METRICS))
-def test_metric_runs_through_evaluate(key: str, tmp_path: Path, backends: dict[str, Any]) -> None:
+def test_metric_runs_through_evaluate(key: str, tmp_path: Path, backends: dict[str, Callable]) -> None:
     info = METRICS[key]
     example = example_for(info)
     metric = evalcore.get_metric(key, **params_for(info, example, backends))
@@ -350,7 +352,7 @@ def cli_groups(namespace: str) -> list[tuple[tuple[dict[str, Any], ...], list[st
 
 
 @pytest.mark.parametrize("namespace", BUNDLED)
-def test_plugin_runs_through_the_cli(namespace: str, tmp_path: Path, backends: dict[str, Any]) -> None:
+def test_plugin_runs_through_the_cli(namespace: str, tmp_path: Path, backends: dict[str, Callable]) -> None:
     for n, (records, keys) in enumerate(cli_groups(namespace)):
         data, report = tmp_path / f"records{n}.jsonl", tmp_path / f"report{n}.json"
         data.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
