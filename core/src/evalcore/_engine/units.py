@@ -26,7 +26,9 @@ class Unit:
         self.program_error = program_error
         self.scores: dict[str, Score] = {}
         self.states: dict[str, Any] | None = None  # corpus states, made on first use
-        self.values: dict[str, float] = {}
+        own = prediction.get("metrics") if prediction else None
+        # the record's own metrics (e.g. a quality score it carries), then the ones scored here
+        self.values: dict[str, Any] = dict(own) if isinstance(own, dict) else {}
         self.gate_closed: Score | None = None
         if prediction is None:
             prediction = {}
