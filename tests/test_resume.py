@@ -16,7 +16,7 @@ PROGRAM = '''
 import time
 
 def predict(example):
-    time.sleep(0.005)
+    time.sleep(0.01)
     words = example["query"].split()
     return {"response": " ".join(words[::2]) if int(example["id"][1:]) % 3 else example["reference_answer"]}
 '''
@@ -60,12 +60,15 @@ def run_dir(tmp_path):
 
 
 def _wait_for_rows(journal, count):
+    """Wait until the journal holds ``count`` rows (counted cheaply: rows start with '{"id"')."""
     deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and (not journal.exists() or len(_rows(journal)) < count):
-        time.sleep(0.02)
+    while time.monotonic() < deadline:
+        if journal.exists() and journal.read_bytes().count(b'\n{"id"') >= count:
+            return
+        time.sleep(0.01)
 
 
-@pytest.mark.parametrize("kill_after_rows", [0, 300, 1000])
+@pytest.mark.parametrize("kill_after_rows", [0, 300, 800])
 def test_killed_run_resumes_to_the_uninterrupted_result(run_dir, kill_after_rows):
     name = f"killed{kill_after_rows}"
     proc = _evaluate(run_dir, name)

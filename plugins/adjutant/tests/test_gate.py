@@ -5,7 +5,7 @@ import evalcore
 import numpy as np
 import pytest
 from adjutant_sessions import FAILED, SUCCESS, decision, run, session
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 
@@ -95,6 +95,8 @@ def test_reliability_table_equals_scikit_learn(pairs, n_bins):
     from sklearn.calibration import calibration_curve
 
     confidences, correct = [c for c, _ in pairs], [ok for _, ok in pairs]
+    # on an inner bin edge scikit-learn's versions disagree on the side (searchsorted vs digitize)
+    assume(all(c in (0.0, 1.0) or (c * n_bins) % 1 != 0 for c in confidences))
     table = reliability_table(confidences, correct, n_bins)
     if len(set(correct)) == 2:  # scikit-learn wants both classes
         prob_true, prob_pred = calibration_curve(correct, confidences, n_bins=n_bins, strategy="uniform")

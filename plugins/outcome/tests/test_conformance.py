@@ -31,7 +31,9 @@ class TestConformance(PluginConformance):
     }
     bad_inputs = [{"example": {"tool_schemas": "none", "execution_history": "none", "tests_passing": "many"},
                    "prediction": {"step_utility": "high", "tool": 3, "params": "x", "workdir": 5}}]
+
     accepts_bad_inputs = {
         "outcome/sandbox": "runs its command whatever the record holds",
         "outcome/test_pass": "runs its command whatever the record holds",
+        "outcome/was_repeated": "reads a malformed history as empty, as the dsrs unwrap_or default does",
     }

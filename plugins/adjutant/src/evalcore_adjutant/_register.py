@@ -187,7 +187,8 @@ def _specs() -> list[MetricSpec]:
                   "last closed); the value is the expected calibration error, the count-weighted mean of "
                   "|accuracy - mean confidence| per bin (0 = calibrated); details.reliability lists each "
                   "non-empty bin's count, mean confidence and accuracy.",
-                  (_SIGNATURE, ParamSpec(name="n_bins", type="int", default=10, minimum=1, identity=True)),
+                  (_SIGNATURE, ParamSpec(name="n_bins", type="int", default=10, minimum=1, identity=True,
+                                            description="equal-width confidence bins over 0..1")),
                   direction="lower"),
     ]
 
