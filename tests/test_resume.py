@@ -35,7 +35,12 @@ def _evaluate(tmp_path, name, *extra):
                "--chunk-size", "50", "--concurrency", "2", "--samples", f"{name}.rows.jsonl", "-o", f"{name}.json",
                "--no-progress", *extra]
     return subprocess.Popen(command, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env={**os.environ, "PYTHONPATH": str(tmp_path)})
+                            env={**os.environ, "PYTHONPATH": str(tmp_path)}, preexec_fn=_interruptible)
+
+
+def _interruptible():
+    """Ctrl-C reaches the command even where the test runs with SIGINT ignored (a background job)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def _rows(path):
