@@ -77,7 +77,7 @@ def test_max_errors_stops_and_keeps_what_finished(tmp_path):
     journal = [json.loads(line) for line in samples.read_text().splitlines()]
     assert [row["id"] for row in journal if "id" in row] == finished
     saved = json.loads(output.read_text())
-    assert saved["stopped"] == result.stopped and saved["samples_file"] == str(samples)
+    assert saved["stopped"] == result.stopped and saved["samples_file"] == "rows.jsonl"  # beside the report
     assert result.metrics["t/v"].n_errors == 4  # the fourth error crosses max_errors=3
 
 
@@ -262,11 +262,13 @@ def test_plain_callables_and_examples_with_predictions():
 
 
 def test_outputs_json_and_csv(tmp_path):
+    (tmp_path / "rows").mkdir()
     result = evalcore.evaluate(records([0.5, None]), [build(Length, "v")], output=tmp_path / "r.json",
-                               csv=tmp_path / "r.csv")
+                               csv=tmp_path / "r.csv", samples=tmp_path / "rows" / "r.jsonl")
     saved = json.loads((tmp_path / "r.json").read_text())
     assert saved["metrics"]["t/v"]["value"] == 0.5 and saved["metrics"]["t/v"]["n"] == 1
-    journal = [json.loads(line) for line in open(saved["samples_file"]) if line.startswith('{"id"')]
+    assert saved["samples_file"] == "rows/r.jsonl"  # relative to the report's folder
+    journal = [json.loads(line) for line in open(tmp_path / saved["samples_file"]) if line.startswith('{"id"')]
     assert journal == list(result.samples)
     assert set(saved["provenance"]["metrics"]["t/v"]) >= {"metric_version", "distribution", "distribution_version"}
     assert (tmp_path / "r.csv").read_text().splitlines() == ["id,t/v,t/v:status", "r0,0.5,ok", "r1,,skipped"]

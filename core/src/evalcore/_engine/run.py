@@ -68,7 +68,7 @@ class Run:
             self.progress.stop()
         if temporary:
             weakref.finalize(result, _unlink, path)
-        self._write_outputs(result)
+        self._write_outputs(result, temporary)
         return result
 
     # -- feeding ---------------------------------------------------------------------
@@ -196,13 +196,17 @@ class Run:
         samples = self.options.samples
         return samples is not None and (self.options.samples_format == "parquet" or samples.suffix == ".parquet")
 
-    def _write_outputs(self, result: EvaluationResult) -> None:
+    def _write_outputs(self, result: EvaluationResult, temporary: bool) -> None:
         if self._parquet:
             from .tables import write_parquet
 
             write_parquet(self.options.samples, result.samples, list(result.metrics))
         if self.options.output is not None:
-            write_json(self.options.output, result.to_dict())
+            report = result.to_dict()
+            # the rows, relative to the report's folder; none when they lived in a temporary journal
+            report["samples_file"] = None if temporary else os.path.relpath(
+                os.path.abspath(result.samples_path), os.path.dirname(os.path.abspath(self.options.output)))
+            write_json(self.options.output, report)
         if self.options.csv is not None:
             write_csv(self.options.csv, list(result.metrics), result.samples)
 
