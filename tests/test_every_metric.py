@@ -292,7 +292,7 @@ def check_report(report_path: Path, specs: Mapping[str, evalcore.MetricSpec], n_
     by_key = {re.match(r"[a-z0-9_]+/[a-z0-9_]+", metric_id).group(): (metric_id, summary)
               for metric_id, summary in report["metrics"].items()}
     assert sorted(by_key) == sorted(specs), "the report's metrics differ from those asked for"
-    rows = journal_rows(Path(report["samples_file"]))
+    rows = journal_rows(report_path.parent / report["samples_file"])  # relative to the report
     assert len(rows) == n_records and not report["rejected"], report["rejected"]
     problems = []
     for key, spec in specs.items():
