@@ -10,7 +10,7 @@ HEAVY = ["numpy", "rouge_score", "sacrebleu", "torch", "httpx", "openai", "aioht
 def test_import_evalcore_loads_nothing_else(run_python):
     proc = run_python("import sys, evalcore; print([m for m in sys.modules if m.startswith('evalcore')])")
     assert proc.returncode == 0, proc.stderr
-    assert eval(proc.stdout) == ["evalcore._version", "evalcore"]
+    assert eval(proc.stdout) == ["evalcore._lazy", "evalcore._version", "evalcore"]
 
 
 def test_list_metrics_imports_no_heavy_module_and_no_implementation(run_python):
@@ -37,7 +37,8 @@ def test_the_command_line_imports_only_click_until_a_command_needs_more(run_pyth
             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('evalcore', 'pydantic', 'pluggy', 'attr')))")
     proc = run_python(code)
     assert proc.returncode == 0, proc.stderr
-    assert eval(proc.stdout) == ["evalcore", "evalcore._cli", "evalcore._errors", "evalcore._version"]
+    assert eval(proc.stdout) == ["evalcore", "evalcore._cli", "evalcore._errors", "evalcore._lazy",
+                                 "evalcore._version"]
 
 
 def test_a_registration_module_that_takes_only_specs_loads_no_metric_machinery(run_python):
@@ -45,5 +46,5 @@ def test_a_registration_module_that_takes_only_specs_loads_no_metric_machinery(r
             "print(sorted(m for m in sys.modules if m.startswith('evalcore')))")
     proc = run_python(code)
     assert proc.returncode == 0, proc.stderr
-    assert eval(proc.stdout) == ["evalcore", "evalcore._errors", "evalcore._hooks", "evalcore._spec",
-                                 "evalcore._version", "evalcore.plugin"]
+    assert eval(proc.stdout) == ["evalcore", "evalcore._errors", "evalcore._hooks", "evalcore._lazy",
+                                 "evalcore._spec", "evalcore._version", "evalcore.plugin"]

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 from evalcore.plugin import InputError
 
+from ._order import sort_keys
 from ._ranking import Rankings, offsets_of, rank_order, trec_order, trec_scores
 
 Qrels = Mapping[str, Mapping[str, Any]]
@@ -73,7 +74,7 @@ def _from_judged(
 ) -> Rankings:
     """Rankings from the ranks of the judged documents, trec_eval's ordering."""
     offsets, judged_offsets = offsets_of(lengths), offsets_of(judged_lengths)
-    ranked = _keys(np.repeat(np.arange(len(lengths), dtype=np.uint64), lengths), trec_scores(scores))
+    ranked = sort_keys(np.repeat(np.arange(len(lengths), dtype=np.uint64), lengths), trec_scores(scores))
     ranked.sort()
     # look up the score of every judged document
     found = np.fromiter(
@@ -83,7 +84,7 @@ def _from_judged(
     hit = ~np.isnan(found)  # judged and retrieved
     query = np.repeat(np.arange(len(judged_lengths)), judged_lengths)[hit]
     # the rank of a document is the number of documents of its query with a smaller key
-    position = np.searchsorted(ranked, _keys(query, trec_scores(found[hit]))) - offsets[query]
+    position = np.searchsorted(ranked, sort_keys(query, trec_scores(found[hit]))) - offsets[query]
     tied = ranked[1:] == ranked[:-1]
     if tied.any():
         for q in np.unique(ranked[1:][tied] >> np.uint64(32)).astype(np.int64).tolist():
@@ -101,22 +102,6 @@ def _from_judged(
         lengths, present, query[positive], position[positive], grade[positive], judged_offsets,
         grades, query[~positive], position[~positive], grade[~positive],
     )
-
-
-def _keys(query: np.ndarray, scores: np.ndarray) -> np.ndarray:
-    """uint64 keys that sort by query, then by single-precision score descending.
-
-    Overwrites ``scores``, and ``query`` when it is already uint64.
-
-    A float's bits with the 31 low bits flipped sort non-negative floats descending below
-    ``2**31``; negative floats' own bits sort them descending above it (no NaN, no -0).
-    """
-    bits = scores.view(np.int32)
-    bits ^= ~(bits >> 31) & np.int32(0x7FFFFFFF)
-    key = query.astype(np.uint64, copy=False)
-    key <<= np.uint64(32)
-    key |= bits.view(np.uint32)
-    return key
 
 
 def _floats(values: Any, count: int, source: Mapping[str, Mapping[str, Any]], qids: list[str],
