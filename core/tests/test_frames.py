@@ -10,6 +10,7 @@ from evalcore import MetricSpec, SampleMetric
 
 pd = pytest.importorskip("pandas")
 pa = pytest.importorskip("pyarrow")
+pytest.importorskip("pyarrow.parquet")
 
 
 class Matches(SampleMetric):
@@ -51,3 +52,33 @@ def test_parquet_samples_file_with_a_resumable_journal(tmp_path):
     table = pd.read_parquet(samples)
     assert list(table["id"]) == ["a", "b", "c"] and list(table["t/matches"]) == [1.0, 0.0, 1.0]
     assert (tmp_path / "rows.parquet.journal.jsonl").exists()
+
+
+def test_a_parquet_file_through_the_command_line(tmp_path):
+    import subprocess
+    import sys
+
+    rows = [{"id": q, "example": {"reference_answer": g}, "prediction": {"response": a}}
+            for q, g, a in zip(FRAME["qid"], FRAME["gold"], FRAME["answer"])]
+    pa.parquet.write_table(pa.Table.from_pylist(rows), tmp_path / "data.parquet")
+    proc = subprocess.run([sys.executable, "-m", "evalcore", "evaluate", "data.parquet", "-m", "overlap/exact_match",
+                           "--samples", "rows.parquet", "--json", "--no-progress"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    if "unknown metric" in proc.stderr:
+        pytest.skip("evalcore-overlap is not installed")
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["metrics"]["overlap/exact_match"]["value"] == pytest.approx(2 / 3)
+    assert list(pd.read_parquet(tmp_path / "rows.parquet")["id"]) == ["a", "b", "c"]
+
+
+def test_tiers_option_moves_a_metric_out_of_the_gate():
+    class Judge(SampleMetric):
+        def score(self, example, prediction):
+            return 1.0
+
+    judge = Judge(MetricSpec(name="judge", namespace="t", implementation="tests:x", summary="j", tier="truth"))
+    records = [{"id": "r", "example": {"reference_answer": "x"}, "prediction": {"response": "y"}}]
+    gated = evalcore.evaluate(records, [matches(), judge], threshold=0.5)
+    assert gated.samples[0]["scores"]["t/judge"]["status"] == "skipped"  # proxy 0 < 0.5 closes the gate
+    moved = evalcore.evaluate(records, [matches(), judge], threshold=0.5, tiers={"t/judge": "proxy"})
+    assert moved.samples[0]["scores"]["t/judge"]["value"] == 1.0

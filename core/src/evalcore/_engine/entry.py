@@ -119,6 +119,10 @@ def make_source(data: Any, examples: Any, predictions: Any, program: Any,
     if isinstance(data, str) and data == "-":
         return stdin_source()
     if isinstance(data, (str, os.PathLike)):
+        if os.fspath(data).endswith(".parquet"):
+            from .frames import parquet_source
+
+            return parquet_source(data, columns)
         return JsonlSource(data)
     if data is not None:
         from .frames import frame_source

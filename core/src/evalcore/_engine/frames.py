@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from .._errors import EvalcoreError, InputError
 from .readers import DataSource
 
 
@@ -20,6 +22,22 @@ def frame_source(data: Any, columns: Mapping[str, str] | None = None) -> DataSou
     if rows is None:
         return None
     return DataSource(_Records(rows, dict(columns or {})), name=f"<{type(data).__name__}>")
+
+
+def parquet_source(path: str | os.PathLike[str], columns: Mapping[str, str] | None = None) -> DataSource:
+    """Records from a Parquet file (pyarrow: ``pip install "evalcore-core[parquet]"``)."""
+    try:
+        import pyarrow.parquet as pq
+    except ImportError:
+        raise EvalcoreError('reading Parquet needs pyarrow: pip install "evalcore-core[parquet]"') from None
+    try:
+        table = pq.read_table(path)
+    except (OSError, ValueError) as exc:
+        raise InputError(f"cannot read as Parquet: {exc}", source=os.fspath(path)) from None
+    source = frame_source(table, columns)
+    assert source is not None
+    source.name = os.fspath(path)
+    return source
 
 
 def _frame_rows(data: Any) -> Any:
