@@ -8,10 +8,10 @@ record is read, so a malformed one is rejected with a message naming the file an
 
 from __future__ import annotations
 
-import json
 import math
 import os
 from collections.abc import Iterable, Iterator, Mapping
+from pathlib import Path
 from typing import Any
 
 import attrs
@@ -46,26 +46,14 @@ class RecordSet:
 def iter_jsonl(path: str | os.PathLike[str]) -> Iterator[tuple[str, int, Any]]:
     """``(source, line number, value)`` for each non-blank line of a JSONL file.
 
-    ``source`` is ``"file:line"``; a line that is not JSON yields an :class:`InputError` as
-    its value (so callers decide whether one bad line stops them). A file that cannot be
+    ``source`` is ``"file:line"``; a line that is not UTF-8 or not JSON yields an
+    :class:`InputError` as its value (so callers decide whether one bad line stops them).
+    Lines are split on ``\n`` only, as the evaluator's reader does. A file that cannot be
     read raises :class:`InputError`.
     """
-    name = os.fspath(path)
-    try:
-        with open(name, encoding="utf-8") as handle:
-            lines = handle.read().splitlines()
-    except OSError as exc:
-        raise InputError(f"cannot read: {exc.strerror or exc}", source=name) from None
-    except UnicodeDecodeError as exc:
-        raise InputError(f"not UTF-8 text ({exc.reason} at byte {exc.start})", source=name) from None
-    for lineno, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        source = f"{name}:{lineno}"
-        try:
-            yield source, lineno, json.loads(line)
-        except json.JSONDecodeError as exc:
-            yield source, lineno, InputError(f"malformed JSON: {exc.msg} (column {exc.colno})", source=source)
+    from ._engine.readers import iter_json_lines
+
+    return iter_json_lines(Path(os.fspath(path)))
 
 
 def read_records(path: str | os.PathLike[str]) -> RecordSet:
@@ -88,27 +76,6 @@ def read_records(path: str | os.PathLike[str]) -> RecordSet:
         raise InputError("no records: the file is empty", source=name)
     _reject_duplicate_ids(records, errors)
     return _record_set(records, errors, source=name)
-
-
-def records_from_data(items: Iterable[Any]) -> RecordSet:
-    """Records from Python objects: :class:`Record` instances or record dicts."""
-    records: list[Record] = []
-    errors: list[InputError] = []
-    for index, item in enumerate(items):
-        if isinstance(item, Record):
-            records.append(item)
-            continue
-        try:
-            records.append(parse_record(item, source=f"record {index}", default_id=str(index)))
-        except InputError as exc:
-            errors.append(exc)
-    _reject_duplicate_ids(records, errors)
-    return _record_set(records, errors)
-
-
-def records_from_pairs(examples: Iterable[Any], predictions: Iterable[Any] | None) -> RecordSet:
-    """Records from parallel lists of examples and predictions (or examples alone)."""
-    return records_from_data(pair_items(examples, predictions))
 
 
 def pair_items(examples: Iterable[Any], predictions: Iterable[Any] | None) -> list[dict[str, Any]]:
