@@ -84,14 +84,14 @@ class JsonlSource:
         position = 0
         for source, lineno, value in iter_json_lines(self.path):
             if isinstance(value, InputError):
-                builder.reject(value, position)
+                builder.reject(value)
             else:
                 try:
                     builder.add(parse_record(value, source=source, default_id=str(lineno), owned=True), position)
                 except InputError as exc:
-                    builder.reject(exc, position)
+                    builder.reject(exc)
                 except RecursionError:
-                    builder.reject(InputError("value nested too deeply", source=source), position)
+                    builder.reject(InputError("value nested too deeply", source=source))
             position += 1
             if builder.full:
                 yield builder.take()
@@ -133,7 +133,7 @@ class DataSource:
                     builder.add(parse_record(item, source=f"record {position}", default_id=str(position)),
                                 position)
                 except InputError as exc:
-                    builder.reject(exc, position)
+                    builder.reject(exc)
             if builder.full:
                 yield builder.take()
         if builder.pending:
@@ -155,7 +155,7 @@ class _ChunkBuilder:
         self.records.append(record)
         self.positions.append(position)
 
-    def reject(self, error: InputError, position: int) -> None:
+    def reject(self, error: InputError) -> None:
         self.errors.append(error)
 
     @property
