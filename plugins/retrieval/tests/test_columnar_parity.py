@@ -169,3 +169,26 @@ def test_column_scores_give_values_and_skip_codes():
                                   {"qid": ["q1"], "docno": ["a"], "score": [1.0]})
     values, codes = column_scores(resolve("mrr"), trec.rankings())
     assert values.tolist()[0] == 1.0 and codes.tolist() == [OK, NOT_RETRIEVED]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(collections(), st.integers(1, 4), st.sampled_from(["trec", "input"]))
+def test_pickled_chunks_score_and_read_as_the_files(tmp_path, collection, size, ties):
+    """A chunk's columns sent to another process (Ray pickles them) carry only its queries and
+    give the same values and records as the columns over the whole files."""
+    import pickle
+
+    from evalcore_retrieval._reader import TrecSource
+
+    qrels, run = collection
+    rng = random.Random(0)
+    write_trec(tmp_path / "qrels", qrels, False, rng, True)
+    write_trec(tmp_path / "run", run, True, rng, True)
+    metrics = [f"retrieval/map(ties={ties!r})", f"retrieval/ndcg(ties={ties!r})@3"]
+    for chunk in TrecSource(tmp_path / "qrels", tmp_path / "run").chunks(size):
+        copy = pickle.loads(pickle.dumps(chunk.columns))
+        assert copy.ids == chunk.columns.ids and len(copy.ids) <= size
+        assert (score_queries(copy.ids, metrics, copy.rankings)
+                == score_queries(chunk.columns.ids, metrics, chunk.columns.rankings))
+        assert copy.records() == chunk.columns.records()
+        assert pickle.loads(pickle.dumps(copy)).records() == copy.records()

@@ -17,7 +17,8 @@ from evalcore import Record
 from evalcore.plugin import Chunk
 
 from ._ranking import Rankings
-from ._trec import TrecData, read_trec
+from ._register import TIES
+from ._trec import QueryDocuments, TrecData, read_trec, records_of
 
 _NOTHING: Any = MappingProxyType({})
 
@@ -25,7 +26,7 @@ _NOTHING: Any = MappingProxyType({})
 class TrecColumns:
     """The queries ``qids[start:stop]`` of a :class:`TrecData`, for one chunk."""
 
-    def __init__(self, data: TrecData, start: int, stop: int, name: str) -> None:
+    def __init__(self, data: TrecData | ChunkData, start: int, stop: int, name: str) -> None:
         self.data, self.start, self.stop, self.name = data, start, stop, name
 
     @property
@@ -40,6 +41,31 @@ class TrecColumns:
         examples, predictions = self.data.records(self.start, self.stop)
         return [Record(qid, {**example, "id": qid}, prediction, f"{self.name} query {qid!r}")
                 for qid, example, prediction in zip(self.ids, examples, predictions)]
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled (for a Ray worker) with this chunk's queries only, not the whole files' data."""
+        detached = ChunkData(self.ids, {ties: self.rankings(ties) for ties in TIES},
+                             self.data.documents(self.start, self.stop))
+        return TrecColumns, (detached, 0, self.stop - self.start, self.name)
+
+
+class ChunkData:
+    """What :class:`TrecColumns` reads of one chunk's queries, detached from the files' data."""
+
+    def __init__(self, qids: list[str], rankings: dict[str, Rankings],
+                 documents: tuple[QueryDocuments, QueryDocuments]) -> None:
+        self.qids, self._rankings, self._documents = qids, rankings, documents
+
+    def rankings(self, ties: str, start: int, stop: int) -> Rankings:
+        assert (start, stop) == (0, len(self.qids)), "a chunk's data is read whole"
+        return self._rankings[ties]
+
+    def documents(self, start: int, stop: int) -> tuple[QueryDocuments, QueryDocuments]:
+        assert (start, stop) == (0, len(self.qids)), "a chunk's data is read whole"
+        return self._documents
+
+    def records(self, start: int, stop: int) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        return records_of(*self.documents(start, stop))
 
 
 class TrecSource:

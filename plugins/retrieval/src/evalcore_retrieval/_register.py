@@ -50,6 +50,9 @@ and `denominator`."""
 
 _LEVEL_TEXT = "A judged document is relevant when its relevance is at least `relevance_level` (trec_eval -l)."
 
+TIES = ("trec", "input")
+"""The tie orders of a ranking: trec_eval's (score, then document id descending) or the input's."""
+
 
 def _k(default: int | None) -> ParamSpec:
     if default is None:
@@ -66,7 +69,7 @@ _LEVEL = ParamSpec(
     description="smallest relevance grade that counts as relevant (trec_eval -l)",
 )
 _SHARED = (
-    ParamSpec(name="ties", type="str", default="trec", identity=True, choices=("trec", "input"),
+    ParamSpec(name="ties", type="str", default="trec", identity=True, choices=TIES,
               description="'trec': scores in single precision, equal ones by doc id descending; "
                           "'input': scores as given, equal ones in input order"),
     ParamSpec(name="missing", type="str", default="skip", identity=True, choices=("skip", "zero"),

@@ -19,7 +19,10 @@ from ._order import positions
 from ._ranking import Rankings, offsets_of
 from ._trec_lines import QRELS, RUN, Columns, Layout, file_bytes, first_error, read_columns
 
-__all__ = ["TrecData", "read_trec"]
+__all__ = ["QueryDocuments", "TrecData", "read_trec", "records_of"]
+
+QueryDocuments = list[tuple[list[str], list[Any]]]
+"""Per query: its document ids and their values (grades or scores)."""
 
 
 @dataclass(frozen=True)
@@ -108,19 +111,14 @@ class TrecData:
         included); ``retrieved`` is ordered by score descending, equal scores by document id
         descending, with ``rank`` counting from 1.
         """
+        return records_of(*self.documents(start, stop))
+
+    def documents(self, start: int = 0, stop: int | None = None) -> tuple[QueryDocuments, QueryDocuments]:
+        """The judged documents with their grades and the ranked ones with their scores, per
+        query of ``qids[start:stop]``, in file order."""
         start, stop, _ = slice(start, stop).indices(len(self.qids))
-        examples, predictions = [], []
-        judged = _per_query(self._judged, self._qrels_columns, start, stop)
-        ranked = _per_query(self._ranked, self._run_columns, start, stop)
-        for (docs, grades), (retrieved, scores) in zip(judged, ranked):
-            examples.append({"relevant_docs": [
-                {"doc_id": doc, "relevance": grade} for doc, grade in zip(docs, grades)
-            ]})
-            order = sorted(zip(scores, retrieved), reverse=True)
-            predictions.append({"retrieved": [
-                {"doc_id": doc, "score": score, "rank": rank} for rank, (score, doc) in enumerate(order, start=1)
-            ]})
-        return examples, predictions
+        return (_per_query(self._judged, self._qrels_columns, start, stop),
+                _per_query(self._ranked, self._run_columns, start, stop))
 
     def describe(self) -> dict[str, Any]:
         """Each file's path, size in bytes and sha256 of the bytes read, and the ``max_docs`` cap."""
@@ -275,7 +273,21 @@ def _by_query_and_position(query: np.ndarray, position: np.ndarray) -> np.ndarra
     return np.lexsort((position, query))
 
 
-def _per_query(entries: _Entries, columns: Columns, start: int, stop: int) -> list[tuple[list[str], list[Any]]]:
+def records_of(judged: QueryDocuments, ranked: QueryDocuments) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Example and prediction records of the queries whose :meth:`TrecData.documents` are given."""
+    examples, predictions = [], []
+    for (docs, grades), (retrieved, scores) in zip(judged, ranked):
+        examples.append({"relevant_docs": [
+            {"doc_id": doc, "relevance": grade} for doc, grade in zip(docs, grades)
+        ]})
+        order = sorted(zip(scores, retrieved), reverse=True)
+        predictions.append({"retrieved": [
+            {"doc_id": doc, "score": score, "rank": rank} for rank, (score, doc) in enumerate(order, start=1)
+        ]})
+    return examples, predictions
+
+
+def _per_query(entries: _Entries, columns: Columns, start: int, stop: int) -> QueryDocuments:
     lo, hi = entries.offsets[start], entries.offsets[stop]
     docs = columns.docno.take(pa.array(entries.row[lo:hi])).to_pylist()
     values = entries.value[lo:hi].tolist()
