@@ -16,6 +16,7 @@ import pyarrow.compute as pc
 from evalcore.plugin import InputError
 
 from ._order import positions
+from ._pairs import Side, match
 from ._ranking import Rankings, offsets_of
 from ._trec_lines import QRELS, RUN, Columns, Layout, file_bytes, first_error, read_columns
 
@@ -173,20 +174,11 @@ def build(qrels: Columns, run: Columns, duplicate: Callable[[Layout, int], Input
     run_query = np.array([index[q] for q in run_qids], dtype=np.int64)[run_code]
     qrels_query = np.array([index[q] for q in qrels_qids], dtype=np.int64)[qrels_code]
 
-    # one document vocabulary for both files: (query, document) pairs become int64 keys
-    encoded = pc.dictionary_encode(pa.chunked_array(qrels.docno.chunks + run.docno.chunks))
-    doc_code = np.concatenate([chunk.indices.to_numpy() for chunk in encoded.chunks])
-    del encoded
-    n_docs = int(doc_code.max()) + 1
-    judged_pairs, judged_rows = _sorted_pairs(qrels_query * n_docs + doc_code[:len(qrels)], QRELS, duplicate)
-    run_pairs, run_rows = _sorted_pairs(run_query * n_docs + doc_code[len(qrels):], RUN, duplicate)
-    del doc_code
-    # the run line of each judgement (sorted needles: numpy's binary search narrows as it goes)
-    found = np.minimum(np.searchsorted(run_pairs, judged_pairs), len(run_pairs) - 1)
-    hit = run_pairs[found] == judged_pairs
+    run_lines, judged_lines = match(Side(qrels_query, qrels.docno), Side(run_query, run.docno), len(index),
+                                    duplicate)
     grades = np.full(len(run), np.nan)  # NaN: not judged
-    grades[run_rows[found[hit]]] = qrels.value[judged_rows[hit]]
-    del run_pairs, run_rows, judged_pairs, judged_rows
+    grades[run_lines] = qrels.value[judged_lines]
+    del run_lines, judged_lines
 
     scored: slice | np.ndarray = slice(None)
     rows = np.arange(len(run))
@@ -215,28 +207,6 @@ def _factorize(strings: pa.Array) -> tuple[np.ndarray, list[str]]:
     codes: dict[str, int] = {}
     head_codes = np.fromiter((codes.setdefault(h, len(codes)) for h in heads), np.int64, len(heads))
     return np.repeat(head_codes, np.diff(np.append(starts, len(strings)))), list(codes)
-
-
-def _sorted_pairs(pairs: np.ndarray, layout: Layout, duplicate: Callable[[Layout, int], InputError],
-                  ) -> tuple[np.ndarray, np.ndarray]:
-    """``pairs`` sorted and the rows they come from; ``duplicate(layout, row)`` for a repeated pair.
-
-    Overwrites ``pairs``.
-    """
-    shift = len(pairs).bit_length()
-    if len(pairs) and int(pairs.max()) < 1 << (62 - shift):
-        pairs <<= shift  # the row in the low bits: one in-place sort of plain integers
-        pairs |= np.arange(len(pairs))
-        pairs.sort()
-        rows = pairs & ((1 << shift) - 1)
-        pairs >>= shift
-    else:
-        rows = np.argsort(pairs, kind="stable")
-        pairs = pairs[rows]
-    repeated = pairs[1:] == pairs[:-1]
-    if repeated.any():
-        raise duplicate(layout, int(rows[1:][repeated].min()))
-    return pairs, rows
 
 
 def _group(query: np.ndarray, n: int, row: np.ndarray, value: np.ndarray) -> tuple[_Entries, np.ndarray | None]:

@@ -1,0 +1,85 @@
+"""The (query, document) matching of qrels and run lines: the hashed way (polars) and the exact way agree."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+import pytest
+from evalcore.plugin import InputError
+from evalcore_retrieval import _pairs
+from evalcore_retrieval._pairs import Side, match
+from evalcore_retrieval._trec_lines import Layout
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+pytest.importorskip("polars")
+
+DOCS = st.text(alphabet="abcé", min_size=1, max_size=3)
+
+
+def side(lines: list[tuple[int, str]]) -> Side:
+    return Side(np.array([q for q, _ in lines], dtype=np.int64),
+                pa.chunked_array([pa.array([d for _, d in lines], pa.string())]))
+
+
+def duplicate(layout: Layout, row: int) -> InputError:
+    return InputError(f"{layout.kind} row {row} repeats a pair")
+
+
+def pairs_of(found: tuple[np.ndarray, np.ndarray]) -> list[tuple[int, int]]:
+    return sorted(zip(found[0].tolist(), found[1].tolist()))
+
+
+def both_ways(qrels: Side, run: Side, n_queries: int) -> tuple[object, object]:
+    """What each way answers: the matched (run line, qrels line) pairs, or the duplicate error."""
+    answers = []
+    for hashed in (True, False):
+        hashes = _pairs._hashes(qrels.docno, run.docno) if hashed else None
+        try:
+            if hashed:
+                found = _pairs._match_hashed(qrels, run, hashes, n_queries, duplicate)
+                assert found is not None, "no collision expected on a handful of lines"
+            else:
+                found = _pairs._match_exact(qrels, run, duplicate)
+            answers.append(pairs_of(found))
+        except InputError as exc:
+            answers.append(str(exc))
+    return answers[0], answers[1]
+
+
+LINES = st.lists(st.tuples(st.integers(0, 3), DOCS), min_size=1, max_size=30)
+
+
+@settings(max_examples=200, deadline=None)
+@given(LINES, LINES, st.booleans())
+def test_hashed_and_exact_ways_agree(judged, ranked, grouped):
+    if grouped:  # files are usually grouped by query; both layouts are read
+        judged, ranked = sorted(judged, key=lambda x: x[0]), sorted(ranked, key=lambda x: x[0])
+    hashed, exact = both_ways(side(judged), side(ranked), 4)
+    assert hashed == exact
+    if isinstance(exact, list):  # the matches are the lines with equal query and document
+        expected = sorted((r, j) for r, pair in enumerate(ranked) for j, other in enumerate(judged) if pair == other)
+        assert exact == expected
+
+
+def test_a_duplicate_names_the_later_line_in_both_ways():
+    qrels = side([(0, "a"), (1, "b")])
+    run = side([(0, "x"), (1, "b"), (0, "y"), (0, "x"), (1, "b")])
+    assert both_ways(qrels, run, 2) == ("run row 3 repeats a pair",) * 2
+
+
+def test_a_hash_collision_falls_back_to_the_exact_way(monkeypatch):
+    # every document hashes alike: the strings tell them apart
+    monkeypatch.setattr(_pairs, "_hashes", lambda q, r: (np.zeros(len(q), np.uint64), np.zeros(len(r), np.uint64)))
+    qrels = side([(0, "a"), (0, "b"), (1, "c")])
+    run = side([(0, "b"), (0, "z"), (1, "c"), (1, "a")])
+    assert pairs_of(match(qrels, run, 2, duplicate)) == [(0, 1), (2, 2)]
+
+
+def test_without_polars_the_exact_way_answers(monkeypatch):
+    monkeypatch.setattr(_pairs, "polars_available", lambda: False)
+    qrels = side([(0, "a"), (1, "c")])
+    run = side([(1, "c"), (0, "a"), (0, "q")])
+    assert pairs_of(match(qrels, run, 2, duplicate)) == [(0, 1), (1, 0)]
+    with pytest.raises(InputError, match="run row 2"):
+        match(qrels, side([(0, "a"), (1, "c"), (0, "a")]), 2, duplicate)
