@@ -11,8 +11,8 @@ only queries with tied scores are ordered document by document.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
-from itertools import chain, repeat
+from collections.abc import Mapping
+from itertools import chain, compress, repeat
 from operator import methodcaller
 from typing import Any
 
@@ -38,70 +38,109 @@ def rankings_from_dicts(qrels: Qrels, run: Run, qids: list[str], ties: str) -> R
     """Rankings of ``qids``; a query is present when it is a key of ``run`` (even with no documents).
 
     Queries are read in blocks so that the temporary arrays stay small (in cache, and
-    reused by the allocator rather than mapped afresh).
+    reused by the allocator rather than mapped afresh). The judged non-relevant retrieved
+    documents are looked up only when a measure asks for them (:meth:`Rankings.misses`).
     """
     blocks = [qids[start:start + _BLOCK] for start in range(0, len(qids), _BLOCK)] or [[]]
-    return Rankings.concatenate([_read_block(qrels, run, block, ties) for block in blocks])
+    hits = Rankings.concatenate([_Block(qrels, run, block, ties).hits for block in blocks])
+
+    def misses() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        parts = [_Block(qrels, run, block, ties).misses() for block in blocks]
+        starts = offsets_of(np.array([len(block) for block in blocks], dtype=np.int64))
+        return (np.concatenate([query + start for (query, _, _), start in zip(parts, starts)]),
+                np.concatenate([position for _, position, _ in parts]),
+                np.concatenate([grade for _, _, grade in parts]))
+
+    return Rankings(hits.num_ret, hits.present, hits.hit_query, hits.hit_position, hits.hit_grade,
+                    hits.judged_offsets, hits.judged, misses_from=misses)
 
 
-def _read_block(qrels: Qrels, run: Run, qids: list[str], ties: str) -> Rankings:
-    judged = [qrels[qid] for qid in qids]
-    docs = [run.get(qid, _EMPTY) for qid in qids]
-    lengths = np.fromiter(map(len, docs), np.int64, len(docs))
-    judged_lengths = np.fromiter(map(len, judged), np.int64, len(judged))
-    scores = _floats(chain.from_iterable(map(_values, docs)), int(lengths.sum()), run, qids, "run")
-    grades = _floats(
-        chain.from_iterable(map(_values, judged)), int(judged_lengths.sum()), qrels, qids, "qrels"
-    )
-    present = np.fromiter((qid in run for qid in qids), bool, len(qids))
-    if ties == "trec" and len(grades) <= len(scores):
-        return _from_judged(scores, lengths, docs, judged, grades, judged_lengths, present)
-    gains = np.fromiter(
-        chain.from_iterable(map(j.get, d, repeat(math.nan)) for j, d in zip(judged, docs)), float,
-        len(scores),
-    )
-    order = rank_order(scores, lengths, lambda q: list(docs[q]), ties)
-    gains = gains[order]
-    unjudged = np.isnan(gains)
-    gains[unjudged] = 0.0
-    return Rankings.from_ranked_grades(lengths, gains, judged_lengths, grades, present, unjudged)
+class _Block:
+    """The values of one block of queries, read from the dicts."""
+
+    def __init__(self, qrels: Qrels, run: Run, qids: list[str], ties: str) -> None:
+        self.ties = ties
+        self.judged = [qrels[qid] for qid in qids]
+        self.docs = [run.get(qid, _EMPTY) for qid in qids]
+        self.lengths = np.fromiter(map(len, self.docs), np.int64, len(self.docs))
+        self.judged_lengths = np.fromiter(map(len, self.judged), np.int64, len(self.judged))
+        self.scores = _floats(chain.from_iterable(map(_values, self.docs)), int(self.lengths.sum()), run, qids,
+                              "run")
+        self.grades = _floats(chain.from_iterable(map(_values, self.judged)), int(self.judged_lengths.sum()),
+                              qrels, qids, "qrels")
+        self.present = np.fromiter((qid in run for qid in qids), bool, len(qids))
+
+    @property
+    def by_judged(self) -> bool:
+        """Whether ranks come from looking up the judged documents (trec ties, fewer judged than
+        retrieved) rather than the grade of every retrieved document."""
+        return self.ties == "trec" and len(self.grades) <= len(self.scores)
+
+    @property
+    def hits(self) -> Rankings:
+        """The block's rankings with the retrieved relevant documents only (no ``miss_*``)."""
+        if self.by_judged:
+            query, position, grade = _judged_ranks(self, self.grades > 0)
+            return Rankings(self.lengths, self.present, query, position, grade, offsets_of(self.judged_lengths),
+                            self.grades)
+        gains, _ = self._ranked_gains()
+        return Rankings.from_ranked_grades(self.lengths, gains, self.judged_lengths, self.grades, self.present)
+
+    def misses(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Query, position and grade of the judged retrieved documents that are not relevant."""
+        if self.by_judged:
+            return _judged_ranks(self, ~(self.grades > 0))
+        gains, unjudged = self._ranked_gains()
+        return Rankings.from_ranked_grades(self.lengths, gains, self.judged_lengths, self.grades, self.present,
+                                           unjudged).misses()
+
+    def _ranked_gains(self) -> tuple[np.ndarray, np.ndarray]:
+        """The grade of every retrieved document in rank order (0 when unjudged), and which are unjudged."""
+        docs = self.docs
+        gains = np.fromiter(
+            chain.from_iterable(map(j.get, d, repeat(math.nan)) for j, d in zip(self.judged, docs)), float,
+            len(self.scores),
+        )
+        gains = gains[rank_order(self.scores, self.lengths, lambda q: list(docs[q]), self.ties)]
+        unjudged = np.isnan(gains)
+        gains[unjudged] = 0.0
+        return gains, unjudged
 
 
-def _from_judged(
-    scores: np.ndarray, lengths: np.ndarray, docs: Sequence[Mapping[str, Any]],
-    judged: Sequence[Mapping[str, Any]], grades: np.ndarray, judged_lengths: np.ndarray,
-    present: np.ndarray,
-) -> Rankings:
-    """Rankings from the ranks of the judged documents, trec_eval's ordering."""
-    offsets, judged_offsets = offsets_of(lengths), offsets_of(judged_lengths)
-    ranked = sort_keys(np.repeat(np.arange(len(lengths), dtype=np.uint64), lengths), trec_scores(scores))
+def _judged_ranks(block: _Block, selected: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Query, position (trec_eval's ordering) and grade of the ``selected`` judged documents that
+    are retrieved, by query then position."""
+    docs, judged, lengths = block.docs, block.judged, block.lengths
+    offsets, judged_offsets = offsets_of(lengths), offsets_of(block.judged_lengths)
+    ranked = sort_keys(np.repeat(np.arange(len(lengths), dtype=np.uint64), lengths), trec_scores(block.scores))
     ranked.sort()
-    # look up the score of every judged document
+    # look up the scores of the selected judged documents only
+    chosen, bounds = selected.tobytes(), judged_offsets.tolist()
     found = np.fromiter(
-        chain.from_iterable(map(d.get, j, repeat(math.nan)) for d, j in zip(docs, judged)),
-        float, len(grades),
+        chain.from_iterable(
+            map(d.get, compress(j, chosen[a:b]), repeat(math.nan))
+            for d, j, a, b in zip(docs, judged, bounds[:-1], bounds[1:])
+        ),
+        float, int(selected.sum()),
     )
-    hit = ~np.isnan(found)  # judged and retrieved
-    query = np.repeat(np.arange(len(judged_lengths)), judged_lengths)[hit]
+    retrieved = ~np.isnan(found)
+    hit = np.zeros(len(selected), dtype=bool)
+    hit[np.flatnonzero(selected)[retrieved]] = True
+    query = np.repeat(np.arange(len(judged_offsets) - 1), block.judged_lengths)[hit]
     # the rank of a document is the number of documents of its query with a smaller key
-    position = np.searchsorted(ranked, sort_keys(query, trec_scores(found[hit]))) - offsets[query]
+    position = np.searchsorted(ranked, sort_keys(query, trec_scores(found[retrieved]))) - offsets[query]
     tied = ranked[1:] == ranked[:-1]
     if tied.any():
         for q in np.unique(ranked[1:][tied] >> np.uint64(32)).astype(np.int64).tolist():
             ids = list(docs[q])
             rank = {ids[i]: p for p, i in enumerate(
-                trec_order(trec_scores(scores[offsets[q]:offsets[q + 1]]).tolist(), ids)
+                trec_order(trec_scores(block.scores[offsets[q]:offsets[q + 1]]).tolist(), ids)
             )}
             hit_ids = [d for d, h in zip(judged[q], hit[judged_offsets[q]:judged_offsets[q + 1]]) if h]
             lo = np.searchsorted(query, q)
             position[lo:lo + len(hit_ids)] = [rank[d] for d in hit_ids]
     order = np.lexsort((position, query))
-    query, position, grade = query[order], position[order], grades[hit][order]
-    positive = grade > 0
-    return Rankings(
-        lengths, present, query[positive], position[positive], grade[positive], judged_offsets,
-        grades, query[~positive], position[~positive], grade[~positive],
-    )
+    return query[order], position[order], block.grades[hit][order]
 
 
 def _floats(values: Any, count: int, source: Mapping[str, Mapping[str, Any]], qids: list[str],

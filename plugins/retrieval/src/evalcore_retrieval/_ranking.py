@@ -27,6 +27,8 @@ class Rankings:
     trec_eval's "in the pool but unjudged"), in the same layout. The measures that look
     at judged non-relevant or unjudged retrieved documents (bpref, infAP, unj, rbp_resid,
     num_nonrel_judged_ret, judged-only evaluation) need them; every other one ignores them.
+    A builder for which they cost extra reading may give ``misses_from`` instead: it is
+    called the first time :meth:`misses` is asked, and fills the ``miss_*`` fields.
     """
 
     def __init__(
@@ -34,6 +36,7 @@ class Rankings:
         hit_position: np.ndarray, hit_grade: np.ndarray, judged_offsets: np.ndarray,
         judged: np.ndarray, miss_query: np.ndarray | None = None,
         miss_position: np.ndarray | None = None, miss_grade: np.ndarray | None = None,
+        misses_from: Callable[[], tuple[np.ndarray, np.ndarray, np.ndarray]] | None = None,
     ) -> None:
         self.num_ret = num_ret
         self.present = present
@@ -45,6 +48,7 @@ class Rankings:
         self.miss_query = miss_query
         self.miss_position = miss_position
         self.miss_grade = miss_grade
+        self._misses_from = misses_from
 
     @classmethod
     def from_ranked_grades(
@@ -86,10 +90,13 @@ class Rankings:
     @property
     def has_misses(self) -> bool:
         """Whether the judged non-hit retrieved documents (``miss_*``) are known."""
-        return self.miss_query is not None
+        return self.miss_query is not None or self._misses_from is not None
 
     def misses(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``miss_query``, ``miss_position``, ``miss_grade``; an error when not known."""
+        if self.miss_query is None and self._misses_from is not None:
+            self.miss_query, self.miss_position, self.miss_grade = self._misses_from()
+            self._misses_from = None
         if self.miss_query is None or self.miss_position is None or self.miss_grade is None:
             raise EvalcoreError(
                 "these rankings do not keep the judged non-relevant retrieved documents, which "
