@@ -118,16 +118,20 @@ def _sorted_keys(query: np.ndarray, hashed: np.ndarray, n_queries: int, hash_bit
     offsets = offsets_of(lengths)
     longest = int(lengths.max(initial=0))
     place_bits = max(0, longest - 1).bit_length()
-    keys = query.astype(np.uint64) << np.uint64(hash_bits + place_bits)
-    keys |= (hashed >> np.uint64(64 - hash_bits)) << np.uint64(place_bits)
-    keys |= (np.arange(len(query)) - offsets[query]).astype(np.uint64)
+    start = offsets[query]  # the first line of each line's query (queries keep their place in the sort)
+    keys = hashed >> np.uint64(64 - hash_bits)
+    keys <<= np.uint64(place_bits)
+    place = np.arange(len(query))
+    place -= start
+    keys |= place.view(np.uint64)
+    keys |= query.astype(np.uint64) << np.uint64(hash_bits + place_bits)
     if len(keys) and len(keys) == n_queries * longest:
         keys.reshape(n_queries, longest).sort(axis=1)  # query-major already: sort each query's row
     else:
         keys.sort()
+    rows = (keys & np.uint64((1 << place_bits) - 1)).view(np.int64)
+    rows += start
     pairs = keys >> np.uint64(place_bits)
-    rows = (keys & np.uint64((1 << place_bits) - 1)).astype(np.int64)
-    rows += offsets[(pairs >> np.uint64(hash_bits)).astype(np.int64)]
     return pairs, (rows if grouping is None else grouping[rows])
 
 
