@@ -10,7 +10,10 @@ and their means:
   message when none can be had);
 * Python dicts: ``evaluate_run`` vs pytrec_eval (ingestion included);
 * columns: ``evaluate_columns`` from pyarrow Tables (``qid, docno, rel`` / ``qid, docno, score``),
-  vs pytrec_eval from dicts.
+  vs pytrec_eval from dicts;
+* command line: ``evalcore evaluate --qrels Q --run R -m ...`` as a user runs it (interpreter
+  start-up, plugin discovery, the engine's rows and bootstrap intervals included), vs pytrec_eval
+  parsing the same files in Python and evaluating (its imports not timed).
 
 Every measurement runs in its own subprocess (for its peak RSS), repeats are interleaved
 (A B C A B C ...), and the table gives the min and median wall time of each, the ratios to
@@ -51,6 +54,7 @@ PATHS = {  # path -> (contenders, evalcore's contender); each contender is a wor
     "TREC files": (["evalcore", "pytrec_eval", "ir_measures", "trec_eval"], "evalcore"),
     "dicts": (["evalcore", "pytrec_eval"], "evalcore"),
     "columns": (["evalcore", "pytrec_eval"], "evalcore"),
+    "command line": (["evalcore", "pytrec_eval"], "evalcore"),
 }
 # C trec_eval 10 prints 4 decimals and compares scores in double precision; the trec_eval inside
 # pytrec_eval (which evalcore's ties='trec' matches exactly) compares them in single precision, so
@@ -140,6 +144,17 @@ def files_trec_eval(qrels: str, run: str) -> dict[str, float]:
     return {names[f[0]]: float(f[2]) for f in map(str.split, out.splitlines()) if f[0] in names}
 
 
+def cli_evalcore(qrels: str, run: str) -> dict[str, float]:
+    command = [str(Path(sys.executable).with_name("evalcore")), "evaluate", "--qrels", qrels, "--run", run]
+    for metric in METRICS:
+        command += ["-m", metric]
+    with tempfile.TemporaryDirectory() as folder:
+        report = Path(folder) / "report.json"
+        subprocess.run([*command, "-o", str(report)], capture_output=True, check=True)
+        metrics = json.loads(report.read_text())["metrics"]
+    return {metric: metrics[metric]["value"] for metric in METRICS}
+
+
 def dicts_evalcore(qrels: dict, run: dict) -> dict[str, float]:
     from evalcore_retrieval import average, evaluate_run
 
@@ -160,7 +175,7 @@ def columns_evalcore(qrels: dict, run: dict) -> dict[str, float]:
 
 def _load(path: str, contender: str, qrels: str, run: str) -> tuple[object, object]:
     """The contender's input, prepared before the clock starts."""
-    if path == "TREC files":
+    if path in ("TREC files", "command line"):
         return qrels, run
     judged, ranked = parse_dicts(qrels, run)
     if path == "dicts" or contender != "evalcore":
@@ -176,7 +191,9 @@ def _load(path: str, contender: str, qrels: str, run: str) -> tuple[object, obje
 
 def worker(path: str, contender: str, qrels: str, run: str) -> None:
     """Run one contender once and print its time, peak RSS and means as JSON."""
-    if contender == "evalcore":  # imports and plugin discovery are not timed
+    if path == "command line" and contender == "evalcore":
+        pass  # the command's start-up is part of its time
+    elif contender == "evalcore":  # imports and plugin discovery are not timed
         import evalcore
         import evalcore_retrieval._columnar  # noqa: F401
 
@@ -184,7 +201,8 @@ def worker(path: str, contender: str, qrels: str, run: str) -> None:
     elif contender in ("pytrec_eval", "ir_measures"):
         __import__(contender)
     first, second = _load(path, contender, qrels, run)
-    kind = "files" if path == "TREC files" else "columns" if contender == "evalcore" and path == "columns" else "dicts"
+    kind = {"TREC files": "files", "command line": "files" if contender != "evalcore" else "cli",
+            "columns": "columns" if contender == "evalcore" else "dicts", "dicts": "dicts"}[path]
     function = globals()[f"{kind}_{contender}"]
     start, cpu_start, children_start = time.perf_counter(), time.process_time(), _children_cpu()
     means = function(first, second)
@@ -252,22 +270,26 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3, help="interleaved runs of each (default 3)")
     parser.add_argument("--trec-eval", help="path of a C trec_eval binary")
     parser.add_argument("--data", help="folder for the generated files (kept between runs)")
+    parser.add_argument("--paths", help=f"comma-separated paths to measure (default all: {', '.join(PATHS)})")
+    parser.add_argument("--skip", default="", help="comma-separated contenders to leave out (e.g. trec_eval)")
     args = parser.parse_args()
     scratch = Path(args.data or Path(tempfile.gettempdir()) / "evalcore-bench-retrieval")
     scratch.mkdir(parents=True, exist_ok=True)
     env = dict(os.environ)
-    trec_eval = find_trec_eval(args.trec_eval, scratch)
+    trec_eval = None if "trec_eval" in args.skip.split(",") else find_trec_eval(args.trec_eval, scratch)
     if trec_eval:
         env["BENCH_TREC_EVAL"] = trec_eval
     print(f"metrics: {', '.join(METRICS)}; {DOCS_PER_QUERY} retrieved, {JUDGED_PER_QUERY} judged per query; "
           f"{args.repeat} interleaved runs each, one subprocess per run")
-    print(f"{'queries':>8} {'path':<11} {'contender':<12} {'min s':>8} {'median s':>9} {'peak MB':>8} "
+    print(f"{'queries':>8} {'path':<12} {'contender':<12} {'min s':>8} {'median s':>9} {'peak MB':>8} "
           f"{'min ratio':>10} {'median ratio':>13} {'min cpu s':>10} {'cpu ratio':>10}")
     sizes = [10_000] if args.quick else [10_000, 100_000]
     for n in map(int, args.sizes.split(",")) if args.sizes else sizes:
         qrels, run = make_files(n, scratch)
         for path, (contenders, ours) in PATHS.items():
-            contenders = [c for c in contenders if c != "trec_eval" or trec_eval]
+            if args.paths and path not in args.paths.split(","):
+                continue
+            contenders = [c for c in contenders if (c != "trec_eval" or trec_eval) and c not in args.skip.split(",")]
             results: dict[str, list[dict]] = {c: [] for c in contenders}
             for _ in range(args.repeat):
                 for contender in contenders:
@@ -277,7 +299,7 @@ def main() -> None:
             for contender, runs in results.items():
                 times = [r["seconds"] for r in runs]
                 cpu = min(r["cpu"] for r in runs)
-                print(f"{n:>8} {path:<11} {contender:<12} {min(times):>8.2f} {statistics.median(times):>9.2f} "
+                print(f"{n:>8} {path:<12} {contender:<12} {min(times):>8.2f} {statistics.median(times):>9.2f} "
                       f"{max(r['peak_mb'] for r in runs):>8.0f} {min(times) / min(base):>9.1f}x "
                       f"{statistics.median(times) / statistics.median(base):>12.1f}x {cpu:>10.2f} "
                       f"{cpu / base_cpu:>9.1f}x")

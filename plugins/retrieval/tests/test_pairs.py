@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pyarrow as pa
 import pytest
 from evalcore.plugin import InputError
-from evalcore_retrieval import _pairs
+from evalcore_retrieval import _pairs, read_trec
 from evalcore_retrieval._pairs import Side, match
 from evalcore_retrieval._trec_lines import Layout
 from hypothesis import given, settings
@@ -14,6 +16,7 @@ from hypothesis import strategies as st
 
 pytest.importorskip("polars")
 
+REFERENCE = Path(__file__).resolve().parents[3].parent / "shared" / "reference" / "trec_eval"
 DOCS = st.text(alphabet="abcé", min_size=1, max_size=3)
 
 
@@ -69,6 +72,7 @@ def test_a_duplicate_names_the_later_line_in_both_ways():
 
 
 def test_a_hash_collision_falls_back_to_the_exact_way(monkeypatch):
+    monkeypatch.setattr(_pairs, "HASH_FROM_LINES", 0)
     # every document hashes alike: the strings tell them apart
     monkeypatch.setattr(_pairs, "_hashes", lambda q, r: (np.zeros(len(q), np.uint64), np.zeros(len(r), np.uint64)))
     qrels = side([(0, "a"), (0, "b"), (1, "c")])
@@ -83,3 +87,16 @@ def test_without_polars_the_exact_way_answers(monkeypatch):
     assert pairs_of(match(qrels, run, 2, duplicate)) == [(0, 1), (1, 0)]
     with pytest.raises(InputError, match="run row 2"):
         match(qrels, side([(0, "a"), (1, "c"), (0, "a")]), 2, duplicate)
+
+
+@pytest.mark.parametrize("ties", ["trec", "input"])
+def test_files_read_both_ways_give_the_same_rankings(monkeypatch, ties):
+    def rankings(threshold: int):
+        monkeypatch.setattr(_pairs, "HASH_FROM_LINES", threshold)
+        return read_trec(REFERENCE / "qrels.test", REFERENCE / "results.test").rankings(ties)
+
+    hashed, exact = rankings(0), rankings(1 << 62)
+    for field in ("num_ret", "present", "hit_query", "hit_position", "hit_grade", "judged_offsets", "judged",
+                  "miss_query", "miss_position", "miss_grade"):
+        assert np.array_equal(getattr(hashed, field), getattr(exact, field)), field
+    assert len(hashed.hit_query) > 100  # the collection has many judged retrieved documents

@@ -1,11 +1,11 @@
 """Exact (query, document) identity across a qrels and a run: duplicates, and the run line of each judgement.
 
-Two ways to the same answer. With polars installed (the ``fast`` extra), each document id
-is hashed and a pair becomes one integer, the query in the high bits and the hash below;
-every pair the hashes match is then confirmed on the strings, so the result is exact (on
-a hash collision the exact way takes over). Without polars, one dictionary of the
-document ids of both files gives exact integer codes (slower: it is a hash table of
-every id).
+Two ways to the same answer. With polars installed (the ``fast`` extra) and files large
+enough to repay importing it, each document id is hashed and a pair becomes one integer,
+the query in the high bits and the hash below; every pair the hashes match is then
+confirmed on the strings, so the result is exact (on a hash collision the exact way takes
+over). Otherwise one dictionary of the document ids of both files gives exact integer
+codes (slower on large files: it is a hash table of every id).
 """
 
 from __future__ import annotations
@@ -23,6 +23,8 @@ from ._trec_lines import QRELS, RUN, Layout
 
 Duplicate = Callable[[Layout, int], InputError]
 _SEED = 0x5EED
+# below this many lines, importing polars (about 0.3 s and 80 MB) costs more than the exact way
+HASH_FROM_LINES = 4_000_000
 _LIKELY_COLLISIONS = 0.01  # expected colliding pairs above which the exact way is taken directly
 
 
@@ -40,7 +42,7 @@ def match(qrels: Side, run: Side, n_queries: int, duplicate: Duplicate) -> tuple
     Raises ``duplicate(layout, row)`` for the first line (in file order) that repeats a
     pair of its file. ``n_queries`` bounds the query indices.
     """
-    hashes = _hashes(qrels.docno, run.docno)
+    hashes = _hashes(qrels.docno, run.docno) if len(qrels.query) + len(run.query) >= HASH_FROM_LINES else None
     if hashes is not None:
         found = _match_hashed(qrels, run, hashes, n_queries, duplicate)
         if found is not None:
