@@ -1,4 +1,4 @@
-"""The (query, document) matching of qrels and run lines: the hashed way (polars) and the exact way agree."""
+"""The (query, document) matching of qrels and run lines: the hashed way and the exact way agree."""
 
 from __future__ import annotations
 
@@ -13,8 +13,6 @@ from evalcore_retrieval._pairs import Side, match
 from evalcore_retrieval._trec_lines import Layout
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-pytest.importorskip("polars")
 
 REFERENCE = Path(__file__).resolve().parents[3].parent / "shared" / "reference" / "trec_eval"
 DOCS = st.text(alphabet="abcé", min_size=1, max_size=3)
@@ -37,7 +35,7 @@ def both_ways(qrels: Side, run: Side, n_queries: int) -> tuple[object, object]:
     """What each way answers: the matched (run line, qrels line) pairs, or the duplicate error."""
     answers = []
     for hashed in (True, False):
-        hashes = _pairs._hashes(qrels.docno, run.docno) if hashed else None
+        hashes = (_pairs.doc_hashes(qrels.docno), _pairs.doc_hashes(run.docno))
         try:
             if hashed:
                 found = _pairs._match_hashed(qrels, run, hashes, n_queries, duplicate)
@@ -72,30 +70,32 @@ def test_a_duplicate_names_the_later_line_in_both_ways():
 
 
 def test_a_hash_collision_falls_back_to_the_exact_way(monkeypatch):
-    monkeypatch.setattr(_pairs, "HASH_FROM_LINES", 0)
     # every document hashes alike: the strings tell them apart
-    monkeypatch.setattr(_pairs, "_hashes", lambda q, r: (np.zeros(len(q), np.uint64), np.zeros(len(r), np.uint64)))
+    monkeypatch.setattr(_pairs, "doc_hashes", lambda docno: np.zeros(len(docno), np.uint64))
     qrels = side([(0, "a"), (0, "b"), (1, "c")])
     run = side([(0, "b"), (0, "z"), (1, "c"), (1, "a")])
     assert pairs_of(match(qrels, run, 2, duplicate)) == [(0, 1), (2, 2)]
 
 
-def test_without_polars_the_exact_way_answers(monkeypatch):
-    monkeypatch.setattr(_pairs, "polars_available", lambda: False)
-    qrels = side([(0, "a"), (1, "c")])
-    run = side([(1, "c"), (0, "a"), (0, "q")])
-    assert pairs_of(match(qrels, run, 2, duplicate)) == [(0, 1), (1, 0)]
-    with pytest.raises(InputError, match="run row 2"):
-        match(qrels, side([(0, "a"), (1, "c"), (0, "a")]), 2, duplicate)
+def test_equal_strings_hash_alike_and_bytes_past_the_end_do_not_count():
+    strings = ["doc1", "", "abcdefgh", "abcdefghi", "abcdefgh\x00", "é" * 7, "a" * 40, "a" * 41]
+    whole = pa.chunked_array([pa.array(strings)])
+    sliced = pa.chunked_array([pa.array(["x" * 20] + strings).slice(1), pa.array(strings)])
+    large = pa.chunked_array([pa.array(strings, pa.large_string())])
+    hashes = _pairs.doc_hashes(whole)
+    assert len(set(hashes.tolist())) == len(strings)
+    assert _pairs.doc_hashes(sliced).tolist() == hashes.tolist() * 2
+    assert _pairs.doc_hashes(large).tolist() == hashes.tolist()
 
 
 @pytest.mark.parametrize("ties", ["trec", "input"])
 def test_files_read_both_ways_give_the_same_rankings(monkeypatch, ties):
-    def rankings(threshold: int):
-        monkeypatch.setattr(_pairs, "HASH_FROM_LINES", threshold)
+    def rankings():
         return read_trec(REFERENCE / "qrels.test", REFERENCE / "results.test").rankings(ties)
 
-    hashed, exact = rankings(0), rankings(1 << 62)
+    hashed = rankings()
+    monkeypatch.setattr(_pairs, "_match_hashed", lambda *args: None)  # as after a collision
+    exact = rankings()
     for field in ("num_ret", "present", "hit_query", "hit_position", "hit_grade", "judged_offsets", "judged",
                   "miss_query", "miss_position", "miss_grade"):
         assert np.array_equal(getattr(hashed, field), getattr(exact, field)), field

@@ -1,11 +1,11 @@
 """Exact (query, document) identity across a qrels and a run: duplicates, and the run line of each judgement.
 
-Two ways to the same answer. With polars installed (the ``fast`` extra) and files large
-enough to repay importing it, each document id is hashed and a pair becomes one integer,
-the query in the high bits and the hash below; every pair the hashes match is then
-confirmed on the strings, so the result is exact (on a hash collision the exact way takes
-over). Otherwise one dictionary of the document ids of both files gives exact integer
-codes (slower on large files: it is a hash table of every id).
+Each document id is hashed (64 bits, vectorised over the bytes of the ids) and a pair
+becomes one integer, the query in the high bits and the hash below; every pair the hashes
+match is then confirmed on the strings, so the result is exact. On a hash collision (or
+when too few bits are left for the hash) one dictionary of the document ids of both files
+gives exact integer codes instead (several times slower on large files: a hash table of
+every id).
 """
 
 from __future__ import annotations
@@ -17,14 +17,13 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 from evalcore.plugin import InputError
+from numpy.lib.stride_tricks import as_strided
 
 from ._ranking import offsets_of
 from ._trec_lines import QRELS, RUN, Layout
 
 Duplicate = Callable[[Layout, int], InputError]
-_SEED = 0x5EED
-# below this many lines, importing polars (about 0.3 s and 80 MB) costs more than the exact way
-HASH_FROM_LINES = 4_000_000
+_GOLDEN, _MIX1, _MIX2 = np.uint64(0x9E3779B97F4A7C15), np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB)
 _LIKELY_COLLISIONS = 0.01  # expected colliding pairs above which the exact way is taken directly
 
 
@@ -42,33 +41,48 @@ def match(qrels: Side, run: Side, n_queries: int, duplicate: Duplicate) -> tuple
     Raises ``duplicate(layout, row)`` for the first line (in file order) that repeats a
     pair of its file. ``n_queries`` bounds the query indices.
     """
-    hashes = _hashes(qrels.docno, run.docno) if len(qrels.query) + len(run.query) >= HASH_FROM_LINES else None
-    if hashes is not None:
-        found = _match_hashed(qrels, run, hashes, n_queries, duplicate)
-        if found is not None:
-            return found
-    return _match_exact(qrels, run, duplicate)
+    found = _match_hashed(qrels, run, (doc_hashes(qrels.docno), doc_hashes(run.docno)), n_queries, duplicate)
+    return _match_exact(qrels, run, duplicate) if found is None else found
 
 
-def polars_available() -> bool:
-    """Whether the hashed way can be taken (polars imports)."""
-    try:
-        import polars  # noqa: F401
-    except ImportError:
-        return False
-    return True
+def doc_hashes(docno: pa.ChunkedArray) -> np.ndarray:
+    """A 64-bit hash (uint64) of each string: equal strings, equal hashes."""
+    parts = [_chunk_hashes(chunk) for chunk in docno.chunks]
+    return np.concatenate(parts) if parts else np.zeros(0, dtype=np.uint64)
 
 
-def _hashes(qrels: pa.ChunkedArray, run: pa.ChunkedArray) -> tuple[np.ndarray, np.ndarray] | None:
-    if not polars_available():
-        return None
-    import polars as pl
-
-    def hashed(docno: pa.ChunkedArray) -> np.ndarray:
-        parts = [pl.Series(chunk).hash(_SEED).to_numpy() for chunk in docno.chunks]
-        return np.concatenate(parts) if parts else np.zeros(0, dtype=np.uint64)
-
-    return hashed(qrels), hashed(run)
+def _chunk_hashes(chunk: pa.Array) -> np.ndarray:
+    """Hash the bytes of each string of a pyarrow (large) string array eight at a time."""
+    kind = np.int64 if pa.types.is_large_string(chunk.type) else np.int32
+    offsets = np.frombuffer(chunk.buffers()[1], kind)[chunk.offset:chunk.offset + len(chunk) + 1].astype(np.int64)
+    starts, lengths = offsets[:-1], np.diff(offsets)
+    data = chunk.buffers()[2]
+    padded = np.zeros((0 if data is None else len(data)) + 8, dtype=np.uint8)
+    if data is not None:
+        padded[:len(data)] = np.frombuffer(data, np.uint8)
+    # the 8 bytes from every byte on, as little-endian integers (unaligned reads)
+    words = as_strided(padded[:8].view(np.uint64), shape=(len(padded) - 7,), strides=(1,))
+    hashed = lengths.astype(np.uint64) * _GOLDEN
+    for start in range(0, int(lengths.max(initial=0)), 8):
+        longer = None if start == 0 else np.flatnonzero(lengths > start)
+        rest = lengths - start if longer is None else lengths[longer] - start
+        word = words[starts + start if longer is None else starts[longer] + start]
+        partial = np.flatnonzero(rest < 8)  # keep only the string's own bytes of the last word
+        shift = ((8 - rest[partial]) * 8).astype(np.uint64)
+        word[partial] = (word[partial] << shift) >> shift
+        part = hashed if longer is None else hashed[longer]
+        part ^= word
+        part *= _MIX1
+        part ^= part >> np.uint64(29)
+        if longer is not None:
+            hashed[longer] = part
+    # splitmix64's finaliser: every input bit reaches the high bits, which the pair keys use
+    hashed ^= hashed >> np.uint64(30)
+    hashed *= _MIX1
+    hashed ^= hashed >> np.uint64(27)
+    hashed *= _MIX2
+    hashed ^= hashed >> np.uint64(31)
+    return hashed
 
 
 def _match_hashed(qrels: Side, run: Side, hashes: tuple[np.ndarray, np.ndarray], n_queries: int,
