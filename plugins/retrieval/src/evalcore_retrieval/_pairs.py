@@ -24,6 +24,7 @@ from ._trec_lines import QRELS, RUN, Layout
 
 Duplicate = Callable[[Layout, int], InputError]
 _GOLDEN, _MIX1, _MIX2 = np.uint64(0x9E3779B97F4A7C15), np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB)
+_HASH_BLOCK = 1 << 18  # strings hashed at a time (the temporary arrays stay in cache)
 _LIKELY_COLLISIONS = 0.01  # expected colliding pairs above which the exact way is taken directly
 
 
@@ -47,19 +48,20 @@ def match(qrels: Side, run: Side, n_queries: int, duplicate: Duplicate) -> tuple
 
 def doc_hashes(docno: pa.ChunkedArray) -> np.ndarray:
     """A 64-bit hash (uint64) of each string: equal strings, equal hashes."""
-    parts = [_chunk_hashes(chunk) for chunk in docno.chunks]
+    parts = [_slice_hashes(chunk.slice(start, _HASH_BLOCK))
+             for chunk in docno.chunks for start in range(0, len(chunk), _HASH_BLOCK)]
     return np.concatenate(parts) if parts else np.zeros(0, dtype=np.uint64)
 
 
-def _chunk_hashes(chunk: pa.Array) -> np.ndarray:
+def _slice_hashes(chunk: pa.Array) -> np.ndarray:
     """Hash the bytes of each string of a pyarrow (large) string array eight at a time."""
     kind = np.int64 if pa.types.is_large_string(chunk.type) else np.int32
     offsets = np.frombuffer(chunk.buffers()[1], kind)[chunk.offset:chunk.offset + len(chunk) + 1].astype(np.int64)
-    starts, lengths = offsets[:-1], np.diff(offsets)
-    data = chunk.buffers()[2]
-    padded = np.zeros((0 if data is None else len(data)) + 8, dtype=np.uint8)
-    if data is not None:
-        padded[:len(data)] = np.frombuffer(data, np.uint8)
+    first, last = int(offsets[0]), int(offsets[-1])
+    starts, lengths = offsets[:-1] - first, np.diff(offsets)
+    padded = np.zeros(last - first + 8, dtype=np.uint8)
+    if last > first:
+        padded[:last - first] = np.frombuffer(chunk.buffers()[2], np.uint8)[first:last]
     # the 8 bytes from every byte on, as little-endian integers (unaligned reads)
     words = as_strided(padded[:8].view(np.uint64), shape=(len(padded) - 7,), strides=(1,))
     hashed = lengths.astype(np.uint64) * _GOLDEN
