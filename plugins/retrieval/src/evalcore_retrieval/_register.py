@@ -89,9 +89,9 @@ _SHARED = (
 
 def _spec(name: str, cls: str, summary: str, definition: str, target: TargetCategory,
           params: tuple[ParamSpec, ...], version: str = "1", aliases: tuple[MetricAlias, ...] = (),
-          **fields: Any) -> MetricSpec:
+          home: str = _METRICS, **fields: Any) -> MetricSpec:
     return MetricSpec(
-        name=name, implementation=f"{_METRICS}:{cls}", summary=summary,
+        name=name, implementation=f"{home}:{cls}", summary=summary,
         description=definition + _COMMON, family="retrieval", target=target,
         value_range=fields.pop("value_range", (0.0, 1.0)), params=params + _SHARED, inputs=_INPUTS,
         version=version, aliases=aliases, **fields,
@@ -320,12 +320,25 @@ def _rank_specs(relevance: TargetCategory, accuracy: TargetCategory) -> list[Met
         _spec(
             "rbp", "RBP", "Rank-biased precision.",
             "trec_eval `rbp` (Moffat and Zobel, Rank-Biased Precision for Measurement of Retrieval "
-            "Effectiveness, TOIS 2008): (1 - p) * sum over ranks i of gain * p^(i - 1). Gains are the "
-            "grades divided by the query's highest judged grade when it exceeds 1 (trec_eval's "
-            "normalisation); unjudged documents give 0. ir_measures' `RBP` (p = 0.8 by default) "
-            "resolves here with its p.",
-            accuracy, (_P,),
-            aliases=(MetricAlias(name=rf"RBP(?:\(p=(?P<p>{_FLOAT})\))?", regex=True, params={"p": 0.8}),),
+            "Effectiveness, TOIS 2008): (1 - p) * sum over ranks i of gain * p^(i - 1). By default the "
+            "gains are the grades divided by the query's highest judged grade when it exceeds 1 "
+            "(trec_eval's normalisation). With `relevance_level` the gain is binary, 1 for a grade at "
+            "least that level, as ir_measures' `RBP(rel=l)` computes it (its cwl_eval provider); with "
+            "`max_grade` it is cwl_eval's graded gain, min(grade, max_grade) / max_grade (negative "
+            "grades 0). Unjudged documents give 0. ir_measures' `RBP` (p = 0.8 by default) resolves "
+            "here with its p and rel. cwl_eval spreads the weights over its top 1000 ranks only, which "
+            "differs by a factor 1 / (1 - p^1000): nothing at 4 decimals unless p is above 0.99.",
+            accuracy,
+            (_P,
+             ParamSpec(name="relevance_level", type="int", default=None, nullable=True, identity=True,
+                       minimum=1, description="binary gain: 1 for a grade at least this (ir_measures' rel); "
+                                              "None: graded"),
+             ParamSpec(name="max_grade", type="float", default=None, nullable=True, identity=True,
+                       minimum=1.0, description="graded gain min(grade, max_grade) / max_grade (cwl_eval); "
+                                                "None: trec_eval's normalisation")),
+            aliases=(MetricAlias(name=rf"RBP(?:\((?:p=(?P<p>{_FLOAT}))?,?(?:rel=(?P<relevance_level>{_INT}))?\))?",
+                                 regex=True, params={"p": 0.8}),),
+            home="evalcore_retrieval._scaled",
         ),
         _spec(
             "rbp_resid", "RBPResidual", "How much RBP could still rise from unjudged documents.",
@@ -451,11 +464,14 @@ def _judgement_specs(relevance: TargetCategory, accuracy: TargetCategory) -> lis
 
 @hookimpl
 def evalcore_metrics() -> list[MetricSpec]:
+    from ._irm_specs import irm_specs
+
     relevance, accuracy = TargetCategory.RETRIEVAL_RELEVANCE, TargetCategory.RETRIEVAL_ACCURACY
     return [
         *_rank_specs(relevance, accuracy),
         *_set_specs(relevance, accuracy),
         *_judgement_specs(relevance, accuracy),
+        *irm_specs(relevance, accuracy),
     ]
 
 

@@ -226,11 +226,6 @@ class Unjudged(RetrievalMetric):
         return judgement.unjudged(r, self.params["k"])
 
 
-class RBP(RetrievalMetric):
-    def measure(self, r: Rankings) -> np.ndarray:
-        return measures.rbp(r, self.params["p"])
-
-
 class RBPResidual(RetrievalMetric):
     def measure(self, r: Rankings) -> np.ndarray:
         return judgement.rbp_residual(r, self.params["p"])
