@@ -3,9 +3,9 @@
 Metrics are used through evalcore (``evalcore.get_metric("retrieval/ndcg@10")``); whole
 runs given as pytrec_eval-style dicts are scored with :func:`evaluate_run`, runs given as
 columns (numpy arrays, pandas, pyarrow) with :func:`evaluate_columns`, and TREC files are
-read with :func:`read_trec` (diversity qrels with :func:`read_subtopic_qrels`); :func:`average` gives the means and :func:`column_scores` a
-metric's per-query values over a :class:`Rankings`. Nothing heavy is imported until one of
-these is used.
+read with :func:`read_trec` (diversity qrels, for alpha-nDCG, with :func:`read_subtopic_qrels`);
+:func:`average` gives the means and :func:`column_scores` a metric's per-query values over a
+:class:`Rankings`. Nothing heavy is imported until one of these is used.
 """
 
 from __future__ import annotations
