@@ -59,7 +59,8 @@ def irm_specs(relevance: TargetCategory, accuracy: TargetCategory) -> list[Metri
             "max_grade) - min_grade) / (max_grade - min_grade), negative grades counting as 0 (ir_measures' "
             "`min_rel` and `max_rel`); `max_grade=None` takes the highest grade judged for the record, "
             "where ir_measures requires `max_rel`. cwl_eval looks at the top 1000 documents only, so for "
-            "k > 1000 ir_measures gives SDCG@1000.",
+            "k > 1000 ir_measures gives SDCG@1000. cwl_eval keeps equal scores in input order and scores "
+            "queries absent from the run 0: `ties='input', missing='zero'` give its numbers exactly.",
             accuracy,
             (_k(10),
              _float("min_grade", 0.0, "grades at or below it gain nothing (ir_measures' min_rel)", minimum=0.0),

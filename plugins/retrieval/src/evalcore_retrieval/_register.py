@@ -327,7 +327,9 @@ def _rank_specs(relevance: TargetCategory, accuracy: TargetCategory) -> list[Met
             "`max_grade` it is cwl_eval's graded gain, min(grade, max_grade) / max_grade (negative "
             "grades 0). Unjudged documents give 0. ir_measures' `RBP` (p = 0.8 by default) resolves "
             "here with its p and rel. cwl_eval spreads the weights over its top 1000 ranks only, which "
-            "differs by a factor 1 / (1 - p^1000): nothing at 4 decimals unless p is above 0.99.",
+            "differs by a factor 1 / (1 - p^1000): nothing at 4 decimals unless p is above 0.99. It "
+            "keeps equal scores in input order and scores queries absent from the run 0: with "
+            "`ties='input', missing='zero'` the binary RBP gives its numbers exactly.",
             accuracy,
             (_P,
              ParamSpec(name="relevance_level", type="int", default=None, nullable=True, identity=True,
