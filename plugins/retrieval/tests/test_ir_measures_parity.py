@@ -45,7 +45,7 @@ def test_sdcg_and_binary_rbp_match_cwl_eval(qrels, run, k, grades, p, level):
     """cwl_eval ranks by score with equal scores in input order: ``ties='input'``."""
     low, high = grades
     names = {f"SDCG(max_rel={high},min_rel={low})@{k}": f"sdcg(k={k}, min_grade={low}, max_grade={high}",
-             f"RBP(p={p},rel={level})": f"rbp(p={p}, relevance_level={level}"}
+             f"RBP(p={p},rel={level})": f"rbp(p={p}, gain='binary', relevance_level={level}"}
     # cwl_eval scores every judged query; absent and empty rankings score 0 (missing='zero')
     metrics = [evalcore.get_metric(f"retrieval/{ours}, ties='input', missing='zero')") for ours in names.values()]
     expected = reference(list(names), qrels, run)

@@ -58,22 +58,24 @@ def test_rbp_binary_gain_counts_grades_at_the_level():
 def test_rbp_graded_gain_scales_by_max_grade():
     judged = [{"doc_id": "a", "relevance": 3}, {"doc_id": "b", "relevance": 1}, {"doc_id": "c", "relevance": 5}]
     # gains 1/3, 3/3 and 5 capped at 3 -> 1
-    assert value("retrieval/rbp", judged, ["b", "a", "c"], p=0.5, max_grade=3) == pytest.approx(
+    assert value("retrieval/rbp", judged, ["b", "a", "c"], p=0.5, gain="graded", max_grade=3) == pytest.approx(
         0.5 * (1 / 3 + 0.5 + 0.25))
-    # trec_eval's default divides by the record's highest grade (5)
-    assert value("retrieval/rbp", judged, ["b", "a", "c"], p=0.5) == pytest.approx(0.5 * (1 / 5 + 3 / 10 + 1 / 4))
+    # trec_eval's default divides by the record's highest grade (5), whatever the relevance level
+    trec = 0.5 * (1 / 5 + 3 / 10 + 1 / 4)
+    assert value("retrieval/rbp", judged, ["b", "a", "c"], p=0.5) == pytest.approx(trec)
+    assert value("retrieval/rbp", judged, ["b", "a", "c"], p=0.5, relevance_level=4) == pytest.approx(trec)
 
 
-def test_rbp_takes_either_gain_not_both():
+def test_rbp_graded_gain_needs_max_grade():
     with pytest.raises(EvalcoreError, match="max_grade"):
-        evalcore.get_metric("retrieval/rbp", relevance_level=1, max_grade=3)
+        evalcore.get_metric("retrieval/rbp", gain="graded")
 
 
 def test_rbp_skips_records_without_relevant_documents_at_its_level_when_asked():
     judged = [{"doc_id": "a", "relevance": 1}]
-    metric = evalcore.get_metric("retrieval/rbp", relevance_level=2, no_relevant="skip")
+    metric = evalcore.get_metric("retrieval/rbp", gain="binary", relevance_level=2, no_relevant="skip")
     assert metric.score_one({"relevant_docs": judged}, {"retrieved": [{"doc_id": "a"}]}).status == "skipped"
-    assert value("retrieval/rbp", judged, ["a"], no_relevant="skip") == pytest.approx(0.1)
+    assert value("retrieval/rbp", judged, ["a"], no_relevant="skip", relevance_level=2) == pytest.approx(0.1)
 
 
 # -- Compat ---------------------------------------------------------------------------------------
@@ -186,8 +188,9 @@ def test_alpha_ndcg_bad_judgements_name_the_field(entry, field):
     ("Compat", "retrieval/compat"),
     ("Compat(p=0.8)", "retrieval/compat(p=0.8)"),
     ("Compat(normalize=False,p=0.8)", "retrieval/compat(p=0.8, normalize=False)"),
-    ("RBP(p=0.8,rel=2)", "retrieval/rbp(p=0.8, relevance_level=2)"),
-    ("RBP(rel=2)", "retrieval/rbp(p=0.8, relevance_level=2)"),
+    ("RBP(p=0.5,rel=2)", "retrieval/rbp(p=0.5, gain='binary', relevance_level=2)"),
+    ("RBP(rel=2)", "retrieval/rbp(p=0.8, gain='binary', relevance_level=2)"),
+    ("RBP(p=0.5)", "retrieval/rbp(p=0.5)"),
 ])
 def test_ir_measures_names_resolve(name, canonical):
     assert evalcore.get_metric(name).id == canonical

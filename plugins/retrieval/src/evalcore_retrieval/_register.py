@@ -320,26 +320,27 @@ def _rank_specs(relevance: TargetCategory, accuracy: TargetCategory) -> list[Met
         _spec(
             "rbp", "RBP", "Rank-biased precision.",
             "trec_eval `rbp` (Moffat and Zobel, Rank-Biased Precision for Measurement of Retrieval "
-            "Effectiveness, TOIS 2008): (1 - p) * sum over ranks i of gain * p^(i - 1). By default the "
-            "gains are the grades divided by the query's highest judged grade when it exceeds 1 "
-            "(trec_eval's normalisation). With `relevance_level` the gain is binary, 1 for a grade at "
-            "least that level, as ir_measures' `RBP(rel=l)` computes it (its cwl_eval provider); with "
-            "`max_grade` it is cwl_eval's graded gain, min(grade, max_grade) / max_grade (negative "
-            "grades 0). Unjudged documents give 0. ir_measures' `RBP` (p = 0.8 by default) resolves "
-            "here with its p and rel. cwl_eval spreads the weights over its top 1000 ranks only, which "
-            "differs by a factor 1 / (1 - p^1000): nothing at 4 decimals unless p is above 0.99. It "
-            "keeps equal scores in input order and scores queries absent from the run 0: with "
-            "`ties='input', missing='zero'` the binary RBP gives its numbers exactly.",
+            "Effectiveness, TOIS 2008): (1 - p) * sum over ranks i of gain * p^(i - 1). The gain is "
+            "trec_eval's by default: the grade divided by the query's highest judged grade when that "
+            "exceeds 1 (the relevance level plays no part, as in trec_eval). `gain='binary'` gives 1 "
+            "to a grade at least `relevance_level`, as ir_measures' `RBP(rel=l)` computes it (its "
+            "cwl_eval provider); `gain='graded'` is cwl_eval's graded gain, min(grade, max_grade) / "
+            "max_grade (negative grades 0). Unjudged documents give 0. ir_measures' `RBP` (p = 0.8 by "
+            "default) resolves here with its p and rel. cwl_eval spreads the weights over its top 1000 "
+            "ranks only, which differs by a factor 1 / (1 - p^1000): nothing at 4 decimals unless p is "
+            "above 0.99. It keeps equal scores in input order and scores queries absent from the run "
+            "0: with `ties='input', missing='zero'` the binary RBP gives its numbers exactly.",
             accuracy,
             (_P,
-             ParamSpec(name="relevance_level", type="int", default=None, nullable=True, identity=True,
-                       minimum=1, description="binary gain: 1 for a grade at least this (ir_measures' rel); "
-                                              "None: graded"),
+             ParamSpec(name="gain", type="str", default="trec", identity=True, choices=("trec", "binary", "graded"),
+                       description="'trec': trec_eval's gain; 'binary': 1 at relevance_level and above "
+                                   "(ir_measures' rel); 'graded': min(grade, max_grade) / max_grade (cwl_eval)"),
+             _LEVEL,
              ParamSpec(name="max_grade", type="float", default=None, nullable=True, identity=True,
-                       minimum=1.0, description="graded gain min(grade, max_grade) / max_grade (cwl_eval); "
-                                                "None: trec_eval's normalisation")),
-            aliases=(MetricAlias(name=rf"RBP(?:\((?:p=(?P<p>{_FLOAT}))?,?(?:rel=(?P<relevance_level>{_INT}))?\))?",
-                                 regex=True, params={"p": 0.8}),),
+                       minimum=1.0, description="the grade of full gain for gain='graded'")),
+            aliases=(MetricAlias(name=rf"RBP(?:\(p=(?P<p>{_FLOAT})\))?", regex=True, params={"p": 0.8}),
+                     MetricAlias(name=rf"RBP\((?:p=(?P<p>{_FLOAT}),)?rel=(?P<relevance_level>{_INT})\)", regex=True,
+                                 params={"p": 0.8, "gain": "binary"})),
             home="evalcore_retrieval._scaled",
         ),
         _spec(

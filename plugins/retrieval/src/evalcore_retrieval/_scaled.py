@@ -44,14 +44,14 @@ def sdcg(r: Rankings, k: int, min_grade: float, max_grade: float | None) -> np.n
     return dcg / float(np.sum(1.0 / np.log2(np.arange(k) + 2.0)))
 
 
-def rbp(r: Rankings, p: float, level: float | None, max_grade: float | None) -> np.ndarray:
-    """Rank-biased precision, (1 - p) * sum of gain * p^(rank - 1), with the gain chosen by the
-    parameters: 1 for a grade >= ``level`` (cwl_eval's binary RBP); else the grade scaled by
-    ``max_grade`` (cwl_eval's graded gain); else trec_eval's ``rbp`` gain."""
-    if level is None and max_grade is None:
+def rbp(r: Rankings, p: float, gain: str, level: float, max_grade: float | None) -> np.ndarray:
+    """Rank-biased precision, (1 - p) * sum of gain * p^(rank - 1). ``gain='trec'``: trec_eval's
+    ``rbp`` gain; ``'binary'``: 1 for a grade >= ``level`` (cwl_eval's ``RBP(rel=l)``);
+    ``'graded'``: the grade scaled by ``max_grade`` (cwl_eval's graded gain)."""
+    if gain == "trec":
         return measures.rbp(r, p)
-    gain = (r.hit_grade >= level).astype(float) if level is not None else scaled_gain(r, 0.0, max_grade)
-    return (1 - p) * np.bincount(r.hit_query, weights=gain * np.power(p, r.hit_position), minlength=r.n)
+    gains = (r.hit_grade >= level).astype(float) if gain == "binary" else scaled_gain(r, 0.0, max_grade)
+    return (1 - p) * np.bincount(r.hit_query, weights=gains * np.power(p, r.hit_position), minlength=r.n)
 
 
 class SDCG(RetrievalMetric):
@@ -73,15 +73,15 @@ class RBP(RetrievalMetric):
     """Rank-biased precision: trec_eval's ``rbp`` and ir_measures' ``RBP(rel=l)``."""
 
     def setup(self) -> None:
-        if self.params["relevance_level"] is not None and self.params["max_grade"] is not None:
-            raise self.parameter_error("max_grade", "give relevance_level (binary gain) or max_grade "
-                                                    "(graded gain), not both")
+        if self.params["gain"] == "graded" and self.params["max_grade"] is None:
+            raise self.parameter_error("max_grade", "gain='graded' scales grades by max_grade: give it")
 
     def measure(self, r: Rankings) -> np.ndarray:
         p = self.params
-        return rbp(r, p["p"], p["relevance_level"], p["max_grade"])
+        return rbp(r, p["p"], p["gain"], p["relevance_level"], p["max_grade"])
 
     def has_relevant(self, r: Rankings) -> np.ndarray:
-        """Any positive grade is relevant, or any at ``relevance_level`` when it is given."""
-        level = self.params["relevance_level"]
-        return r.num_judged_at_least(level if level is not None else np.nextafter(0.0, 1.0)) > 0
+        """A grade at ``relevance_level`` is relevant for the binary gain, any positive one otherwise."""
+        if self.params["gain"] == "binary":
+            return super().has_relevant(r)
+        return NDCG.has_relevant(self, r)
