@@ -54,6 +54,12 @@ def test_sdcg_and_binary_rbp_match_cwl_eval(qrels, run, k, grades, p, level):
         metric = metrics[list(names).index(name)]
         assert got[qid][metric.id] == pytest.approx(value, abs=1e-12), (qid, name)
     assert {qid for qid, _ in expected} == set(got)
+    # the same values from records (the engine's path for JSONL input)
+    scored = [qid for qid in run if qid in qrels]
+    pairs = [record([{"doc_id": d, "relevance": g} for d, g in qrels[qid].items()], run[qid]) for qid in scored]
+    for metric in metrics:
+        for qid, score in zip(scored, metric.score_many([e for e, _ in pairs], [pr for _, pr in pairs])):
+            assert score.value == pytest.approx(got[qid][metric.id], abs=1e-12), (qid, metric.id)
 
 
 @settings(max_examples=150, deadline=None)

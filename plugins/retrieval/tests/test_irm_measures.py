@@ -118,8 +118,15 @@ def test_compat_ties_follow_the_ties_parameter():
     assert value("retrieval/compat", judged, tied, ties="input", p=0.5, normalize=False) == pytest.approx(1.25 / 1.5)
 
 
-def test_compat_of_a_record_without_relevant_documents_is_0():
+def test_compat_edge_records():
     assert value("Compat", [{"doc_id": "a", "relevance": 0}], ["a"]) == 0.0
+    judged = [{"doc_id": "a", "relevance": 1}]
+    metric = evalcore.get_metric("Compat")
+    assert metric.score_one({"relevant_docs": judged}, {"retrieved": []}).status == "skipped"
+    assert metric.score_one({"relevant_docs": []}, {"retrieved": ["a"]}).status == "skipped"
+    assert value("retrieval/compat", judged, [], missing="zero") == 0.0
+    bad = metric.score_one({"relevant_docs": judged}, {"retrieved": [{"doc_id": "a", "score": "high"}]})
+    assert bad.status == "error" and "prediction.retrieved[0].score" in bad.error_message
 
 
 # -- alpha-nDCG -----------------------------------------------------------------------------------
