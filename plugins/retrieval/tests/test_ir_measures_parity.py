@@ -43,6 +43,7 @@ def record(judgements: list[dict], ranked: dict[str, float]) -> tuple[dict, dict
        st.sampled_from([0.5, 0.8, 0.95]), st.sampled_from([1, 2]))
 def test_sdcg_and_binary_rbp_match_cwl_eval(qrels, run, k, grades, p, level):
     """cwl_eval ranks by score with equal scores in input order: ``ties='input'``."""
+    pytest.importorskip("cwl", reason="cwl-eval is ir_measures' provider of SDCG and RBP(rel=l)")
     low, high = grades
     names = {f"SDCG(max_rel={high},min_rel={low})@{k}": f"sdcg(k={k}, min_grade={low}, max_grade={high}",
              f"RBP(p={p},rel={level})": f"rbp(p={p}, gain='binary', relevance_level={level}"}
@@ -97,6 +98,7 @@ def subtopic_records(judgements, run, qids) -> tuple[list[dict], list[dict]]:
 @given(SUBTOPIC_QRELS, RUNS, st.sampled_from([0.0, 0.25, 0.5, 0.8, 1.0]), st.sampled_from([1, 2]))
 def test_alpha_ndcg_matches_ndeval(judgements, run, alpha, level):
     """ndeval (through ir_measures' pyndeval provider) ranks equal scores by doc id ascending."""
+    pytest.importorskip("pyndeval", reason="pyndeval is ir_measures' provider of alpha_nDCG")
     run = {qid: docs for qid, docs in run.items() if docs}
     names = [f"alpha_nDCG(alpha={alpha},rel={level})@{k}" for k in (1, 3, 5, 20)]
     expected = reference(names, subtopic_qrels(judgements), run)
