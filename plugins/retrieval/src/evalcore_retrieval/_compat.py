@@ -9,8 +9,7 @@ from collections.abc import Mapping, Sequence
 
 from evalcore.plugin import Record, SampleMetric
 
-from ._doc_ranking import RankedDocuments, check_present, ranked_documents
-from ._records import _read
+from ._doc_ranking import RankedDocuments, check_present, judged_grades, ranked_documents
 
 
 def rbo(ranking: Sequence[str], ideal: Sequence[str], p: float, depth: int) -> float:
@@ -61,7 +60,7 @@ class Compat(SampleMetric):
     """ir_measures' ``Compat(p=..., normalize=...)``."""
 
     def score(self, example: Record, prediction: Record) -> float:
-        grades = _read(example, {}).judged
+        grades = judged_grades(example)
         ranking = ranked_documents(prediction, self.params["ties"])
         if not check_present(len(grades), len(ranking.doc_ids), self.params["missing"]):
             return 0.0

@@ -15,7 +15,7 @@ from typing import Any
 
 from evalcore.plugin import InputError, Record, SampleMetric
 
-from ._doc_ranking import check_present, ranked_documents
+from ._doc_ranking import check_present, plain_columns, ranked_documents
 from ._records import _doc_id, _documents, _number
 
 
@@ -30,10 +30,37 @@ class SubtopicJudgements:
 def read_subtopics(example: Record, level: float) -> SubtopicJudgements:
     """The judgements of ``example.relevant_docs``; a (subtopic, document) pair at or above
     ``level`` is relevant. A pair listed twice is an :class:`InputError` naming the entry."""
-    subtopics: dict[Any, int] = {}
-    seen: set[tuple[str, Any]] = set()
-    judged: set[str] = set()
+    docs = example.get("relevant_docs")
+    plain = plain_columns(docs, "relevance", 1, unique=False)
+    subtopics = _plain_subtopics(docs) if plain is not None else None
+    if plain is None or subtopics is None or len(set(zip(plain[0], subtopics))) != len(subtopics):
+        doc_ids, subtopics, grades = _checked(example)
+    else:
+        doc_ids, grades = plain
+    index: dict[str | None, int] = {}
     relevant: dict[str, list[int]] = {}
+    for doc_id, subtopic, grade in zip(doc_ids, subtopics, grades):
+        position = index.setdefault(subtopic, len(index))
+        if grade >= level:
+            relevant.setdefault(doc_id, []).append(position)
+    return SubtopicJudgements(set(doc_ids), {doc: sorted(subs) for doc, subs in relevant.items()})
+
+
+def _plain_subtopics(docs: list[Any]) -> list[str | None] | None:
+    """The entries' subtopics as strings (None when absent), or None when one is not a string
+    or an integer."""
+    values = [doc.get("subtopic") for doc in docs]
+    if all(v is None or type(v) is str or type(v) is int for v in values):
+        return [v if v is None else str(v) for v in values]
+    return None
+
+
+def _checked(example: Record) -> tuple[list[str], list[str | None], list[float]]:
+    """Doc ids, subtopics and grades of ``example.relevant_docs``, every entry checked."""
+    doc_ids: list[str] = []
+    subtopics: list[str | None] = []
+    grades: list[float] = []
+    seen: set[tuple[str, str | None]] = set()
     for index, doc in enumerate(_documents(example, "relevant_docs", "example")):
         field = f"example.relevant_docs[{index}]"
         doc_id = _doc_id(doc, field)
@@ -42,13 +69,11 @@ def read_subtopics(example: Record, level: float) -> SubtopicJudgements:
             raise InputError(f"document {doc_id!r} is listed twice for subtopic {subtopic!r}",
                              field=f"{field}.doc_id")
         seen.add((doc_id, subtopic))
-        judged.add(doc_id)
         grade = doc.get("relevance", 1) if isinstance(doc, Mapping) else 1
-        grade = _number(1 if grade is None else grade, f"{field}.relevance")
-        index_of = subtopics.setdefault(subtopic, len(subtopics))
-        if grade >= level:
-            relevant.setdefault(doc_id, []).append(index_of)
-    return SubtopicJudgements(judged, {doc: sorted(subs) for doc, subs in relevant.items()})
+        grades.append(_number(1 if grade is None else grade, f"{field}.relevance"))
+        doc_ids.append(doc_id)
+        subtopics.append(subtopic)
+    return doc_ids, subtopics, grades
 
 
 def _subtopic(doc: Any, field: str) -> str | None:
@@ -82,21 +107,32 @@ def alpha_dcg(ranked: Sequence[Sequence[int]], k: int, alpha: float) -> float:
 
 def ideal_ranking(relevant: Mapping[str, Sequence[int]], k: int, alpha: float) -> list[Sequence[int]]:
     """ndeval's greedy ideal ranking to depth k: at each rank the document with the highest gain
-    given those above it, equal gains resolved by the larger doc id."""
-    remaining = dict(relevant)
-    gain: dict[int, float] = {}
-    ideal: list[Sequence[int]] = []
-    while remaining and len(ideal) < k:
-        def worth(doc: str) -> tuple[float, str]:
-            score = 0.0
-            for subtopic in remaining[doc]:
-                score += gain.get(subtopic, 1.0)
-            return score, doc
+    given those above it, equal gains resolved by the larger doc id.
 
-        best = max(remaining, key=worth)
-        ideal.append(remaining.pop(best))
-        for subtopic in ideal[-1]:
+    A document's gain is re-summed (in subtopic order, as ndeval sums it) only when one of its
+    subtopics was just covered."""
+    gain: dict[int, float] = {}
+
+    def worth(subtopics: Sequence[int]) -> float:
+        score = 0.0
+        for subtopic in subtopics:
+            score += gain.get(subtopic, 1.0)
+        return score
+
+    scores = {doc: worth(subtopics) for doc, subtopics in relevant.items()}
+    holders: dict[int, list[str]] = {}
+    for doc, subtopics in relevant.items():
+        for subtopic in subtopics:
+            holders.setdefault(subtopic, []).append(doc)
+    ideal: list[Sequence[int]] = []
+    while scores and len(ideal) < k:
+        best = max(scores, key=lambda doc: (scores[doc], doc))
+        del scores[best]
+        ideal.append(relevant[best])
+        for subtopic in relevant[best]:
             gain[subtopic] = gain.get(subtopic, 1.0) * (1.0 - alpha)
+        for doc in {doc for subtopic in relevant[best] for doc in holders[subtopic] if doc in scores}:
+            scores[doc] = worth(relevant[doc])
     return ideal
 
 

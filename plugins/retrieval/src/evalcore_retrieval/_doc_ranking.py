@@ -12,6 +12,7 @@ from evalcore.plugin import Record, SkipSample
 from ._ranking import trec_order, trec_scores
 from ._records import _read
 
+_NUMBERS = (int, float)
 NO_JUDGEMENTS = "no judged documents (example.relevant_docs is empty)"
 NOT_RETRIEVED = "nothing retrieved (missing='zero' scores it 0)"
 
@@ -31,15 +32,44 @@ def ranked_documents(prediction: Record, ties: str) -> RankedDocuments:
 
     Without scores, documents are ranked by their ``rank`` field, else in list order. A
     malformed list raises :class:`~evalcore.plugin.InputError` naming the field."""
-    query = _read({}, prediction)
-    doc_ids, scores = query.doc_ids, query.scores
+    plain = plain_columns(prediction.get("retrieved"), "score", None)
+    if plain is None:
+        query = _read({}, prediction)
+        doc_ids, scores, scored = query.doc_ids, query.scores, _has_scores(prediction)
+    else:
+        (doc_ids, scores), scored = plain, bool(plain[0])
     if ties == "trec":
         order = trec_order(trec_scores(np.asarray(scores, dtype=float)).tolist(), doc_ids)
     elif ties == "doc_id":
         order = sorted(range(len(doc_ids)), key=lambda i: (-scores[i], doc_ids[i]))
     else:
         order = sorted(range(len(doc_ids)), key=lambda i: -scores[i])
-    return RankedDocuments([doc_ids[i] for i in order], dict(zip(doc_ids, scores)), _has_scores(prediction))
+    return RankedDocuments([doc_ids[i] for i in order], dict(zip(doc_ids, scores)), scored)
+
+
+def judged_grades(example: Record) -> dict[str, float]:
+    """``example.relevant_docs`` as ``{doc_id: grade}`` in list order (grade 1 when not given)."""
+    plain = plain_columns(example.get("relevant_docs"), "relevance", 1)
+    return dict(zip(*plain)) if plain is not None else _read(example, {}).judged
+
+
+def plain_columns(docs: Any, field: str, default: Any, unique: bool = True) -> tuple[list[str], list[float]] | None:
+    """The doc ids and ``field`` values of a list of well-formed document objects (string ids,
+    numbers, each id once when ``unique``), or None when anything needs the checking reader of
+    :mod:`._records`, which names what is wrong. Reading the common case in bulk is most of the
+    time the record measures take."""
+    if type(docs) is not list:
+        return None
+    try:
+        ids = [doc["doc_id"] for doc in docs]
+        values = [doc.get(field, default) for doc in docs]
+    except (TypeError, KeyError, AttributeError):
+        return None
+    if not all(type(i) is str for i in ids) or not all(type(v) in _NUMBERS and v == v for v in values):
+        return None
+    if unique and len(set(ids)) != len(ids):
+        return None
+    return ids, [float(v) for v in values]
 
 
 def check_present(judged: int, retrieved: int, missing: str) -> bool:
