@@ -131,9 +131,10 @@ def test_judged_only_alpha_ndcg_matches_ndeval_on_the_judged_run(judgements, run
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(QRELS, RUNS.map(lambda run: {qid: docs for qid, docs in run.items() if docs}))
-def test_compat_on_trec_files_matches_ir_measures_on_them(tmp_path, qrels, run):
-    """``evalcore evaluate --qrels --run`` hands Compat the files' queries as records (judgements in
-    file order, which the ideal ranking's last tie-break uses)."""
+def test_record_measures_on_trec_files_match_ir_measures_on_them(tmp_path, capfd, qrels, run):
+    """``evalcore evaluate --qrels --run`` hands Compat and alpha-nDCG the files' queries as records
+    (judgements in file order, which Compat's ideal ranking uses last; no subtopics, so alpha-nDCG
+    sees one, as ndeval does with the files' constant second column)."""
     from evalcore_retrieval._reader import TrecSource
 
     if not (set(qrels) & set(run)):
@@ -141,11 +142,14 @@ def test_compat_on_trec_files_matches_ir_measures_on_them(tmp_path, qrels, run):
     (tmp_path / "qrels").write_text("".join(f"{q} 0 {d} {g}\n" for q, docs in qrels.items() for d, g in docs.items()))
     lines = (f"{q} Q0 {d} 0 {s!r} t\n" for q, docs in run.items() for d, s in docs.items())
     (tmp_path / "run").write_text("".join(lines))
-    expected = reference(["Compat(p=0.8)"], ir_measures.read_trec_qrels(str(tmp_path / "qrels")),
+    names = ["Compat(p=0.8)", "alpha_nDCG@5"]
+    expected = reference(names, ir_measures.read_trec_qrels(str(tmp_path / "qrels")),
                          ir_measures.read_trec_run(str(tmp_path / "run")))
-    metric = evalcore.get_metric("Compat(p=0.8)")
-    result = evalcore.evaluate(TrecSource(tmp_path / "qrels", tmp_path / "run"), [metric], progress=False)
-    # queries only in the qrels are skipped (missing='skip'), as trec_eval does
-    got = {row["id"]: row["scores"][metric.id]["value"] for row in result.samples
-           if row["scores"][metric.id]["status"] == "ok"}
-    assert got == pytest.approx({qid: expected[qid, "Compat(p=0.8)"] for qid in run if qid in qrels}, abs=1e-12)
+    capfd.readouterr()  # ndeval warns that every query has one subtopic
+    metrics = [evalcore.get_metric(name) for name in names]
+    result = evalcore.evaluate(TrecSource(tmp_path / "qrels", tmp_path / "run"), metrics, progress=False)
+    for name, metric in zip(names, metrics):
+        # queries only in the qrels are skipped (missing='skip'), as trec_eval does
+        got = {row["id"]: row["scores"][metric.id]["value"] for row in result.samples
+               if row["scores"][metric.id]["status"] == "ok"}
+        assert got == pytest.approx({qid: expected[qid, name] for qid in run if qid in qrels}, abs=1e-12), name
