@@ -153,3 +153,26 @@ def test_record_measures_on_trec_files_match_ir_measures_on_them(tmp_path, capfd
         got = {row["id"]: row["scores"][metric.id]["value"] for row in result.samples
                if row["scores"][metric.id]["status"] == "ok"}
         assert got == pytest.approx({qid: expected[qid, name] for qid in run if qid in qrels}, abs=1e-12), name
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(SUBTOPIC_QRELS, RUNS.map(lambda run: {qid: docs for qid, docs in run.items() if docs}))
+def test_alpha_ndcg_on_diversity_files_matches_ir_measures_on_them(tmp_path, judgements, run):
+    """``evalcore evaluate --subtopic-qrels --run``: ir_measures reads the same qrels' second column
+    as the subtopic."""
+    pytest.importorskip("pyndeval", reason="pyndeval is ir_measures' provider of alpha_nDCG")
+    from evalcore_retrieval._subtopic_qrels import SubtopicSource
+
+    if not (set(judgements) & set(run)):
+        return
+    (tmp_path / "qrels").write_text("".join(f"{q} {s} {d} {g}\n" for q, pairs in judgements.items()
+                                            for (d, s), g in pairs.items()))
+    lines = (f"{q} Q0 {d} 0 {s!r} t\n" for q, docs in run.items() for d, s in docs.items())
+    (tmp_path / "run").write_text("".join(lines))
+    expected = reference(["alpha_nDCG@5"], ir_measures.read_trec_qrels(str(tmp_path / "qrels")),
+                         ir_measures.read_trec_run(str(tmp_path / "run")))
+    metric = evalcore.get_metric("alpha_nDCG@5")
+    result = evalcore.evaluate(SubtopicSource(tmp_path / "qrels", tmp_path / "run"), [metric], progress=False)
+    got = {row["id"]: row["scores"][metric.id]["value"] for row in result.samples
+           if row["scores"][metric.id]["status"] == "ok"}
+    assert got == pytest.approx({qid: expected[qid, "alpha_nDCG@5"] for qid in run if qid in judgements}, abs=1e-12)

@@ -356,7 +356,8 @@ def _rank_specs(relevance: TargetCategory, accuracy: TargetCategory) -> list[Met
 
 @hookimpl
 def evalcore_readers() -> list[dict]:
-    """TREC qrels and run files (``evalcore evaluate --qrels Q --run R``)."""
+    """TREC qrels and run files (``evalcore evaluate --qrels Q --run R``), and diversity qrels with a
+    run (``--subtopic-qrels Q --run R``)."""
     return [{
         "name": "trec", "implementation": "evalcore_retrieval._reader:trec_source",
         "summary": "TREC qrels (qid iter docno rel) and run (qid Q0 docno rank score tag) files, "
@@ -366,6 +367,15 @@ def evalcore_readers() -> list[dict]:
             {"flag": "--run", "dest": "run", "help": "TREC run file (qid Q0 docno rank score tag)"},
             {"flag": "--max-docs", "dest": "max_docs", "kind": "int",
              "help": "keep the first N documents of each ranking (trec_eval -M)"},
+        ],
+    }, {
+        "name": "trec_subtopics", "implementation": "evalcore_retrieval._subtopic_qrels:subtopic_source",
+        "summary": "diversity qrels (qid subtopic docno rel, ndeval's format) and a TREC run, as records "
+                   "whose relevant_docs carry subtopics (for alpha-nDCG)",
+        "options": [
+            {"flag": "--subtopic-qrels", "dest": "subtopic_qrels",
+             "help": "diversity qrels file (qid subtopic docno rel, ndeval's format)"},
+            {"flag": "--run", "dest": "run", "help": "TREC run file (qid Q0 docno rank score tag)"},
         ],
     }]
 def _set_specs(relevance: TargetCategory, accuracy: TargetCategory) -> list[MetricSpec]:
