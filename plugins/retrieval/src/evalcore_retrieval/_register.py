@@ -569,10 +569,10 @@ def _irm_specs(relevance: TargetCategory, accuracy: TargetCategory) -> list[Metr
                 "without any judgement first. ndeval stops at k = 20; here any k works.\n\n"
                 "Subtopics: each `example.relevant_docs` entry judges one (subtopic, document) pair and "
                 "names its subtopic in a `subtopic` field (string or integer), as the lines `qid subtopic "
-                "docno rel` of a diversity qrels file (ndeval's format; read one with "
-                "`evalcore_retrieval.read_subtopic_qrels`); a document relevant to several subtopics is "
-                "listed once per subtopic. Entries without `subtopic` belong to one default subtopic, as "
-                "ir_measures treats a qrels without subtopics." + _RECORDS),
+                "docno rel` of a diversity qrels file (ndeval's format; `evalcore evaluate --subtopic-qrels Q "
+                "--run R` reads one, as does `evalcore_retrieval.read_subtopic_qrels`); a document relevant "
+                "to several subtopics is listed once per subtopic. Entries without `subtopic` belong to "
+                "one default subtopic, as ir_measures treats a qrels without subtopics." + _RECORDS),
             family="retrieval", target=relevance, value_range=(0.0, 1.0), inputs=_INPUTS,
             params=(
                 ParamSpec(name="k", type="int", default=20, identity=True, minimum=1, description="cut-off rank"),
