@@ -122,16 +122,16 @@ def _cached_listing(ctx: click.Context) -> Listing:
     """The cached listing while the installed distributions are unchanged, else a fresh one (then cached)."""
     from . import _registry_cache as cache
 
-    key = cache.fingerprint()
-    listing = cache.load(key) if key is not None else None
+    now = cache.scan()
+    listing = cache.load(now) if now is not None else None
     if listing is not None:
         if listing.warning:
             click.echo(f"warning: {listing.warning}", err=True)
         return listing
     listing = _listing(ctx)
-    if key is not None:
+    if now is not None:
         packages = {p.module.partition(":")[0].partition(".")[0] for p in _registry(ctx).plugins()}
-        cache.store(key, listing, ["evalcore", *sorted(packages)])
+        cache.store(now, listing, ["evalcore", *sorted(packages)])
     return listing
 
 

@@ -4,15 +4,15 @@ Listing every metric means importing each plugin's registration module and valid
 specs (pydantic, importlib.metadata), most of the command's start-up. The listing is plain
 data, so it is kept as JSON in ``listing/`` under the cache folder (``$EVALCORE_CACHE_DIR``,
 else ``$XDG_CACHE_HOME/evalcore``, else ``~/.cache/evalcore``), one file per interpreter.
-A cached listing is used only while its fingerprint still holds:
+A cached listing is used only while everything it was made from is unchanged:
 
-* the same interpreter, evalcore version and ``sys.path``;
-* every ``sys.path`` folder with the same modification time (installing, upgrading or
-  removing a distribution there changes it), and the same ``entry_points.txt`` in each of its
-  ``*.dist-info`` / ``*.egg-info`` folders;
-* every file and folder of evalcore's and of each plugin's package unchanged.
+* the interpreter, evalcore's version and ``sys.path``;
+* the distributions in each ``sys.path`` folder: every ``*.dist-info`` / ``*.egg-info`` by
+  name (installing, upgrading or removing one changes the names) and its ``entry_points.txt``;
+* every file and folder of evalcore's package and of each plugin's package, and no module of
+  the same name in a folder earlier on ``sys.path`` (nor, for a package that was missing, in any).
 
-Checking this takes ``os.stat`` and ``os.scandir`` alone. A file that cannot be read, is
+Checking this takes ``os.scandir`` and ``os.stat`` alone. A cache file that cannot be read, is
 malformed or is stale is a miss; one that cannot be written is left alone.
 """
 
@@ -23,15 +23,22 @@ import os
 import sys
 import zlib
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, NamedTuple
 
 from ._env import cache_root
 from ._listing import Listing, is_listing
 
 FORMAT = 1
 _DIST_SUFFIXES = (".dist-info", ".egg-info")
+_MODULE_SUFFIXES = (".py", ".pyc", ".so", ".pyd")
 
-Stamp = list[int] | None
+
+class Scan(NamedTuple):
+    """The environment as the cache sees it: ``key`` (compared whole) and the entries of each
+    ``sys.path`` folder (to tell where a module would be imported from)."""
+
+    key: list[Any]
+    folders: list[tuple[str, frozenset[str]]]
 
 
 def cache_file() -> str:
@@ -40,39 +47,54 @@ def cache_file() -> str:
     return os.path.join(cache_root(), "listing", f"{tag:08x}.json")
 
 
-def fingerprint() -> list[Any] | None:
-    """What the installed distributions look like now; ``None`` when it cannot be told cheaply
-    (an import hook that provides distributions of its own)."""
+def scan() -> Scan | None:
+    """The installed distributions now; ``None`` when they cannot be told this way (an import
+    hook that provides distributions of its own)."""
     from importlib.machinery import PathFinder
 
     if any(hasattr(f, "find_distributions") and f is not PathFinder for f in sys.meta_path):
         return None
     from ._version import __version__
 
-    return [FORMAT, __version__, sys.version, sys.executable,
-            [[entry, *_folder(os.path.abspath(entry or "."))] for entry in sys.path]]
+    entries, folders = [], []
+    for entry in sys.path:
+        folder = os.path.abspath(entry or ".")
+        try:
+            with os.scandir(folder) as found:
+                names = frozenset(e.name for e in found)
+        except OSError:  # a zip file, a file or nothing
+            entries.append([entry, folder, _stamp(folder)])
+            continue
+        folders.append((folder, names))
+        dists = sorted(n for n in names if n.endswith(_DIST_SUFFIXES))
+        entries.append([entry, folder, [[n, _stamp(os.path.join(folder, n, "entry_points.txt"))] for n in dists]])
+    return Scan([FORMAT, __version__, sys.version, sys.executable, entries], folders)
 
 
-def load(key: list[Any]) -> Listing | None:
-    """The cached listing when its fingerprint is ``key`` and its package files are unchanged."""
+def load(now: Scan) -> Listing | None:
+    """The cached listing when it was made in the environment ``now`` describes."""
     try:
         with open(cache_file(), encoding="utf-8") as handle:
             data = json.load(handle)
     except (OSError, ValueError):
         return None
-    if not isinstance(data, dict) or data.get("key") != key or not is_listing(data.get("listing")):
+    if not isinstance(data, dict) or data.get("key") != now.key or not is_listing(data.get("listing")):
         return None
-    files = data.get("files")
-    if not isinstance(files, list) or not all(_unchanged(item) for item in files):
+    files, packages = data.get("files"), data.get("packages")
+    if not (isinstance(files, list) and all(map(_unchanged, files))
+            and isinstance(packages, list) and all(_same_origin(p, now) for p in packages)):
         return None
     return Listing(*data["listing"])
 
 
-def store(key: list[Any], listing: Listing, packages: Iterable[str]) -> None:
-    """Keep ``listing`` under ``key``, watching the files of ``packages`` (never raises for I/O)."""
+def store(now: Scan, listing: Listing, packages: Iterable[str]) -> None:
+    """Keep ``listing``, made in the environment ``now`` describes from ``packages`` (the
+    top-level modules of evalcore and of the plugins); I/O errors are ignored."""
     path = cache_file()
-    files = sorted({f for package in packages for f in _package_files(package)})
-    data = {"key": key, "files": [[f, _stamp(f)] for f in files], "listing": list(listing)}
+    origins = {name: _origin_folder(name) for name in packages}
+    files = sorted({f for name in origins for f in _package_files(name)})
+    data = {"key": now.key, "files": [[f, _stamp(f)] for f in files],
+            "packages": [[name, folder] for name, folder in sorted(origins.items())], "listing": list(listing)}
     temporary = f"{path}.{os.getpid()}.tmp"
     try:
         os.makedirs(os.path.dirname(path), exist_ok=True)
@@ -86,7 +108,7 @@ def store(key: list[Any], listing: Listing, packages: Iterable[str]) -> None:
             pass
 
 
-def _stamp(path: str) -> Stamp:
+def _stamp(path: str) -> list[int] | None:
     try:
         found = os.stat(path)
     except OSError:
@@ -94,28 +116,49 @@ def _stamp(path: str) -> Stamp:
     return [found.st_mtime_ns, found.st_size]
 
 
-def _folder(path: str) -> list[Any]:
-    """A ``sys.path`` entry's stamp and, for a folder, its distributions' entry-point files."""
-    try:
-        with os.scandir(path) as entries:
-            names = sorted(e.name for e in entries if e.name.endswith(_DIST_SUFFIXES))
-    except OSError:  # a zip file, a file or nothing
-        return [_stamp(path)]
-    return [_stamp(path), [[name, _stamp(os.path.join(path, name, "entry_points.txt"))] for name in names]]
-
-
 def _unchanged(item: Any) -> bool:
     return isinstance(item, list) and len(item) == 2 and isinstance(item[0], str) and _stamp(item[0]) == item[1]
 
 
-def _package_files(name: str) -> list[str]:
-    """Every file and folder of the top-level module or package ``name`` (nothing is imported)."""
+def _same_origin(item: Any, now: Scan) -> bool:
+    """Whether the top-level module ``item[0]`` would still be imported from the folder ``item[1]``
+    (``None``: from nowhere): no folder before that one on ``sys.path`` holds a module or a regular
+    package of that name (nor, for ``None``, a folder of that name anywhere)."""
+    if not (isinstance(item, list) and len(item) == 2 and isinstance(item[0], str)):
+        return False
+    name, origin = item
+    for folder, names in now.folders:
+        if folder == origin:
+            return True
+        if any(n.startswith(name + ".") and n.endswith(_MODULE_SUFFIXES) for n in names):
+            return False
+        if name in names and (origin is None or os.path.isfile(os.path.join(folder, name, "__init__.py"))):
+            return False
+    return origin is None
+
+
+def _spec(name: str) -> Any:
     from importlib.util import find_spec
 
     try:
-        spec = find_spec(name)
+        return find_spec(name)
     except (ImportError, ValueError):
-        return []
+        return None
+
+
+def _origin_folder(name: str) -> str | None:
+    """The ``sys.path`` folder the top-level module ``name`` is imported from (``None``: none)."""
+    spec = _spec(name)
+    if spec is None:
+        return None
+    locations = list(spec.submodule_search_locations or ())
+    place = locations[0] if locations else spec.origin
+    return os.path.dirname(os.path.abspath(place)) if place else None
+
+
+def _package_files(name: str) -> list[str]:
+    """Every file and folder of the top-level module or package ``name`` (nothing is imported)."""
+    spec = _spec(name)
     if spec is None:
         return []
     found = [spec.origin] if spec.origin and os.path.isfile(spec.origin) else []
