@@ -46,7 +46,7 @@ def add_plugin(make_distribution):
 
 
 class Lister:
-    """Runs ``python -m evalcore ARGS`` over the distributions in ``site``."""
+    """Runs ``python -m evalcore ARGS`` (or ``program ARGS``) over the distributions in ``site``."""
 
     def __init__(self, site, tmp_path):
         self.marks = tmp_path / "imports.txt"
@@ -54,11 +54,11 @@ class Lister:
         self.pythonpath = str(site)
         self.cwd = tmp_path
 
-    def __call__(self, *args, env=None):
+    def __call__(self, *args, env=None, program=(sys.executable, "-m", "evalcore")):
         environment = {**os.environ, "PYTHONPATH": self.pythonpath, "EVALCORE_CACHE_DIR": str(self.cache),
                        "EVALCORE_TEST_IMPORTS": str(self.marks), "EVALCORE_STRICT_PLUGINS": "",
                        "EVALCORE_NO_LIST_CACHE": "", **(env or {})}
-        proc = subprocess.run([sys.executable, "-m", "evalcore", *args], capture_output=True, text=True,
+        proc = subprocess.run([*program, *args], capture_output=True, text=True,
                               env=environment, cwd=self.cwd, timeout=120)
         return proc.returncode, proc.stdout, proc.stderr
 
@@ -214,7 +214,8 @@ def test_failed_plugins_are_reported_the_same_way_with_a_cache(lister, add_plugi
     [bad] = [p for p in json.loads(lister("plugins", "--json")[1]) if p["name"] == "bad"]
     assert bad["status"] == "invalid" and "invalid spec 'Bad Name': name:" in bad["error"]
     for strict in [lister("--strict", "list"), lister("list", env={"EVALCORE_STRICT_PLUGINS": "1"})]:
-        assert strict[0] == 2 and "plugin 'bad' from evalcore-bad: invalid: SpecError: invalid spec 'Bad Name'" in strict[2]
+        assert strict[0] == 2
+        assert "plugin 'bad' from evalcore-bad: invalid: SpecError: invalid spec 'Bad Name'" in strict[2]
 
 
 def test_the_warning_about_a_foreign_evalcore_is_printed_from_the_cache_too(lister, add_plugin, make_distribution):
@@ -224,3 +225,15 @@ def test_the_warning_about_a_foreign_evalcore_is_printed_from_the_cache_too(list
     assert loaded[2].startswith("warning: the unrelated package 'evalcore' 2.6.1 is installed")
     assert lister("list") == loaded and lister("list") == loaded
     assert lister.imported() == ["toy_pkg", "toy_pkg"]
+
+
+def test_a_listing_read_from_the_cache_imports_neither_the_registry_nor_a_plugin(lister, add_plugin):
+    add_plugin("evalcore-toy", "toy")
+    code = ("import sys\nfrom evalcore._cli import main\nsys.argv = ['evalcore', 'list']\n"
+            "try:\n    main()\nexcept SystemExit:\n    pass\nprint(sorted(sys.modules), file=sys.stderr)")
+    first, second = (lister("-c", code, program=[sys.executable]) for _ in range(2))
+    heavy = {"pydantic", "pluggy", "attr", "importlib.metadata", "toy_pkg._register", "evalcore._registry",
+             "evalcore._spec"}
+    assert heavy <= set(eval(first[2].splitlines()[-1]))  # loading the plugins
+    assert first[1] == second[1]
+    assert not (heavy | {"asyncio", "evalcore._metric"}) & set(eval(second[2].splitlines()[-1]))  # reading the cache
