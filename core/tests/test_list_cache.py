@@ -237,3 +237,40 @@ def test_a_listing_read_from_the_cache_imports_neither_the_registry_nor_a_plugin
     assert heavy <= set(eval(first[2].splitlines()[-1]))  # loading the plugins
     assert first[1] == second[1]
     assert not (heavy | {"asyncio", "evalcore._metric"}) & set(eval(second[2].splitlines()[-1]))  # reading the cache
+
+
+FINDER = '''
+import importlib.util
+import sys
+
+
+class EditableFinder:
+    """Maps one package to a folder outside sys.path, as an editable install's import hook does."""
+
+    @classmethod
+    def find_spec(cls, name, path=None, target=None):
+        if name != "hooked_pkg":
+            return None
+        return importlib.util.spec_from_file_location(
+            name, {init!r}, submodule_search_locations=[{folder!r}])
+
+
+sys.meta_path.append(EditableFinder)
+'''
+
+
+def test_a_plugin_behind_an_editable_install_hook_is_cached_and_its_edits_show(lister, make_distribution, site,
+                                                                                tmp_path):
+    package = tmp_path / "elsewhere" / "hooked_pkg"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    register = package / "_register.py"
+    register.write_text(REGISTRATION.format(package="hooked_pkg", name="overlap", summary="Hooked."))
+    (site / "sitecustomize.py").write_text(FINDER.format(init=str(package / "__init__.py"), folder=str(package)))
+    make_distribution("evalcore-hooked", plugins={"hooked": "hooked_pkg._register"})
+    assert lister.toy() == [("hooked/overlap@3", "1.0", "Hooked.")]
+    lister.imported()
+    assert lister.toy() == [("hooked/overlap@3", "1.0", "Hooked.")]
+    assert lister.imported() == ["hooked_pkg"]  # the run without the cache; the other read it
+    register.write_text(register.read_text().replace("Hooked.", "Edited."))
+    assert lister.toy() == [("hooked/overlap@3", "1.0", "Edited.")]

@@ -10,7 +10,8 @@ A cached listing is used only while everything it was made from is unchanged:
 * the distributions in each ``sys.path`` folder: every ``*.dist-info`` / ``*.egg-info`` by
   name (installing, upgrading or removing one changes the names) and its ``entry_points.txt``;
 * every file and folder of evalcore's package and of each plugin's package, and no module of
-  the same name in a folder earlier on ``sys.path`` (nor, for a package that was missing, in any).
+  the same name in a folder earlier on ``sys.path`` (nor, for a package that was missing or came
+  from an import hook, in any).
 
 Checking this takes ``os.scandir`` and ``os.stat`` alone. A cache file that cannot be read, is
 malformed or is stale is a miss; one that cannot be written is left alone.
@@ -121,20 +122,22 @@ def _unchanged(item: Any) -> bool:
 
 
 def _same_origin(item: Any, now: Scan) -> bool:
-    """Whether the top-level module ``item[0]`` would still be imported from the folder ``item[1]``
-    (``None``: from nowhere): no folder before that one on ``sys.path`` holds a module or a regular
-    package of that name (nor, for ``None``, a folder of that name anywhere)."""
+    """Whether the top-level module ``item[0]`` would still come from where it came from, ``item[1]``:
+    a ``sys.path`` folder, a folder elsewhere (an import hook of an editable install) or nowhere
+    (``None``). It would not when a folder earlier on ``sys.path`` holds a module of that name, or a
+    package (for a module that came from outside ``sys.path``, even a folder without ``__init__.py``)."""
     if not (isinstance(item, list) and len(item) == 2 and isinstance(item[0], str)):
         return False
     name, origin = item
+    on_path = any(folder == origin for folder, _ in now.folders)
     for folder, names in now.folders:
         if folder == origin:
             return True
         if any(n.startswith(name + ".") and n.endswith(_MODULE_SUFFIXES) for n in names):
             return False
-        if name in names and (origin is None or os.path.isfile(os.path.join(folder, name, "__init__.py"))):
+        if name in names and (not on_path or os.path.isfile(os.path.join(folder, name, "__init__.py"))):
             return False
-    return origin is None
+    return True
 
 
 def _spec(name: str) -> Any:
