@@ -274,3 +274,13 @@ def test_a_plugin_behind_an_editable_install_hook_is_cached_and_its_edits_show(l
     assert lister.imported() == ["hooked_pkg"]  # the run without the cache; the other read it
     register.write_text(register.read_text().replace("Hooked.", "Edited."))
     assert lister.toy() == [("hooked/overlap@3", "1.0", "Edited.")]
+
+
+def test_the_cache_file_lives_under_the_cache_folder_the_environment_names(lister, add_plugin, tmp_path):
+    add_plugin("evalcore-toy", "toy")
+    home = tmp_path / "home"
+    lister("list", env={"EVALCORE_CACHE_DIR": "", "XDG_CACHE_HOME": "", "HOME": str(home)})
+    lister("list", env={"EVALCORE_CACHE_DIR": "", "XDG_CACHE_HOME": str(tmp_path / "xdg")})
+    lister("list")
+    found = sorted(str(p.relative_to(tmp_path).parent) for p in tmp_path.rglob("listing/*.json"))
+    assert found == ["cache/listing", "home/.cache/evalcore/listing", "xdg/evalcore/listing"]
