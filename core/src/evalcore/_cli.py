@@ -27,6 +27,17 @@ def _fail(message: str, code: int = EXIT_ERROR) -> None:
     sys.exit(code)
 
 
+def _stop_quietly_if_reader_left(exc: BaseException) -> None:
+    """Exit as a Unix tool does when the reader of its output goes away (``evalcore list | head``)."""
+    if isinstance(exc, BrokenPipeError):
+        import os
+        import signal
+
+        # the flush at exit would fail again: point stdout at nothing first
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(128 + signal.SIGPIPE)
+
+
 def _handle_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
     """Print evalcore errors as one line (a traceback only with ``--debug``)."""
 
@@ -36,6 +47,7 @@ def _handle_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
         try:
             return fn(*args, **kwargs)
         except (EvalcoreError, OSError) as exc:
+            _stop_quietly_if_reader_left(exc)
             if ctx.obj.get("debug"):
                 raise
             _fail(str(exc))
@@ -48,6 +60,7 @@ def handle_errors(ctx: click.Context, work: Callable[[], Any]) -> Any:
     try:
         return work()
     except (EvalcoreError, OSError) as exc:
+        _stop_quietly_if_reader_left(exc)
         if ctx.find_root().obj.get("debug"):
             raise
         _fail(str(exc))
