@@ -3,8 +3,9 @@
 The metrics of ``all_trec`` are scored one after another over the same rankings (one chunk
 of queries). Each accessor here keeps its result on the rankings (:meth:`Rankings.shared`),
 so the relevant hits at a level, the ideal ranking, the discounted gains and the running
-counts of judged documents are computed by the first measure that needs them only. Every
-array is read-only: measures derive new arrays from them.
+counts of judged documents are computed by the first measure that needs them only, and a
+cut-off costs a binary search per query rather than a pass over every document. Every
+shared array is read-only: measures derive new arrays from them.
 """
 
 from __future__ import annotations
@@ -33,54 +34,94 @@ def group_starts(query: np.ndarray, n: int) -> np.ndarray:
     return offsets_of(np.bincount(query, minlength=n))[query]
 
 
-def running_sums(query: np.ndarray, values: np.ndarray, n: int) -> np.ndarray:
-    """Per-query running sums with a leading 0 each, flat: query q's sum over its first m
-    values at ``offsets_of(counts)[q] + q + m`` (``query`` sorted).
+class RunningSums:
+    """Each query's running sums (inclusive) of flat values grouped by query.
 
-    Each query's values are added in order from 0, as trec_eval's loops add them (a running
-    sum over all queries minus the sum before the query would lose digits to cancellation),
-    in a (queries x longest) matrix while it stays close to the flat size.
+    ``counts`` per query, ``start`` their offsets (:func:`offsets_of`). Each query's values
+    are added in order from its first, as trec_eval's loops add them (a running sum over all
+    queries minus the sum before the query would lose digits to cancellation, and make a
+    query's value depend on the others). The values are laid out rank by rank, each rank's
+    queries in the same order (longest first), so that one step adds a contiguous slice per
+    rank: a scatter, a loop over the longest query's length, and a gather.
     """
-    counts = np.bincount(query, minlength=n)
-    width = int(counts.max(initial=0)) + 1
-    if n * width <= 4 * (len(values) + n) + 1024:
-        filled = np.arange(width) < (counts + 1)[:, None]
-        matrix = np.zeros((n, width))
-        filled[:, 0] = False
-        matrix[filled] = values
-        filled[:, 0] = True
-        return np.cumsum(matrix, axis=1)[filled]
-    out = np.zeros(len(values) + n)
-    out[np.arange(len(values)) + query + 1] = values
-    running = np.cumsum(out)
-    if len(running):
-        running -= np.repeat(running[offsets_of(counts + 1)[:-1]], counts + 1)
-    return running
+
+    def __init__(self, start: np.ndarray, counts: np.ndarray) -> None:
+        by_count = np.argsort(-counts, kind="stable")
+        order = np.empty(len(counts), dtype=np.int64)
+        order[by_count] = np.arange(len(counts))
+        longest = int(counts.max(initial=0))
+        # how many queries have more than j values, for j = 0 .. longest - 1
+        self.active = np.searchsorted(-counts[by_count], -np.arange(longest), side="left")
+        self.slab = offsets_of(self.active)
+        query = np.repeat(np.arange(len(counts)), counts)
+        self.at = _frozen(self.slab[np.arange(len(query)) - start[query]] + order[query])
+
+    def __call__(self, values: np.ndarray) -> np.ndarray:
+        """The running sums of ``values`` (one per element, in the flat order)."""
+        laid = np.empty(len(values))
+        laid[self.at] = values
+        slab, active = self.slab.tolist(), self.active.tolist()
+        for j in range(1, len(active)):
+            laid[slab[j]:slab[j] + active[j]] += laid[slab[j - 1]:slab[j - 1] + active[j]]
+        return _frozen(laid[self.at])
 
 
-class Relevant:
+class Ranked:
+    """Documents of every query in flat arrays sorted by query then ``position`` (0-based rank).
+
+    ``count`` and ``start`` per query; :meth:`above` counts a query's documents ranked above
+    a given rank by binary search, and :meth:`first` reads per-query running sums.
+    """
+
+    def __init__(self, r: Rankings, query: np.ndarray, position: np.ndarray) -> None:
+        self.n = r.n
+        self.query, self.position = query, position
+        counts = np.bincount(query, minlength=r.n)
+        self.count = _frozen(counts)
+        self.start = _frozen(offsets_of(counts))
+        self.width = int(r.num_ret.max(initial=0)) + 1  # every position is below it
+
+    @cached_property
+    def _keys(self) -> np.ndarray:
+        return _frozen(self.query * self.width + self.position)
+
+    def above(self, rank: np.ndarray | int, query: np.ndarray | None = None) -> np.ndarray:
+        """How many documents of each query (of ``query``, default every one) have a position
+        below ``rank`` (one per query, or one for all)."""
+        query = np.arange(self.n) if query is None else query
+        rank = np.minimum(rank, self.width).astype(np.int64)
+        return np.searchsorted(self._keys, query * self.width + rank) - self.start[query]
+
+    def first(self, sums: np.ndarray, m: np.ndarray, query: np.ndarray | None = None) -> np.ndarray:
+        """``sums`` (:attr:`running` over these documents) of each query's first ``m``."""
+        query = np.arange(self.n) if query is None else query
+        if len(sums) == 0:
+            return np.zeros(len(query))
+        return np.where(m > 0, sums[np.maximum(self.start[query] + m - 1, 0)], 0.0)
+
+    @cached_property
+    def running(self) -> RunningSums:
+        """Running sums over each query's documents in rank order."""
+        return RunningSums(self.start, self.count)
+
+
+class Relevant(Ranked):
     """The relevant retrieved documents (grade >= ``level``) of every query, in rank order.
 
-    ``query`` and ``position`` (0-based rank) of each, ``nth`` its 1-based index among its
-    query's relevant documents, ``count`` (float) and ``start`` per query, ``num_rel`` the
-    relevant judged documents per query.
+    Besides :class:`Ranked`'s arrays: ``nth``, each one's 1-based index among its query's
+    relevant documents, and ``num_rel`` the relevant judged documents per query.
     """
 
     def __init__(self, r: Rankings, level: float) -> None:
-        self.n = r.n
-        self.num_rel = r.num_judged_at_least(level)
         keep = r.hit_grade >= level
         if keep.all():
-            self.query, self.position = r.hit_query, r.hit_position
+            super().__init__(r, r.hit_query, r.hit_position)
         else:
-            self.query, self.position = _frozen(r.hit_query[keep]), _frozen(r.hit_position[keep])
-        counts = np.bincount(self.query, minlength=r.n)
-        self.count = _frozen(counts.astype(float))
-        self.start = _frozen(offsets_of(counts))
+            super().__init__(r, _frozen(r.hit_query[keep]), _frozen(r.hit_position[keep]))
+        self.num_rel = r.num_judged_at_least(level)
         self.nth = _frozen(np.arange(1, len(self.query) + 1) - self.start[self.query])
-        self.longest = int(r.num_ret.max(initial=0))
-        self._top: dict[int | None, np.ndarray] = {}
-        self._precision_sums: dict[int | None, np.ndarray] = {}
+        self.total = _frozen(self.count.astype(float))
+        self._top: dict[int, np.ndarray] = {}
         self._interpolated: dict[tuple[float, str], np.ndarray] = {}
 
     @cached_property
@@ -88,29 +129,19 @@ class Relevant:
         """Precision at the rank of each relevant document."""
         return _frozen(self.nth / (self.position + 1))
 
-    def top(self, k: int | None) -> np.ndarray:
-        """How many relevant documents each query has in its top ``k`` (all, for ``None``)."""
-        if k is None or k >= self.longest:
-            return self.count
-        return _memo(self._top, k, lambda: np.bincount(
-            self.query[self.position < k], minlength=self.n).astype(float))
+    @cached_property
+    def _precision_sums(self) -> np.ndarray:
+        return self.running(self.precision_at)
 
-    def below(self, cutoff: np.ndarray) -> np.ndarray:
-        """How many relevant documents each query has above its own rank ``cutoff[q]``."""
-        return np.bincount(self.query[self.position < cutoff[self.query]], minlength=self.n).astype(float)
+    def top(self, k: int | None) -> np.ndarray:
+        """How many relevant documents each query has in its top ``k`` (all, for ``None``; float)."""
+        if k is None or k >= self.width:
+            return self.total
+        return _memo(self._top, k, lambda: self.above(k).astype(float))
 
     def precision_sum(self, k: int | None) -> np.ndarray:
         """The sum of the precisions at the relevant ranks within the top ``k``, per query."""
-        if k is not None and k >= self.longest:
-            k = None
-
-        def build() -> np.ndarray:
-            if k is None:
-                return np.bincount(self.query, weights=self.precision_at, minlength=self.n)
-            top = self.position < k
-            return np.bincount(self.query[top], weights=self.precision_at[top], minlength=self.n)
-
-        return _memo(self._precision_sums, k, build)
+        return self.first(self._precision_sums, self.top(k).astype(np.int64))
 
     @cached_property
     def best_after(self) -> np.ndarray:
@@ -142,7 +173,7 @@ class Ideal:
     """The ideal ranking of every query: its positive judged gains descending, flat.
 
     ``gain``, ``query``, ``position`` per ideal rank, ``count`` and ``start`` per query, and
-    per-query running sums (see :func:`running_sums`) read through :meth:`at`.
+    per-query running sums (:class:`RunningSums`) read through :meth:`at`.
     """
 
     def __init__(self, r: Rankings, gain: np.ndarray, query: np.ndarray) -> None:
@@ -154,9 +185,23 @@ class Ideal:
         self.position = _frozen(np.arange(len(query)) - self.start[query])
 
     @cached_property
+    def _running(self) -> RunningSums:
+        return RunningSums(self.start, self.count)
+
+    @cached_property
     def dcg(self) -> np.ndarray:
         """Running DCG of the ideal ranks (read through :meth:`at`)."""
-        return _frozen(running_sums(self.query, self.gain / np.log2(self.position + 2), self.n))
+        return self._running(self.gain / np.log2(self.position + 2))
+
+    @cached_property
+    def gains(self) -> np.ndarray:
+        """Running sums of the ideal gains (read through :meth:`at`)."""
+        return self._running(self.gain)
+
+    @cached_property
+    def cost(self) -> np.ndarray:
+        """Running sums of trec_eval's ideal cost max(gain, 1) (read through :meth:`at`)."""
+        return self._running(np.maximum(self.gain, 1.0))
 
     @cached_property
     def dcg_total(self) -> np.ndarray:
@@ -167,19 +212,12 @@ class Ideal:
         """The ideal DCG of each query's top ``k``."""
         return self.at(self.dcg, np.arange(self.n), np.minimum(self.count, k))
 
-    @cached_property
-    def gains(self) -> np.ndarray:
-        """Running sums of the ideal gains (read through :meth:`at`)."""
-        return _frozen(running_sums(self.query, self.gain, self.n))
-
-    @cached_property
-    def cost(self) -> np.ndarray:
-        """Running sums of trec_eval's ideal cost max(gain, 1) (read through :meth:`at`)."""
-        return _frozen(running_sums(self.query, np.maximum(self.gain, 1.0), self.n))
-
     def at(self, sums: np.ndarray, query: np.ndarray, m: np.ndarray) -> np.ndarray:
         """``sums`` of ``query`` over its first ``m`` ideal ranks (``m`` capped at their number)."""
-        return sums[self.start[query] + query + np.minimum(m, self.count[query])]
+        m = np.minimum(m, self.count[query])
+        if len(sums) == 0:
+            return np.zeros(len(query))
+        return np.where(m > 0, sums[np.maximum(self.start[query] + m - 1, 0)], 0.0)
 
 
 def ideal(r: Rankings, gain: str = "linear") -> Ideal:
@@ -192,51 +230,30 @@ def ideal(r: Rankings, gain: str = "linear") -> Ideal:
     return r.shared(("ideal", gain), build)
 
 
-class HitGains:
-    """The discounted gain gain / log2(rank + 1) of every hit, and per-query sums of it."""
+class HitGains(Ranked):
+    """Every hit's discounted gain, gain / log2(rank + 1), and its queries' running DCG."""
 
     def __init__(self, r: Rankings, gain: str) -> None:
-        self.n = r.n
-        self.query, self.position = r.hit_query, r.hit_position
+        super().__init__(r, r.hit_query, r.hit_position)
         grades = r.hit_grade
         self.discounted = _frozen((np.exp2(grades) - 1.0 if gain == "exp2" else grades)
                                   / np.log2(self.position + 2))
-        self.longest = int(r.num_ret.max(initial=0))
         self._dcg: dict[int | None, np.ndarray] = {}
+
+    @cached_property
+    def running_dcg(self) -> np.ndarray:
+        """The DCG of each hit's query through the hit's rank (inclusive)."""
+        return self.running(self.discounted)
 
     def dcg(self, k: int | None) -> np.ndarray:
         """The DCG of each query's top ``k`` (its whole ranking for ``None``)."""
-        if k is not None and k >= self.longest:
+        if k is not None and k >= self.width:
             k = None
-
-        def build() -> np.ndarray:
-            if k is None:
-                return np.bincount(self.query, weights=self.discounted, minlength=self.n)
-            top = self.position < k
-            return np.bincount(self.query[top], weights=self.discounted[top], minlength=self.n)
-
-        return _memo(self._dcg, k, build)
-
-    @cached_property
-    def sums(self) -> np.ndarray:
-        """Per-query running DCG over the hits (see :func:`running_sums`)."""
-        return _frozen(running_sums(self.query, self.discounted, self.n))
-
-    @cached_property
-    def start(self) -> np.ndarray:
-        return _frozen(offsets_of(np.bincount(self.query, minlength=self.n)))
-
-    @cached_property
-    def running(self) -> np.ndarray:
-        """The DCG of each hit's query through the hit's rank (inclusive)."""
-        return _frozen(self.sums[np.arange(len(self.query)) + self.query + 1])
+        return _memo(self._dcg, k, lambda: self.first(self.running_dcg, self.count if k is None else self.above(k)))
 
     def through(self, query: np.ndarray, m: np.ndarray) -> np.ndarray:
         """The DCG of ``query``'s ranking over its first ``m`` ranks."""
-        width = self.longest + 1
-        keys = self.query * width + self.position  # sorted: hits are by query, then rank
-        before = np.searchsorted(keys, query * width + m) - self.start[query]
-        return self.sums[self.start[query] + query + before]
+        return self.first(self.running_dcg, self.above(m, query), query)
 
 
 def hit_gains(r: Rankings, gain: str = "linear") -> HitGains:
@@ -244,50 +261,45 @@ def hit_gains(r: Rankings, gain: str = "linear") -> HitGains:
     return r.shared(("hit_gains", gain), lambda: HitGains(r, gain))
 
 
-class JudgedRunning:
-    """For every judged retrieved document (:attr:`Rankings.judged_ret`) at a relevance level:
-    whether it is relevant or judged non-relevant (grade in [0, level)), and how many
-    relevant, judged non-relevant and pool-unjudged (negative grade) documents of its query
-    are ranked above it."""
+class JudgedRelevant:
+    """The relevant documents (grade >= ``level``) among the judged retrieved ones
+    (:attr:`Rankings.judged_ret`): query, position, and how many relevant, judged non-relevant
+    (grade in [0, level)) and pool-unjudged (negative grade) documents of the query are ranked
+    above each; ``nonrelevant_retrieved`` counts the judged non-relevant ones per query."""
 
     def __init__(self, r: Rankings, level: float) -> None:
-        self.query, self.position, grade = r.judged_ret
-        self.relevant = _frozen(grade >= level)
-        self.nonrelevant = _frozen((grade >= 0) & ~self.relevant)
-        starts = group_starts(self.query, r.n)
+        query, position, grade = r.judged_ret
+        relevant = grade >= level
+        nonrelevant = (grade >= 0) & ~relevant
+        starts = group_starts(query, r.n)
 
         def above(mask: np.ndarray) -> np.ndarray:
-            running = np.cumsum(mask) - mask
-            return _frozen(running - running[starts])
+            running = np.cumsum(mask)
+            running -= mask
+            return _frozen((running - running[starts])[relevant])
 
-        self.rel_above, self.nonrel_above, self.unjudged_above = (
-            above(self.relevant), above(self.nonrelevant), above(grade < 0))
-
-
-def judged_running(r: Rankings, level: float) -> JudgedRunning:
-    """The :class:`JudgedRunning` counts of ``r`` at ``level``, shared."""
-    return r.shared(("judged_running", level), lambda: JudgedRunning(r, level))
+        self.query, self.position = _frozen(query[relevant]), _frozen(position[relevant])
+        self.rel_above = _frozen(np.arange(len(self.query)) - group_starts(self.query, r.n))
+        self.nonrel_above, self.unjudged_above = above(nonrelevant), above(grade < 0)
+        self.nonrelevant_retrieved = _frozen(np.bincount(query[nonrelevant], minlength=r.n))
 
 
-class Judged:
-    """The retrieved documents that have a judgement (grade >= 0): query and position."""
+def judged_relevant(r: Rankings, level: float) -> JudgedRelevant:
+    """The :class:`JudgedRelevant` documents of ``r`` at ``level``, shared."""
+    return r.shared(("judged_relevant", level), lambda: JudgedRelevant(r, level))
 
-    def __init__(self, r: Rankings) -> None:
+
+def judged(r: Rankings) -> Ranked:
+    """The retrieved documents that have a judgement (grade >= 0), shared."""
+
+    def build() -> Ranked:
         query, position, grade = r.judged_ret
         keep = grade >= 0
-        self.n = r.n
-        self.query, self.position = _frozen(query[keep]), _frozen(position[keep])
-        self.longest = int(r.num_ret.max(initial=0))
-        self._top: dict[int | None, np.ndarray] = {}
+        return Ranked(r, _frozen(query[keep]), _frozen(position[keep]))
 
-    def top(self, k: int | None) -> np.ndarray:
-        """How many judged documents each query has in its top ``k`` (all, for ``None``)."""
-        if k is not None and k >= self.longest:
-            k = None
-        return _memo(self._top, k, lambda: np.bincount(
-            self.query if k is None else self.query[self.position < k], minlength=self.n))
+    return r.shared("judged", build)
 
 
-def judged(r: Rankings) -> Judged:
-    """The :class:`Judged` retrieved documents of ``r``, shared."""
-    return r.shared("judged", lambda: Judged(r))
+def powers(r: Rankings, p: float) -> np.ndarray:
+    """``p ** rank`` for every 0-based rank of the rankings, shared (RBP's weights)."""
+    return r.shared(("powers", p), lambda: _frozen(np.power(p, np.arange(int(r.num_ret.max(initial=0)) + 1))))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._derived import hit_gains, ideal, running_sums
+from ._derived import hit_gains, ideal
 from ._measures import _ratio
 from ._ranking import Rankings
 
@@ -19,7 +19,7 @@ def normalized_gain(r: Rankings) -> np.ndarray:
     over the total ideal gain; the ideal cost of a rank is max(ideal gain, 1)."""
     best = ideal(r)
     query = r.hit_query
-    so_far = running_sums(query, r.hit_grade, r.n)[np.arange(len(query)) + query + 1]
+    so_far = hit_gains(r).running(r.hit_grade)
     ranks = r.hit_position + 1
     beyond = np.maximum(ranks - best.count[query], 0)
     cost = best.at(best.cost, query, ranks) + beyond
@@ -31,7 +31,7 @@ def ndcg_rel(r: Rankings) -> np.ndarray:
     """``ndcg_rel``: nDCG averaged over the relevant documents, taken at the rank of each
     relevant retrieved one and at the end of the ranking for each one not retrieved."""
     best, gains = ideal(r), hit_gains(r)
-    at_hits = gains.running / best.at(best.dcg, r.hit_query, r.hit_position + 1)
+    at_hits = gains.running_dcg / best.at(best.dcg, r.hit_query, r.hit_position + 1)
     hits = np.bincount(r.hit_query, minlength=r.n)
     missed = _ratio((best.count - hits) * gains.dcg(None), best.dcg_total)
     total = np.bincount(r.hit_query, weights=at_hits, minlength=r.n) + missed

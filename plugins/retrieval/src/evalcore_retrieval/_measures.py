@@ -12,7 +12,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from ._derived import Ideal, group_starts, hit_gains, ideal, relevant
+from ._derived import Ideal, group_starts, hit_gains, ideal, powers, relevant
 from ._ranking import Rankings
 
 
@@ -63,7 +63,7 @@ def average_precision(r: Rankings, k: int | None, level: float, denominator: str
 def r_precision(r: Rankings, level: float) -> np.ndarray:
     """``Rprec``: relevant in the top num_rel / num_rel."""
     rel = relevant(r, level)
-    return _ratio(rel.below(rel.num_rel), rel.num_rel)
+    return _ratio(rel.above(rel.num_rel).astype(float), rel.num_rel)
 
 
 def ndcg(r: Rankings, k: int | None, gain: str = "linear",
@@ -112,7 +112,7 @@ def precision_at_multiple(r: Rankings, multiple: float, level: float) -> np.ndar
     """``Rprec_mult_x``: precision at rank (int)(x * num_rel + 0.9), as trec_eval."""
     rel = relevant(r, level)
     cutoff = np.floor(multiple * rel.num_rel + 0.9)
-    return _ratio(rel.below(cutoff), cutoff)
+    return _ratio(rel.above(cutoff).astype(float), cutoff)
 
 
 def interpolated_precision(r: Rankings, recall: float, level: float, rounding: str = "round") -> np.ndarray:
@@ -146,7 +146,7 @@ def rbp(r: Rankings, p: float) -> np.ndarray:
     has = best.count > 0
     top[has] = best.gain[best.start[:-1][has]]  # the highest positive grade of each query
     scale = np.where(top > 1, top, 1.0)
-    weights = r.hit_grade / scale[r.hit_query] * np.power(p, r.hit_position)
+    weights = r.hit_grade / scale[r.hit_query] * powers(r, p)[r.hit_position]
     return (1 - p) * np.bincount(r.hit_query, weights=weights, minlength=r.n)
 
 

@@ -28,7 +28,7 @@ def num_rel(r: Rankings, level: float) -> np.ndarray:
 
 def num_rel_ret(r: Rankings, level: float) -> np.ndarray:
     """``num_rel_ret``: the number of relevant retrieved documents."""
-    return relevant(r, level).count.copy()
+    return relevant(r, level).total.copy()
 
 
 def set_precision(r: Rankings, level: float) -> np.ndarray:
