@@ -41,28 +41,28 @@ class RunningSums:
     are added in order from its first, as trec_eval's loops add them (a running sum over all
     queries minus the sum before the query would lose digits to cancellation, and make a
     query's value depend on the others). The values are laid out rank by rank, each rank's
-    queries in the same order (longest first), so that one step adds a contiguous slice per
-    rank: a scatter, a loop over the longest query's length, and a gather.
+    queries in the same order (longest first), so each step of the loop over ranks adds one
+    contiguous slice to the next.
     """
 
     def __init__(self, start: np.ndarray, counts: np.ndarray) -> None:
+        n, longest = len(counts), int(counts.max(initial=0))
+        query = np.repeat(np.arange(n), counts)
         by_count = np.argsort(-counts, kind="stable")
-        order = np.empty(len(counts), dtype=np.int64)
-        order[by_count] = np.arange(len(counts))
-        longest = int(counts.max(initial=0))
+        order = np.empty(n, dtype=np.int64)
+        order[by_count] = np.arange(n)
         # how many queries have more than j values, for j = 0 .. longest - 1
-        self.active = np.searchsorted(-counts[by_count], -np.arange(longest), side="left")
-        self.slab = offsets_of(self.active)
-        query = np.repeat(np.arange(len(counts)), counts)
-        self.at = _frozen(self.slab[np.arange(len(query)) - start[query]] + order[query])
+        active = np.searchsorted(-counts[by_count], -np.arange(longest), side="left")
+        slab = offsets_of(active)
+        self.steps = list(zip(slab[:-2].tolist(), slab[1:-1].tolist(), active[1:].tolist()))
+        self.at = _frozen(slab[np.arange(len(query)) - start[query]] + order[query])
 
     def __call__(self, values: np.ndarray) -> np.ndarray:
         """The running sums of ``values`` (one per element, in the flat order)."""
         laid = np.empty(len(values))
         laid[self.at] = values
-        slab, active = self.slab.tolist(), self.active.tolist()
-        for j in range(1, len(active)):
-            laid[slab[j]:slab[j] + active[j]] += laid[slab[j - 1]:slab[j - 1] + active[j]]
+        for before, here, active in self.steps:
+            laid[here:here + active] += laid[before:before + active]
         return _frozen(laid[self.at])
 
 
@@ -80,6 +80,7 @@ class Ranked:
         self.count = _frozen(counts)
         self.start = _frozen(offsets_of(counts))
         self.width = int(r.num_ret.max(initial=0)) + 1  # every position is below it
+        self.every = np.arange(r.n)
 
     @cached_property
     def _keys(self) -> np.ndarray:
@@ -88,13 +89,13 @@ class Ranked:
     def above(self, rank: np.ndarray | int, query: np.ndarray | None = None) -> np.ndarray:
         """How many documents of each query (of ``query``, default every one) have a position
         below ``rank`` (one per query, or one for all)."""
-        query = np.arange(self.n) if query is None else query
+        query = self.every if query is None else query
         rank = np.minimum(rank, self.width).astype(np.int64)
         return np.searchsorted(self._keys, query * self.width + rank) - self.start[query]
 
     def first(self, sums: np.ndarray, m: np.ndarray, query: np.ndarray | None = None) -> np.ndarray:
         """``sums`` (:attr:`running` over these documents) of each query's first ``m``."""
-        query = np.arange(self.n) if query is None else query
+        query = self.every if query is None else query
         if len(sums) == 0:
             return np.zeros(len(query))
         return np.where(m > 0, sums[np.maximum(self.start[query] + m - 1, 0)], 0.0)
@@ -141,7 +142,14 @@ class Relevant(Ranked):
 
     def precision_sum(self, k: int | None) -> np.ndarray:
         """The sum of the precisions at the relevant ranks within the top ``k``, per query."""
+        if k is None or k >= self.width:
+            return self._precision_total
         return self.first(self._precision_sums, self.top(k).astype(np.int64))
+
+    @cached_property
+    def _precision_total(self) -> np.ndarray:
+        # the same additions in the same order as the running sums' last ones
+        return _frozen(np.bincount(self.query, weights=self.precision_at, minlength=self.n))
 
     @cached_property
     def best_after(self) -> np.ndarray:
@@ -183,34 +191,40 @@ class Ideal:
         self.count = _frozen(counts)
         self.start = _frozen(offsets_of(counts))
         self.position = _frozen(np.arange(len(query)) - self.start[query])
+        self.every = np.arange(r.n)
 
     @cached_property
     def _running(self) -> RunningSums:
         return RunningSums(self.start, self.count)
 
     @cached_property
-    def dcg(self) -> np.ndarray:
-        """Running DCG of the ideal ranks (read through :meth:`at`)."""
-        return self._running(self.gain / np.log2(self.position + 2))
+    def _discounted(self) -> np.ndarray:
+        return _frozen(self.gain / np.log2(self.position + 2))
 
     @cached_property
-    def gains(self) -> np.ndarray:
-        """Running sums of the ideal gains (read through :meth:`at`)."""
-        return self._running(self.gain)
+    def dcg(self) -> np.ndarray:
+        """Running DCG of the ideal ranks (read through :meth:`at`)."""
+        return self._running(self._discounted)
 
     @cached_property
     def cost(self) -> np.ndarray:
         """Running sums of trec_eval's ideal cost max(gain, 1) (read through :meth:`at`)."""
         return self._running(np.maximum(self.gain, 1.0))
 
+    # totals: the same additions in the same order as the running sums' last ones
     @cached_property
     def dcg_total(self) -> np.ndarray:
         """The ideal DCG of each query's whole ranking."""
-        return _frozen(self.at(self.dcg, np.arange(self.n), self.count))
+        return _frozen(np.bincount(self.query, weights=self._discounted, minlength=self.n))
+
+    @cached_property
+    def gain_total(self) -> np.ndarray:
+        """The sum of each query's ideal gains."""
+        return _frozen(np.bincount(self.query, weights=self.gain, minlength=self.n))
 
     def dcg_at(self, k: int) -> np.ndarray:
         """The ideal DCG of each query's top ``k``."""
-        return self.at(self.dcg, np.arange(self.n), np.minimum(self.count, k))
+        return self.at(self.dcg, self.every, np.minimum(self.count, k))
 
     def at(self, sums: np.ndarray, query: np.ndarray, m: np.ndarray) -> np.ndarray:
         """``sums`` of ``query`` over its first ``m`` ideal ranks (``m`` capped at their number)."""
@@ -249,7 +263,9 @@ class HitGains(Ranked):
         """The DCG of each query's top ``k`` (its whole ranking for ``None``)."""
         if k is not None and k >= self.width:
             k = None
-        return _memo(self._dcg, k, lambda: self.first(self.running_dcg, self.count if k is None else self.above(k)))
+        if k is None:  # the same additions in the same order as the running sums' last ones
+            return _memo(self._dcg, k, lambda: np.bincount(self.query, weights=self.discounted, minlength=self.n))
+        return _memo(self._dcg, k, lambda: self.first(self.running_dcg, self.above(k)))
 
     def through(self, query: np.ndarray, m: np.ndarray) -> np.ndarray:
         """The DCG of ``query``'s ranking over its first ``m`` ranks."""
@@ -265,23 +281,28 @@ class JudgedRelevant:
     """The relevant documents (grade >= ``level``) among the judged retrieved ones
     (:attr:`Rankings.judged_ret`): query, position, and how many relevant, judged non-relevant
     (grade in [0, level)) and pool-unjudged (negative grade) documents of the query are ranked
-    above each; ``nonrelevant_retrieved`` counts the judged non-relevant ones per query."""
+    above each; ``nonrelevant_retrieved`` counts the judged non-relevant ones per query.
+    ``level`` is at least 1 (``relevance_level``'s minimum), so no negative grade is relevant."""
 
     def __init__(self, r: Rankings, level: float) -> None:
         query, position, grade = r.judged_ret
-        relevant = grade >= level
-        nonrelevant = (grade >= 0) & ~relevant
-        starts = group_starts(query, r.n)
-
-        def above(mask: np.ndarray) -> np.ndarray:
-            running = np.cumsum(mask)
-            running -= mask
-            return _frozen((running - running[starts])[relevant])
-
-        self.query, self.position = _frozen(query[relevant]), _frozen(position[relevant])
-        self.rel_above = _frozen(np.arange(len(self.query)) - group_starts(self.query, r.n))
-        self.nonrel_above, self.unjudged_above = above(nonrelevant), above(grade < 0)
-        self.nonrelevant_retrieved = _frozen(np.bincount(query[nonrelevant], minlength=r.n))
+        counts = np.bincount(query, minlength=r.n)
+        start = offsets_of(counts)
+        at = np.flatnonzero(grade >= level)
+        self.query, self.position = _frozen(query[at]), _frozen(position[at])
+        own = np.bincount(self.query, minlength=r.n)
+        self.rel_above = _frozen(np.arange(len(at)) - offsets_of(own)[self.query])
+        above = at - start[self.query]  # judged retrieved documents above, of any grade
+        unjudged = grade < 0
+        if unjudged.any():
+            running = np.cumsum(unjudged)
+            running -= unjudged
+            self.unjudged_above = _frozen(running[at] - running[start[self.query]])
+            counts -= np.bincount(query[unjudged], minlength=r.n)
+        else:
+            self.unjudged_above = _frozen(np.zeros(len(at), dtype=np.int64))
+        self.nonrel_above = _frozen(above - self.rel_above - self.unjudged_above)
+        self.nonrelevant_retrieved = _frozen(counts - own)
 
 
 def judged_relevant(r: Rankings, level: float) -> JudgedRelevant:

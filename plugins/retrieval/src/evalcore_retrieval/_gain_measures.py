@@ -24,7 +24,7 @@ def normalized_gain(r: Rankings) -> np.ndarray:
     beyond = np.maximum(ranks - best.count[query], 0)
     cost = best.at(best.cost, query, ranks) + beyond
     total = np.bincount(query, weights=r.hit_grade / np.log2(2 + cost - so_far), minlength=r.n)
-    return _ratio(total, best.at(best.gains, np.arange(r.n), best.count))
+    return _ratio(total, best.gain_total)
 
 
 def ndcg_rel(r: Rankings) -> np.ndarray:
@@ -32,8 +32,7 @@ def ndcg_rel(r: Rankings) -> np.ndarray:
     relevant retrieved one and at the end of the ranking for each one not retrieved."""
     best, gains = ideal(r), hit_gains(r)
     at_hits = gains.running_dcg / best.at(best.dcg, r.hit_query, r.hit_position + 1)
-    hits = np.bincount(r.hit_query, minlength=r.n)
-    missed = _ratio((best.count - hits) * gains.dcg(None), best.dcg_total)
+    missed = _ratio((best.count - gains.count) * gains.dcg(None), best.dcg_total)
     total = np.bincount(r.hit_query, weights=at_hits, minlength=r.n) + missed
     return _ratio(total, best.count.astype(float))
 
