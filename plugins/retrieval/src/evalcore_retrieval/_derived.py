@@ -3,8 +3,7 @@
 The metrics of ``all_trec`` are scored one after another over the same rankings (one chunk
 of queries). Each accessor here keeps its result on the rankings (:meth:`Rankings.shared`),
 so the relevant hits at a level, the ideal ranking, the discounted gains and the running
-counts of judged documents are computed by the first measure that needs them only, and a
-cut-off costs a binary search per query rather than a pass over every document. Every
+counts of judged documents are computed by the first measure that needs them only. Every
 shared array is read-only: measures derive new arrays from them.
 """
 
@@ -70,7 +69,7 @@ class Ranked:
     """Documents of every query in flat arrays sorted by query then ``position`` (0-based rank).
 
     ``count`` and ``start`` per query; :meth:`above` counts a query's documents ranked above
-    a given rank by binary search, and :meth:`first` reads per-query running sums.
+    a given rank, and :meth:`first` reads per-query running sums.
     """
 
     def __init__(self, r: Rankings, query: np.ndarray, position: np.ndarray) -> None:
@@ -89,7 +88,9 @@ class Ranked:
     def above(self, rank: np.ndarray | int, query: np.ndarray | None = None) -> np.ndarray:
         """How many documents of each query (of ``query``, default every one) have a position
         below ``rank`` (one per query, or one for all)."""
-        query = self.every if query is None else query
+        if query is None:  # one pass over the documents
+            below = self.position < (rank if np.isscalar(rank) else np.asarray(rank)[self.query])
+            return np.bincount(self.query[below], minlength=self.n)
         rank = np.minimum(rank, self.width).astype(np.int64)
         return np.searchsorted(self._keys, query * self.width + rank) - self.start[query]
 
