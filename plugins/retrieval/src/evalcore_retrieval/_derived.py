@@ -78,7 +78,7 @@ class Ranked:
         counts = np.bincount(query, minlength=r.n)
         self.count = _frozen(counts)
         self.start = _frozen(offsets_of(counts))
-        self.width = int(r.num_ret.max(initial=0)) + 1  # every position is below it
+        self.width = int(position.max(initial=-1)) + 1  # every position is below it
         self.every = np.arange(r.n)
 
     @cached_property
@@ -178,25 +178,16 @@ def relevant(r: Rankings, level: float) -> Relevant:
     return r.shared(("relevant", level), lambda: Relevant(r, level))
 
 
-class Ideal:
+class Ideal(Ranked):
     """The ideal ranking of every query: its positive judged gains descending, flat.
 
-    ``gain``, ``query``, ``position`` per ideal rank, ``count`` and ``start`` per query, and
-    per-query running sums (:class:`RunningSums`) read through :meth:`at`.
+    ``gain`` per ideal rank besides :class:`Ranked`'s arrays, and per-query running sums
+    (:class:`RunningSums`) read through :meth:`at`.
     """
 
-    def __init__(self, r: Rankings, gain: np.ndarray, query: np.ndarray) -> None:
-        self.n = r.n
-        self.gain, self.query = _frozen(gain), query
-        counts = np.bincount(query, minlength=r.n)
-        self.count = _frozen(counts)
-        self.start = _frozen(offsets_of(counts))
-        self.position = _frozen(np.arange(len(query)) - self.start[query])
-        self.every = np.arange(r.n)
-
-    @cached_property
-    def _running(self) -> RunningSums:
-        return RunningSums(self.start, self.count)
+    def __init__(self, r: Rankings, gain: np.ndarray, query: np.ndarray, position: np.ndarray) -> None:
+        super().__init__(r, query, position)
+        self.gain = _frozen(gain)
 
     @cached_property
     def _discounted(self) -> np.ndarray:
@@ -205,12 +196,12 @@ class Ideal:
     @cached_property
     def dcg(self) -> np.ndarray:
         """Running DCG of the ideal ranks (read through :meth:`at`)."""
-        return self._running(self._discounted)
+        return self.running(self._discounted)
 
     @cached_property
     def cost(self) -> np.ndarray:
         """Running sums of trec_eval's ideal cost max(gain, 1) (read through :meth:`at`)."""
-        return self._running(np.maximum(self.gain, 1.0))
+        return self.running(np.maximum(self.gain, 1.0))
 
     # totals: the same additions in the same order as the running sums' last ones
     @cached_property
@@ -229,18 +220,15 @@ class Ideal:
 
     def at(self, sums: np.ndarray, query: np.ndarray, m: np.ndarray) -> np.ndarray:
         """``sums`` of ``query`` over its first ``m`` ideal ranks (``m`` capped at their number)."""
-        m = np.minimum(m, self.count[query])
-        if len(sums) == 0:
-            return np.zeros(len(query))
-        return np.where(m > 0, sums[np.maximum(self.start[query] + m - 1, 0)], 0.0)
+        return self.first(sums, np.minimum(m, self.count[query]), query)
 
 
 def ideal(r: Rankings, gain: str = "linear") -> Ideal:
     """The ideal rankings of ``r`` with gains the grades (``gain='exp2'``: 2^grade - 1), shared."""
 
     def build() -> Ideal:
-        grades, query, _ = r.ideal
-        return Ideal(r, np.exp2(grades) - 1.0 if gain == "exp2" else grades, query)
+        grades, query, position = r.ideal
+        return Ideal(r, np.exp2(grades) - 1.0 if gain == "exp2" else grades, query, position)
 
     return r.shared(("ideal", gain), build)
 

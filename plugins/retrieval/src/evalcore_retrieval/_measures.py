@@ -90,7 +90,8 @@ def _mapped_ndcg(r: Rankings, k: int | None, gains: Mapping[int, float]) -> np.n
     judged_gain = _mapped_gain(r.judged, gains)
     positive = judged_gain > 0
     order = np.lexsort((-judged_gain[positive], r.judged_query[positive]))
-    best = Ideal(r, judged_gain[positive][order], r.judged_query[positive][order])
+    queries = r.judged_query[positive][order]
+    best = Ideal(r, judged_gain[positive][order], queries, np.arange(len(queries)) - group_starts(queries, r.n))
     return _ratio(dcg, best.dcg_total if k is None else best.dcg_at(k))
 
 
