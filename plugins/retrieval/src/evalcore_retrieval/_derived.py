@@ -33,15 +33,15 @@ def group_starts(query: np.ndarray, n: int) -> np.ndarray:
     return offsets_of(np.bincount(query, minlength=n))[query]
 
 
-class RunningSums:
-    """Each query's running sums (inclusive) of flat values grouped by query.
+class Scan:
+    """Running sums and maxima within each query of flat values grouped by query.
 
     ``counts`` per query, ``start`` their offsets (:func:`offsets_of`). Each query's values
-    are added in order from its first, as trec_eval's loops add them (a running sum over all
-    queries minus the sum before the query would lose digits to cancellation, and make a
-    query's value depend on the others). The values are laid out rank by rank, each rank's
-    queries in the same order (longest first), so each step of the loop over ranks adds one
-    contiguous slice to the next.
+    are combined in order from its first, as trec_eval's loops combine them, with no
+    arithmetic across queries (a running sum over all queries minus the sum before the query
+    loses digits to cancellation, and makes a query's value depend on the others). The
+    values are laid out rank by rank, each rank's queries in the same order (longest first),
+    so each step of the loop over ranks combines two contiguous slices.
     """
 
     def __init__(self, start: np.ndarray, counts: np.ndarray) -> None:
@@ -53,15 +53,24 @@ class RunningSums:
         # how many queries have more than j values, for j = 0 .. longest - 1
         active = np.searchsorted(-counts[by_count], -np.arange(longest), side="left")
         slab = offsets_of(active)
+        # (start of rank j - 1, start of rank j, queries with a rank j) for j = 1 .. longest - 1
         self.steps = list(zip(slab[:-2].tolist(), slab[1:-1].tolist(), active[1:].tolist()))
         self.at = _frozen(slab[np.arange(len(query)) - start[query]] + order[query])
 
-    def __call__(self, values: np.ndarray) -> np.ndarray:
-        """The running sums of ``values`` (one per element, in the flat order)."""
+    def sums(self, values: np.ndarray) -> np.ndarray:
+        """Each value plus those before it in its query."""
         laid = np.empty(len(values))
         laid[self.at] = values
         for before, here, active in self.steps:
             laid[here:here + active] += laid[before:before + active]
+        return _frozen(laid[self.at])
+
+    def max_from(self, values: np.ndarray) -> np.ndarray:
+        """The largest of each value and those after it in its query."""
+        laid = np.empty(len(values))
+        laid[self.at] = values
+        for before, here, active in reversed(self.steps):
+            np.maximum(laid[before:before + active], laid[here:here + active], out=laid[before:before + active])
         return _frozen(laid[self.at])
 
 
@@ -95,16 +104,16 @@ class Ranked:
         return np.searchsorted(self._keys, query * self.width + rank) - self.start[query]
 
     def first(self, sums: np.ndarray, m: np.ndarray, query: np.ndarray | None = None) -> np.ndarray:
-        """``sums`` (:attr:`running` over these documents) of each query's first ``m``."""
+        """``sums`` (:meth:`Scan.sums` over these documents) of each query's first ``m``."""
         query = self.every if query is None else query
         if len(sums) == 0:
             return np.zeros(len(query))
         return np.where(m > 0, sums[np.maximum(self.start[query] + m - 1, 0)], 0.0)
 
     @cached_property
-    def running(self) -> RunningSums:
-        """Running sums over each query's documents in rank order."""
-        return RunningSums(self.start, self.count)
+    def scan(self) -> Scan:
+        """Running sums and maxima over each query's documents in rank order."""
+        return Scan(self.start, self.count)
 
 
 class Relevant(Ranked):
@@ -133,7 +142,7 @@ class Relevant(Ranked):
 
     @cached_property
     def _precision_sums(self) -> np.ndarray:
-        return self.running(self.precision_at)
+        return self.scan.sums(self.precision_at)
 
     def top(self, k: int | None) -> np.ndarray:
         """How many relevant documents each query has in its top ``k`` (all, for ``None``; float)."""
@@ -155,9 +164,7 @@ class Relevant(Ranked):
     @cached_property
     def best_after(self) -> np.ndarray:
         """The highest precision at or after each relevant rank, within its query."""
-        # queries are offset 2 apart (precisions lie in [0, 1]): one running maximum for all
-        shifted = self.precision_at[::-1] - 2.0 * self.query[::-1]
-        return _frozen(np.maximum.accumulate(shifted)[::-1] + 2.0 * self.query)
+        return self.scan.max_from(self.precision_at)
 
     def interpolated(self, recall: float, rounding: str) -> np.ndarray:
         """trec_eval's interpolated precision at ``recall`` (see ``interpolated_precision``)."""
@@ -182,7 +189,7 @@ class Ideal(Ranked):
     """The ideal ranking of every query: its positive judged gains descending, flat.
 
     ``gain`` per ideal rank besides :class:`Ranked`'s arrays, and per-query running sums
-    (:class:`RunningSums`) read through :meth:`at`.
+    (:meth:`Scan.sums`) read through :meth:`at`.
     """
 
     def __init__(self, r: Rankings, gain: np.ndarray, query: np.ndarray, position: np.ndarray) -> None:
@@ -196,12 +203,12 @@ class Ideal(Ranked):
     @cached_property
     def dcg(self) -> np.ndarray:
         """Running DCG of the ideal ranks (read through :meth:`at`)."""
-        return self.running(self._discounted)
+        return self.scan.sums(self._discounted)
 
     @cached_property
     def cost(self) -> np.ndarray:
         """Running sums of trec_eval's ideal cost max(gain, 1) (read through :meth:`at`)."""
-        return self.running(np.maximum(self.gain, 1.0))
+        return self.scan.sums(np.maximum(self.gain, 1.0))
 
     # totals: the same additions in the same order as the running sums' last ones
     @cached_property
@@ -246,7 +253,7 @@ class HitGains(Ranked):
     @cached_property
     def running_dcg(self) -> np.ndarray:
         """The DCG of each hit's query through the hit's rank (inclusive)."""
-        return self.running(self.discounted)
+        return self.scan.sums(self.discounted)
 
     def dcg(self, k: int | None) -> np.ndarray:
         """The DCG of each query's top ``k`` (its whole ranking for ``None``)."""

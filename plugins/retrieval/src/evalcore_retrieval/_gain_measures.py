@@ -19,7 +19,7 @@ def normalized_gain(r: Rankings) -> np.ndarray:
     over the total ideal gain; the ideal cost of a rank is max(ideal gain, 1)."""
     best = ideal(r)
     query = r.hit_query
-    so_far = hit_gains(r).running(r.hit_grade)
+    so_far = hit_gains(r).scan.sums(r.hit_grade)
     ranks = r.hit_position + 1
     beyond = np.maximum(ranks - best.count[query], 0)
     cost = best.at(best.cost, query, ranks) + beyond

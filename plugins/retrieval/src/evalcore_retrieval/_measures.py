@@ -129,7 +129,10 @@ def interpolated_precision(r: Rankings, recall: float, level: float, rounding: s
 def eleven_point_average(r: Rankings, level: float, rounding: str = "round") -> np.ndarray:
     """``11pt_avg``: interpolated precision averaged over recall 0.0, 0.1, ..., 1.0."""
     rel = relevant(r, level)
-    return np.mean([rel.interpolated(x / 10, rounding) for x in range(11)], axis=0)
+    total = np.zeros(r.n)
+    for x in range(11):  # added in trec_eval's order, whatever the number of queries
+        total += rel.interpolated(x / 10, rounding)
+    return total / 11
 
 
 def binary_g(r: Rankings, level: float) -> np.ndarray:
