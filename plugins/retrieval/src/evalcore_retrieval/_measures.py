@@ -12,8 +12,8 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from ._derived import Ideal, group_starts, hit_gains, ideal, powers, relevant
-from ._ranking import Rankings
+from ._derived import Ideal, Scan, group_starts, hit_gains, ideal, powers, relevant
+from ._ranking import Rankings, offsets_of
 
 
 def _ratio(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
@@ -161,7 +161,10 @@ def err(r: Rankings, k: int, max_grade: float) -> np.ndarray:
     query, position = r.hit_query[top], r.hit_position[top]
     stop = (np.exp2(np.minimum(r.hit_grade[top], max_grade)) - 1.0) / np.exp2(max_grade)
     log_go_on = np.log1p(-np.minimum(stop, 1.0 - 1e-12))
-    running = np.cumsum(log_go_on) - log_go_on  # exclusive: the hits ranked above
-    starts = group_starts(query, r.n)
-    reach = np.exp(running - running[starts]) if len(running) else running
-    return np.bincount(query, weights=stop * reach / (position + 1), minlength=r.n)
+    counts = np.bincount(query, minlength=r.n)
+    starts = offsets_of(counts)
+    # exclusive: the hits ranked above; each query's own running sum
+    running = np.zeros(len(log_go_on))
+    running[1:] = Scan(starts, counts).sums(log_go_on)[:-1]
+    running[starts[:-1][counts > 0]] = 0.0
+    return np.bincount(query, weights=stop * np.exp(running) / (position + 1), minlength=r.n)
