@@ -162,8 +162,9 @@ def main() -> None:
     scratch = Path(args.data or Path(tempfile.gettempdir()) / "evalcore-bench-retrieval")
     scratch.mkdir(parents=True, exist_ok=True)
     paths = args.paths.split(",")
-    print(f"all_trec (98 evalcore metrics; pytrec_eval: {len(pytrec_measures())} measures), 100 retrieved and "
-          f"30 judged documents per query; {args.repeat} interleaved runs each, one subprocess per run")
+    print(f"all_trec (98 evalcore metrics; pytrec_eval: its {len(pytrec_measures())} measure families), "
+          f"100 retrieved and 30 judged documents per query; {args.repeat} interleaved runs each, "
+          "one subprocess per run")
     print(f"{'queries':>8} {'path':<6} {'contender':<12} {'min s':>8} {'median s':>9} {'peak MB':>8} "
           f"{'speed-up min':>13} {'speed-up median':>16} {'min cpu s':>10} {'cpu speed-up':>13}")
     for n in map(int, args.sizes.split(",")):
