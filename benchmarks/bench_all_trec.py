@@ -18,7 +18,8 @@ min and median wall time, their ratios to pytrec_eval, and the min CPU time of t
 subprocess (``getrusage`` of the child, all threads: on a shared machine the wall time also
 counts waiting for a core). The means of every measure the two share are checked to 1e-9.
 pytrec_eval bundles trec_eval 9, so it lacks rbp, rbp_resid and unj and rounds the recall
-levels of iprec_at_recall / 11pt_avg differently: those are left out of the check.
+levels of iprec_at_recall / 11pt_avg differently; its per-query gm_* values are logarithms:
+those, and num_q, are left out of the check.
 
     python benchmarks/bench_all_trec.py                       # 10k and 100k queries, 3 repeats
     python benchmarks/bench_all_trec.py --sizes 10000 --paths files,cli --repeat 5
