@@ -148,14 +148,6 @@ class Rankings:
     def judged_query(self) -> np.ndarray:
         return np.repeat(np.arange(self.n), np.diff(self.judged_offsets))
 
-    def count(self, mask: np.ndarray) -> np.ndarray:
-        """The number of hits selected by ``mask`` in each query."""
-        return np.bincount(self.hit_query[mask], minlength=self.n).astype(float)
-
-    def total(self, mask: np.ndarray, weights: np.ndarray) -> np.ndarray:
-        """The sum of ``weights`` (one per selected hit) in each query."""
-        return np.bincount(self.hit_query[mask], weights=weights, minlength=self.n)
-
     def num_judged_at_least(self, level: float) -> np.ndarray:
         """How many judged documents of each query have a grade of at least ``level`` (read-only)."""
         counts = self._judged_counts.get(level)
