@@ -105,3 +105,9 @@ def _toy_plugin(package: str, name: str = "overlap") -> dict[str, str]:
 def toy_plugin() -> Callable[..., dict[str, str]]:
     """Module sources of a working plugin: ``toy_plugin(package, name="overlap")``."""
     return _toy_plugin
+
+
+@pytest.fixture(autouse=True)
+def private_cache_dir(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Caches (the listing of ``evalcore list``, model answers) go to a fresh folder, not the user's."""
+    monkeypatch.setenv("EVALCORE_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))

@@ -164,3 +164,18 @@ def test_records_from_standard_input(make_distribution, toy_plugin, site, tmp_pa
     assert proc.returncode == 0, proc.stderr
     report = json.loads(proc.stdout)
     assert report["metrics"]["toy/overlap@3"]["n"] == 1 and report["provenance"]["input"] == "<stdin>"
+
+
+@pytest.mark.parametrize("args", [["list"], ["list", "--no-cache"], ["describe", "toy/overlap"]])
+def test_a_reader_that_goes_away_ends_the_command_quietly(make_distribution, toy_plugin, site, tmp_path, args):
+    """``evalcore list | head``: a closed pipe ends the command as SIGPIPE ends Unix tools, no error text."""
+    make_distribution("evalcore-toy", "1.2", plugins={"toy": "toy_pkg._register"}, modules=toy_plugin("toy_pkg"))
+    env = {**os.environ, "PYTHONPATH": str(site), "EVALCORE_STRICT_PLUGINS": ""}
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # every write of the command now fails with EPIPE
+    try:
+        proc = subprocess.run([sys.executable, "-m", "evalcore", *args], stdout=write_end, stderr=subprocess.PIPE,
+                              text=True, env=env, cwd=tmp_path, timeout=60)
+    finally:
+        os.close(write_end)
+    assert (proc.returncode, proc.stderr) == (141, "")

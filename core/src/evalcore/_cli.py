@@ -15,6 +15,7 @@ import click
 from ._errors import EvalcoreError, InputError
 
 if TYPE_CHECKING:
+    from ._listing import Listing
     from ._registry import Registry
 
 EXIT_INPUT = 1
@@ -26,6 +27,17 @@ def _fail(message: str, code: int = EXIT_ERROR) -> None:
     sys.exit(code)
 
 
+def _stop_quietly_if_reader_left(exc: BaseException) -> None:
+    """Exit as a Unix tool does when the reader of its output goes away (``evalcore list | head``)."""
+    if isinstance(exc, BrokenPipeError):
+        import os
+        import signal
+
+        # the flush at exit would fail again: point stdout at nothing first
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(128 + signal.SIGPIPE)
+
+
 def _handle_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
     """Print evalcore errors as one line (a traceback only with ``--debug``)."""
 
@@ -35,6 +47,7 @@ def _handle_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
         try:
             return fn(*args, **kwargs)
         except (EvalcoreError, OSError) as exc:
+            _stop_quietly_if_reader_left(exc)
             if ctx.obj.get("debug"):
                 raise
             _fail(str(exc))
@@ -47,6 +60,7 @@ def handle_errors(ctx: click.Context, work: Callable[[], Any]) -> Any:
     try:
         return work()
     except (EvalcoreError, OSError) as exc:
+        _stop_quietly_if_reader_left(exc)
         if ctx.find_root().obj.get("debug"):
             raise
         _fail(str(exc))
@@ -57,7 +71,7 @@ def _registry(ctx: click.Context) -> Registry:
     if "registry" not in ctx.obj:
         from ._registry import Registry, foreign_core_warning
 
-        warning = foreign_core_warning()
+        warning = ctx.obj["warning"] = foreign_core_warning()
         if warning:
             click.echo(f"warning: {warning}", err=True)
         ctx.obj["registry"] = Registry(strict=ctx.obj["strict"])
@@ -103,29 +117,43 @@ def main(ctx: click.Context, strict: bool, debug: bool) -> None:
 @main.command("list")
 @click.option("--family", help="Only metrics of this family or namespace.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.option("--no-cache", is_flag=True,
+              help="Load every plugin instead of reading the cached listing (also EVALCORE_NO_LIST_CACHE=1).")
 @click.pass_context
 @_handle_errors
-def list_command(ctx: click.Context, family: str | None, as_json: bool) -> None:
+def list_command(ctx: click.Context, family: str | None, as_json: bool, no_cache: bool) -> None:
     """List installed metrics (each id can be evaluated as printed)."""
-    from ._display import listing_id, required_choices, scale
+    from ._env import list_cache_disabled, strict_from_env
+    from ._listing import render_listing
+
+    strict = ctx.obj["strict"] or (ctx.obj["strict"] is None and strict_from_env())
+    listing = _listing(ctx) if no_cache or strict or list_cache_disabled() else _cached_listing(ctx)
+    render_listing(listing, family, as_json)
+
+
+def _cached_listing(ctx: click.Context) -> Listing:
+    """The cached listing while the installed distributions are unchanged, else a fresh one (then cached)."""
+    from . import _registry_cache as cache
+
+    now = cache.scan()
+    listing = cache.load(now) if now is not None else None
+    if listing is not None:
+        if listing.warning:
+            click.echo(f"warning: {listing.warning}", err=True)
+        return listing
+    listing = _listing(ctx)
+    if now is not None:
+        packages = {p.module.partition(":")[0].partition(".")[0] for p in _registry(ctx).plugins()}
+        cache.store(now, listing, ["evalcore", *sorted(packages)])
+    return listing
+
+
+def _listing(ctx: click.Context) -> Listing:
+    """The listing of this invocation's registry (plugins loaded now)."""
+    from ._listing import listing_from_registry
 
     registry = _registry(ctx)
-    infos = registry.metrics(family)
-    if family is not None and not infos:
-        known = sorted({i.spec.family for i in registry.metrics()} | {i.spec.namespace for i in registry.metrics()})
-        raise EvalcoreError(f"--family {family!r}: no installed metric has this family or namespace; "
-                            f"known: {', '.join(k for k in known if k)}")
-    if as_json:
-        _echo_json([info.to_dict() for info in infos])
-    else:
-        rows = [(listing_id(info.spec), info.spec.family, scale(info.spec),
-                 ("CONFLICT: " if info.conflicts_with else "")
-                 + (f"[{choices}] " if (choices := required_choices(info.spec)) else "") + info.spec.summary)
-                for info in infos]
-        _echo_rows(("id", "family", "scale", "summary"), rows)
-    failed = [p for p in registry.plugins() if not p.ok]
-    if failed:
-        click.echo(f"note: {len(failed)} plugin(s) did not load cleanly; run 'evalcore plugins'", err=True)
+    return listing_from_registry(registry, ctx.obj.get("warning"))
 
 
 @main.command()

@@ -138,20 +138,27 @@ def _evaluate(ctx: click.Context, data: str | None, metric_ids: Sequence[str], p
 
 
 def _reader_source(registry: Any, options: dict[str, Any]) -> Any:
-    """The source of the plugin reader whose options were given (they are removed from ``options``)."""
-    chosen = None
-    for reader in registry.readers():
-        values = {o.dest: options.pop(o.dest, None) for o in reader.options}
-        required = [o for o in reader.options if o.kind == "path"]
-        given = {k: v for k, v in values.items() if v is not None}
-        if not given:
-            continue
-        if any(values[o.dest] is None for o in required):
-            raise EvalcoreError(f"{' and '.join(o.flag for o in required)} go together")
-        if chosen is not None:
-            raise EvalcoreError("give the files of one reader only")
-        chosen = reader.open(**values)
-    return chosen
+    """The source of the plugin reader whose file options were all given (every reader's options
+    are removed from ``options``). Readers may share an option, such as ``--run``: the reader
+    chosen is the one whose files are all given and whose options cover everything given."""
+    readers = registry.readers()
+    given = {}
+    for reader in readers:
+        for option in reader.options:
+            value = options.pop(option.dest, None)
+            if value is not None:
+                given[option.dest] = value
+    if not given:
+        return None
+    named = [r for r in readers if any(o.dest in given for o in r.options)]
+    complete = [r for r in named if all(o.dest in given for o in r.options if o.kind == "path")]
+    if not complete:
+        required = [o for o in named[0].options if o.kind == "path"]
+        raise EvalcoreError(f"{' and '.join(o.flag for o in required)} go together")
+    covering = [r for r in complete if set(given) <= {o.dest for o in r.options}]
+    if len(covering) != 1:
+        raise EvalcoreError("give the files of one reader only")
+    return covering[0].open(**{o.dest: given.get(o.dest) for o in covering[0].options})
 
 
 def _echo_json(data: Any) -> None:

@@ -22,6 +22,7 @@ import attrs
 from ._errors import EvalcoreError, ParameterError, SetupError, SkipSample
 from ._fields import as_record
 from ._identity import canonical_id
+from ._origin import Origin
 from ._result import ColumnScores, Score, Status, coerce_score
 from ._spec import Granularity, MetricSpec
 
@@ -30,18 +31,6 @@ if TYPE_CHECKING:
 
 Record = Mapping[str, Any]
 State = TypeVar("State")
-
-
-@attrs.frozen
-class Origin:
-    """The distribution (and its version) that provides a metric."""
-
-    distribution: str
-    version: str
-
-    @classmethod
-    def local(cls) -> Origin:
-        return cls("local", "")
 
 
 @attrs.frozen

@@ -11,17 +11,17 @@ from __future__ import annotations
 
 import difflib
 import importlib
-import os
 import sys
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from enum import Enum
 from importlib import metadata
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 from pydantic import ValidationError
 
+from ._env import strict_from_env
 from ._errors import (
     AmbiguousMetricError,
     EvalcoreError,
@@ -34,12 +34,16 @@ from ._errors import (
 )
 from ._hooks import ENTRY_POINT_GROUP, PLUGIN_API_VERSION, new_plugin_manager
 from ._identity import canonical_id, parse_metric_id
-from ._metric import Metric, Origin
+from ._origin import Origin
 from ._spec import MetricSpec
 
-STRICT_ENV = "EVALCORE_STRICT_PLUGINS"
+if TYPE_CHECKING:
+    import pluggy
+
+    from ._metric import Metric
+
 FOREIGN_DISTRIBUTION = "evalcore"  # an unrelated project on the package index with the same import name
-MetricFactory = Callable[[MetricSpec, dict[str, Any], Origin], Metric]
+MetricFactory = Callable[[MetricSpec, dict[str, Any], Origin], "Metric"]
 
 
 class PluginStatus(str, Enum):
@@ -138,10 +142,6 @@ def foreign_core_warning(path: Sequence[str] | None = None) -> str | None:
             "'evalcore'; fix: pip uninstall -y evalcore && pip install --force-reinstall evalcore-core")
 
 
-def strict_from_env() -> bool:
-    return os.environ.get(STRICT_ENV, "").strip().lower() in {"1", "true", "yes", "on"}
-
-
 class Registry:
     """Discovers plugins and resolves metric ids to implementations.
 
@@ -161,7 +161,8 @@ class Registry:
 
     # -- loading ---------------------------------------------------------------------
 
-    def _entry_points(self) -> list[metadata.EntryPoint]:
+    def _entry_points(self) -> list[tuple[metadata.EntryPoint, str, str]]:
+        """Each entry point of the group with its distribution's name and version, once."""
         if self._path is None:
             found = metadata.entry_points(group=ENTRY_POINT_GROUP)
         else:
@@ -169,10 +170,11 @@ class Registry:
                 ep for dist in metadata.distributions(path=self._path)
                 for ep in dist.entry_points if ep.group == ENTRY_POINT_GROUP
             ]
-        unique: dict[tuple[str, str, str], metadata.EntryPoint] = {}
+        unique: dict[tuple[str, str, str], tuple[metadata.EntryPoint, str, str]] = {}
         for ep in found:
-            unique.setdefault((_dist_name(ep), ep.name, ep.value), ep)
-        return sorted(unique.values(), key=lambda ep: (ep.name, _dist_name(ep)))
+            name, version = _dist_name_version(ep)
+            unique.setdefault((name, ep.name, ep.value), (ep, name, version))
+        return sorted(unique.values(), key=lambda found: (found[0].name, found[1]))
 
     def load(self) -> Registry:
         """Discover and load every plugin (once). Returns ``self``."""
@@ -180,21 +182,17 @@ class Registry:
             if not self._loaded:
                 entry_points = self._entry_points()
                 claimed: dict[str, list[str]] = {}
-                for ep in entry_points:
-                    claimed.setdefault(ep.name, []).append(_dist_name(ep))
-                for ep in entry_points:
-                    self._load_plugin(ep, claimed[ep.name])
+                for ep, distribution, _ in entry_points:
+                    claimed.setdefault(ep.name, []).append(distribution)
+                for ep, distribution, version in entry_points:
+                    self._load_plugin(ep, distribution, version, claimed[ep.name])
                 self._loaded = True
             if self._strict:
                 self.raise_for_failed_plugins()
         return self
 
-    def _load_plugin(self, ep: metadata.EntryPoint, claimants: list[str]) -> None:
-        dist = ep.dist
-        base = {
-            "name": ep.name, "distribution": _dist_name(ep),
-            "version": dist.version if dist is not None else "", "module": ep.value,
-        }
+    def _load_plugin(self, ep: metadata.EntryPoint, distribution: str, version: str, claimants: list[str]) -> None:
+        base = {"name": ep.name, "distribution": distribution, "version": version, "module": ep.value}
         try:
             module = ep.load()
         except BaseException as exc:  # noqa: BLE001 - a broken plugin is a state, not a crash
@@ -209,9 +207,11 @@ class Registry:
             ))
             return
         try:
-            specs = _collect_specs(module, ep.name)
-            self._readers.extend(_collect_readers(module, ep.name))
-            sets = _collect_sets(module, ep.name)
+            manager = new_plugin_manager()
+            manager.register(module, name=ep.name)
+            specs = _collect_specs(manager, ep.name)
+            self._readers.extend(_collect_readers(manager, ep.name))
+            sets = _collect_sets(manager, ep.name)
             if self._strict:
                 _check_implementations(specs)
         except BaseException as exc:  # noqa: BLE001
@@ -377,6 +377,8 @@ class Registry:
 
 def load_implementation(spec: MetricSpec) -> MetricFactory:
     """Import the class named by ``spec.implementation``."""
+    from ._metric import Metric
+
     module_name, _, attr = spec.implementation.partition(":")
     try:
         target: Any = importlib.import_module(module_name)
@@ -392,11 +394,9 @@ def load_implementation(spec: MetricSpec) -> MetricFactory:
     return target
 
 
-def _collect_readers(module: Any, namespace: str) -> list[Any]:
+def _collect_readers(manager: pluggy.PluginManager, namespace: str) -> list[Any]:
     from ._reader_spec import collect_readers
 
-    manager = new_plugin_manager()
-    manager.register(module, name=namespace)
     return collect_readers(manager, namespace)
 
 
@@ -413,9 +413,7 @@ def _check_implementations(specs: Iterable[MetricSpec]) -> None:
         load_implementation(spec)
 
 
-def _collect_specs(module: Any, namespace: str) -> list[MetricSpec]:
-    manager = new_plugin_manager()
-    manager.register(module, name=namespace)
+def _collect_specs(manager: pluggy.PluginManager, namespace: str) -> list[MetricSpec]:
     raw_specs: list[Any] = []
     for result in manager.hook.evalcore_metrics():
         if not isinstance(result, Iterable) or isinstance(result, (str, bytes, dict)):
@@ -430,9 +428,7 @@ def _collect_specs(module: Any, namespace: str) -> list[MetricSpec]:
     return list(specs.values())
 
 
-def _collect_sets(module: Any, namespace: str) -> dict[str, list[str]]:
-    manager = new_plugin_manager()
-    manager.register(module, name=namespace)
+def _collect_sets(manager: pluggy.PluginManager, namespace: str) -> dict[str, list[str]]:
     sets: dict[str, list[str]] = {}
     for result in manager.hook.evalcore_metric_sets():
         if not isinstance(result, dict):
@@ -467,9 +463,13 @@ def _pydantic_message(exc: ValidationError) -> str:
     )
 
 
-def _dist_name(ep: metadata.EntryPoint) -> str:
+def _dist_name_version(ep: metadata.EntryPoint) -> tuple[str, str]:
+    """The name and version of the distribution ``ep`` comes from (its metadata read once)."""
     dist = ep.dist
-    return dist.metadata["Name"] if dist is not None else "<unknown>"
+    if dist is None:
+        return "<unknown>", ""
+    found = dist.metadata
+    return found["Name"], found["Version"]
 
 
 def _describe(exc: BaseException) -> str:

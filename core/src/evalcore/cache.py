@@ -30,18 +30,16 @@ from typing import Any, Literal
 
 import attrs
 
+from ._env import cache_root
+
 CacheMode = Literal["readwrite", "readonly", "refresh", "off"]
 MODES: tuple[str, ...] = ("readwrite", "readonly", "refresh", "off")
-ENV_DIR = "EVALCORE_CACHE_DIR"
 ENV_MODE = "EVALCORE_CACHE_MODE"
 
 
 def default_cache_dir() -> Path:
     """``$EVALCORE_CACHE_DIR``, else ``$XDG_CACHE_HOME/evalcore``, else ``~/.cache/evalcore``."""
-    if os.environ.get(ENV_DIR):
-        return Path(os.environ[ENV_DIR])
-    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(base) / "evalcore"
+    return Path(cache_root())
 
 
 def canonical_json(value: Any) -> str:

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from ._derived import Ideal, Scan, group_starts, hit_gains, ideal, powers, relevant
 from ._ranking import Rankings, offsets_of
 
 
@@ -21,36 +22,32 @@ def _ratio(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
     return out
 
 
-def _relevant(r: Rankings, k: int | None, level: float) -> np.ndarray:
-    mask = r.hit_grade >= level
-    if k is not None:
-        mask &= r.hit_position < k
-    return mask
-
-
 def precision(r: Rankings, k: int, level: float, denominator: str = "k") -> np.ndarray:
     """``P_k``: relevant in the top k / k (``denominator='retrieved'``: / min(k, retrieved))."""
     divide_by = np.full(r.n, float(k)) if denominator == "k" else np.minimum(k, r.num_ret)
-    return _ratio(r.count(_relevant(r, k, level)), divide_by)
+    return _ratio(relevant(r, level).top(k), divide_by)
 
 
 def recall(r: Rankings, k: int, level: float, capped: bool = False) -> np.ndarray:
     """``recall_k``: relevant in the top k / num_rel (``capped``: / min(k, num_rel))."""
-    num_rel = r.num_judged_at_least(level)
-    return _ratio(r.count(_relevant(r, k, level)), np.minimum(num_rel, k) if capped else num_rel)
+    rel = relevant(r, level)
+    return _ratio(rel.top(k), np.minimum(rel.num_rel, k) if capped else rel.num_rel)
 
 
 def success(r: Rankings, k: int, level: float) -> np.ndarray:
     """``success_k``: 1 when a relevant document is in the top k, else 0."""
-    return (r.count(_relevant(r, k, level)) > 0).astype(float)
+    return (relevant(r, level).top(k) > 0).astype(float)
 
 
 def reciprocal_rank(r: Rankings, k: int | None, level: float) -> np.ndarray:
     """``recip_rank``: 1 / rank of the first relevant document (within the top k), else 0."""
-    where = np.flatnonzero(_relevant(r, k, level))
-    queries, first = np.unique(r.hit_query[where], return_index=True)
+    rel = relevant(r, level)
+    found = rel.count > 0
+    first = rel.position[rel.start[:-1][found]]
     out = np.zeros(r.n)
-    out[queries] = 1.0 / (r.hit_position[where[first]] + 1)
+    out[found] = 1.0 / (first + 1)
+    if k is not None:
+        out[np.flatnonzero(found)[first >= k]] = 0.0
     return out
 
 
@@ -59,24 +56,14 @@ def average_precision(r: Rankings, k: int | None, level: float, denominator: str
 
     ``denominator='retrieved'``: / the number of relevant documents retrieved (up to k), the
     Auepora RAG metric spec's mean of the precisions at the relevant ranks."""
-    where = np.flatnonzero(_relevant(r, None, level))
-    query, position = r.hit_query[where], r.hit_position[where]
-    # the i-th relevant document of its query (1-based): hits are sorted by query, position
-    nth = np.arange(1, len(where) + 1) - _group_starts(query, r.n)
-    precision_at = nth / (position + 1)
-    if k is not None:
-        precision_at[position >= k] = 0.0
-    total = np.bincount(query, weights=precision_at, minlength=r.n)
-    if denominator == "retrieved":
-        return _ratio(total, r.count(_relevant(r, k, level)))
-    return _ratio(total, r.num_judged_at_least(level))
+    rel = relevant(r, level)
+    return _ratio(rel.precision_sum(k), rel.top(k) if denominator == "retrieved" else rel.num_rel)
 
 
 def r_precision(r: Rankings, level: float) -> np.ndarray:
     """``Rprec``: relevant in the top num_rel / num_rel."""
-    num_rel = r.num_judged_at_least(level)
-    mask = _relevant(r, None, level) & (r.hit_position < num_rel[r.hit_query])
-    return _ratio(r.count(mask), num_rel)
+    rel = relevant(r, level)
+    return _ratio(rel.above(rel.num_rel).astype(float), rel.num_rel)
 
 
 def ndcg(r: Rankings, k: int | None, gain: str = "linear",
@@ -89,25 +76,23 @@ def ndcg(r: Rankings, k: int | None, gain: str = "linear",
     unjudged and give nothing); the ideal ranking then uses only positive gains.
     """
     if gains:
-        query, position, grade = r.judged_ret
-        ranked_gain = _mapped_gain(grade, gains)
-        judged_gain = _mapped_gain(r.judged, gains)
-        positive = judged_gain > 0
-        ideal_gain, queries = judged_gain[positive], r.judged_query[positive]
-        order = np.lexsort((-ideal_gain, queries))
-        ideal_gain, queries = ideal_gain[order], queries[order]
-        ideal_position = np.arange(len(queries)) - _group_starts(queries, r.n)
-    else:
-        query, position, ranked_gain = r.hit_query, r.hit_position, _gain(r.hit_grade, gain)
-        ideal_grade, queries, ideal_position = r.ideal  # gains grow with grades: same order
-        ideal_gain = _gain(ideal_grade, gain)
+        return _mapped_ndcg(r, k, gains)
+    best = ideal(r, gain)
+    return _ratio(hit_gains(r, gain).dcg(k), best.dcg_total if k is None else best.dcg_at(k))
+
+
+def _mapped_ndcg(r: Rankings, k: int | None, gains: Mapping[int, float]) -> np.ndarray:
+    """nDCG with trec_eval's gain map (``ndcg``'s ``gains``)."""
+    query, position, grade = r.judged_ret
     top = position < k if k is not None else np.ones(len(position), dtype=bool)
-    dcg = np.bincount(query[top], weights=ranked_gain[top] / np.log2(position[top] + 2), minlength=r.n)
-    keep = ideal_position < k if k is not None else np.ones(len(queries), dtype=bool)
-    ideal = np.bincount(
-        queries[keep], weights=ideal_gain[keep] / np.log2(ideal_position[keep] + 2), minlength=r.n,
-    )
-    return _ratio(dcg, ideal)
+    weights = _mapped_gain(grade[top], gains) / np.log2(position[top] + 2)
+    dcg = np.bincount(query[top], weights=weights, minlength=r.n)
+    judged_gain = _mapped_gain(r.judged, gains)
+    positive = judged_gain > 0
+    order = np.lexsort((-judged_gain[positive], r.judged_query[positive]))
+    queries = r.judged_query[positive][order]
+    best = Ideal(r, judged_gain[positive][order], queries, np.arange(len(queries)) - group_starts(queries, r.n))
+    return _ratio(dcg, best.dcg_total if k is None else best.dcg_at(k))
 
 
 def _mapped_gain(grades: np.ndarray, gains: Mapping[int, float]) -> np.ndarray:
@@ -120,14 +105,15 @@ def _mapped_gain(grades: np.ndarray, gains: Mapping[int, float]) -> np.ndarray:
 
 def relative_precision(r: Rankings, k: int, level: float) -> np.ndarray:
     """``relative_P_k``: relevant in the top k / min(k, num_rel)."""
-    return _ratio(r.count(_relevant(r, k, level)), np.minimum(k, r.num_judged_at_least(level)))
+    rel = relevant(r, level)
+    return _ratio(rel.top(k), np.minimum(k, rel.num_rel))
 
 
 def precision_at_multiple(r: Rankings, multiple: float, level: float) -> np.ndarray:
     """``Rprec_mult_x``: precision at rank (int)(x * num_rel + 0.9), as trec_eval."""
-    cutoff = np.floor(multiple * r.num_judged_at_least(level) + 0.9)
-    mask = _relevant(r, None, level) & (r.hit_position < cutoff[r.hit_query])
-    return _ratio(r.count(mask), cutoff)
+    rel = relevant(r, level)
+    cutoff = np.floor(multiple * rel.num_rel + 0.9)
+    return _ratio(rel.above(cutoff).astype(float), cutoff)
 
 
 def interpolated_precision(r: Rankings, recall: float, level: float, rounding: str = "round") -> np.ndarray:
@@ -137,43 +123,34 @@ def interpolated_precision(r: Rankings, recall: float, level: float, rounding: s
     (``rounding='v9'``: (long)(x * num_rel + 0.9), as trec_eval 9 and pytrec_eval); the value
     is 0 when fewer relevant documents are retrieved.
     """
-    where = np.flatnonzero(_relevant(r, None, level))
-    query, position = r.hit_query[where], r.hit_position[where]
-    nth = np.arange(1, len(where) + 1) - _group_starts(query, r.n)
-    precision_at = nth / (position + 1)
-    # best precision from each relevant document to the end of its query (queries offset apart)
-    shifted = precision_at[::-1] - 2.0 * query[::-1]
-    best_after = np.maximum.accumulate(shifted)[::-1] + 2.0 * query
-    needed = np.floor(recall * r.num_judged_at_least(level) + (0.5 if rounding == "round" else 0.9))
-    wanted = np.maximum(needed, 1)
-    out = np.zeros(r.n)
-    pick = nth == wanted[query]
-    out[query[pick]] = best_after[pick]
-    out[needed > r.count(_relevant(r, None, level))] = 0.0
-    return out
+    return relevant(r, level).interpolated(recall, rounding).copy()
 
 
 def eleven_point_average(r: Rankings, level: float, rounding: str = "round") -> np.ndarray:
     """``11pt_avg``: interpolated precision averaged over recall 0.0, 0.1, ..., 1.0."""
-    return np.mean([interpolated_precision(r, x / 10, level, rounding) for x in range(11)], axis=0)
+    rel = relevant(r, level)
+    total = np.zeros(r.n)
+    for x in range(11):  # added in trec_eval's order, whatever the number of queries
+        total += rel.interpolated(x / 10, rounding)
+    return total / 11
 
 
 def binary_g(r: Rankings, level: float) -> np.ndarray:
     """``binG``: sum over relevant retrieved of 1 / log2(2 + non-relevant ranked above) / num_rel."""
-    where = np.flatnonzero(_relevant(r, None, level))
-    query, position = r.hit_query[where], r.hit_position[where]
-    nth = np.arange(1, len(where) + 1) - _group_starts(query, r.n)
-    total = np.bincount(query, weights=1.0 / np.log2(3 + position - nth), minlength=r.n)
-    return _ratio(total, r.num_judged_at_least(level))
+    rel = relevant(r, level)
+    total = np.bincount(rel.query, weights=1.0 / np.log2(3 + rel.position - rel.nth), minlength=r.n)
+    return _ratio(total, rel.num_rel)
 
 
 def rbp(r: Rankings, p: float) -> np.ndarray:
     """``rbp``: (1 - p) * sum of gain * p^(rank - 1); as trec_eval, grades are divided by the
     query's highest judged grade when it exceeds 1."""
+    best = ideal(r)
     top = np.zeros(r.n)
-    np.maximum.at(top, r.judged_query, r.judged)
+    has = best.count > 0
+    top[has] = best.gain[best.start[:-1][has]]  # the highest positive grade of each query
     scale = np.where(top > 1, top, 1.0)
-    weights = r.hit_grade / scale[r.hit_query] * np.power(p, r.hit_position)
+    weights = r.hit_grade / scale[r.hit_query] * powers(r, p)[r.hit_position]
     return (1 - p) * np.bincount(r.hit_query, weights=weights, minlength=r.n)
 
 
@@ -184,17 +161,10 @@ def err(r: Rankings, k: int, max_grade: float) -> np.ndarray:
     query, position = r.hit_query[top], r.hit_position[top]
     stop = (np.exp2(np.minimum(r.hit_grade[top], max_grade)) - 1.0) / np.exp2(max_grade)
     log_go_on = np.log1p(-np.minimum(stop, 1.0 - 1e-12))
-    running = np.cumsum(log_go_on) - log_go_on  # exclusive: the hits ranked above
-    starts = _group_starts(query, r.n)
-    reach = np.exp(running - running[starts]) if len(running) else running
-    return np.bincount(query, weights=stop * reach / (position + 1), minlength=r.n)
-
-
-def _group_starts(query: np.ndarray, n: int) -> np.ndarray:
-    """For sorted query indices, the index where each element's query starts."""
-    return offsets_of(np.bincount(query, minlength=n))[query]
-
-
-def _gain(grades: np.ndarray, gain: str) -> np.ndarray:
-    """The gain of positive grades: the grade, or 2^grade - 1."""
-    return np.exp2(grades) - 1.0 if gain == "exp2" else grades
+    counts = np.bincount(query, minlength=r.n)
+    starts = offsets_of(counts)
+    # exclusive: the hits ranked above; each query's own running sum
+    running = np.zeros(len(log_go_on))
+    running[1:] = Scan(starts, counts).sums(log_go_on)[:-1]
+    running[starts[:-1][counts > 0]] = 0.0
+    return np.bincount(query, weights=stop * np.exp(running) / (position + 1), minlength=r.n)

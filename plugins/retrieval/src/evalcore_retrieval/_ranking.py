@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from functools import cached_property
+from typing import Any, TypeVar
 
 import numpy as np
 from evalcore import EvalcoreError
 
 # Pad to a (queries x longest run) matrix only while it stays this close to the flat size.
 _MAX_PADDING = 4
+_T = TypeVar("_T")
 
 
 class Rankings:
@@ -106,12 +108,16 @@ class Rankings:
 
     @cached_property
     def judged_ret(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Query, position and grade of every judged retrieved document, by query and rank."""
+        """Query, position and grade of every judged retrieved document, by query and rank (read-only)."""
         miss_query, miss_position, miss_grade = self.misses()
-        query = np.concatenate([self.hit_query, miss_query])
-        position = np.concatenate([self.hit_position, miss_position])
-        order = np.lexsort((position, query))
-        return query[order], position[order], np.concatenate([self.hit_grade, miss_grade])[order]
+        width = int(self.num_ret.max(initial=0)) + 1
+        # hits and misses are each sorted already: a stable sort of their keys is one merge
+        order = np.argsort(np.concatenate([self.hit_query * width + self.hit_position,
+                                           miss_query * width + miss_position]), kind="stable")
+        out = (np.concatenate([self.hit_query, miss_query])[order],
+               np.concatenate([self.hit_position, miss_position])[order],
+               np.concatenate([self.hit_grade, miss_grade])[order])
+        return _read_only(*out)
 
     def truncated(self, max_docs: int) -> Rankings:
         """Only the top ``max_docs`` documents of each query (trec_eval -M)."""
@@ -149,14 +155,6 @@ class Rankings:
     def judged_query(self) -> np.ndarray:
         return np.repeat(np.arange(self.n), np.diff(self.judged_offsets))
 
-    def count(self, mask: np.ndarray) -> np.ndarray:
-        """The number of hits selected by ``mask`` in each query."""
-        return np.bincount(self.hit_query[mask], minlength=self.n).astype(float)
-
-    def total(self, mask: np.ndarray, weights: np.ndarray) -> np.ndarray:
-        """The sum of ``weights`` (one per selected hit) in each query."""
-        return np.bincount(self.hit_query[mask], weights=weights, minlength=self.n)
-
     def num_judged_at_least(self, level: float) -> np.ndarray:
         """How many judged documents of each query have a grade of at least ``level`` (read-only)."""
         counts = self._judged_counts.get(level)
@@ -175,13 +173,57 @@ class Rankings:
         """The ideal rankings: positive judged grades by query then grade descending, their
         queries, and their 0-based positions (read-only)."""
         positive = self.judged > 0
-        grades, queries = self.judged[positive], self.judged_query[positive]
-        order = np.lexsort((-grades, queries))
-        grades, queries = grades[order], queries[order]
+        grades, queries = _descending_within(self.judged[positive], self.judged_query[positive], self.n)
         position = np.arange(len(queries)) - offsets_of(np.bincount(queries, minlength=self.n))[queries]
-        for array in (grades, queries, position):
-            array.flags.writeable = False
-        return grades, queries, position
+        return _read_only(grades, queries, position)
+
+    @cached_property
+    def num_judged_positive(self) -> np.ndarray:
+        """How many judged documents of each query have a positive grade (read-only)."""
+        counts = np.bincount(self.ideal[1], minlength=self.n)
+        counts.flags.writeable = False
+        return counts
+
+    def shared(self, key: Hashable, build: Callable[[], _T]) -> _T:
+        """``build()``, computed once for these rankings and kept under ``key``.
+
+        The intermediate arrays several measures derive alike (the relevant hits at a level,
+        the ideal gains, running counts) are built by the first measure that needs them and
+        reused by the others scored over the same rankings.
+        """
+        cache = self._shared
+        if key not in cache:
+            cache[key] = build()
+        return cache[key]
+
+    @cached_property
+    def _shared(self) -> dict[Hashable, Any]:
+        return {}
+
+
+def _descending_within(values: np.ndarray, queries: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """``values`` and ``queries`` sorted by query, then value descending.
+
+    Small non-negative whole values (relevance grades) are counted per query rather than
+    sorted: the result is the same multiset in the same order.
+    """
+    if len(values) == 0:
+        return values, queries
+    top = float(values.max())
+    small = 0 <= float(values.min()) and n * (top + 1) <= 4 * len(values) + 1024
+    if small and np.array_equal(values, np.floor(values)):
+        levels = int(top) + 1
+        counts = np.bincount(queries * levels + (int(top) - values.astype(np.int64)), minlength=n * levels)
+        descending = np.arange(top, -1.0, -1.0, dtype=values.dtype)
+        return np.repeat(np.tile(descending, n), counts), np.repeat(np.arange(n), levels).repeat(counts)
+    order = np.lexsort((-values, queries))
+    return values[order], queries[order]
+
+
+def _read_only(*arrays: np.ndarray) -> tuple[np.ndarray, ...]:
+    for array in arrays:
+        array.flags.writeable = False
+    return arrays
 
 
 def _concatenate_misses(parts: Sequence[Rankings], starts: np.ndarray) -> tuple[np.ndarray | None, ...]:

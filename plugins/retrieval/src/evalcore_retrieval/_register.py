@@ -89,9 +89,9 @@ _SHARED = (
 
 def _spec(name: str, cls: str, summary: str, definition: str, target: TargetCategory,
           params: tuple[ParamSpec, ...], version: str = "1", aliases: tuple[MetricAlias, ...] = (),
-          **fields: Any) -> MetricSpec:
+          home: str = _METRICS, **fields: Any) -> MetricSpec:
     return MetricSpec(
-        name=name, implementation=f"{_METRICS}:{cls}", summary=summary,
+        name=name, implementation=f"{home}:{cls}", summary=summary,
         description=definition + _COMMON, family="retrieval", target=target,
         value_range=fields.pop("value_range", (0.0, 1.0)), params=params + _SHARED, inputs=_INPUTS,
         version=version, aliases=aliases, **fields,
@@ -320,12 +320,28 @@ def _rank_specs(relevance: TargetCategory, accuracy: TargetCategory) -> list[Met
         _spec(
             "rbp", "RBP", "Rank-biased precision.",
             "trec_eval `rbp` (Moffat and Zobel, Rank-Biased Precision for Measurement of Retrieval "
-            "Effectiveness, TOIS 2008): (1 - p) * sum over ranks i of gain * p^(i - 1). Gains are the "
-            "grades divided by the query's highest judged grade when it exceeds 1 (trec_eval's "
-            "normalisation); unjudged documents give 0. ir_measures' `RBP` (p = 0.8 by default) "
-            "resolves here with its p.",
-            accuracy, (_P,),
-            aliases=(MetricAlias(name=rf"RBP(?:\(p=(?P<p>{_FLOAT})\))?", regex=True, params={"p": 0.8}),),
+            "Effectiveness, TOIS 2008): (1 - p) * sum over ranks i of gain * p^(i - 1). The gain is "
+            "trec_eval's by default: the grade divided by the query's highest judged grade when that "
+            "exceeds 1 (the relevance level plays no part, as in trec_eval). `gain='binary'` gives 1 "
+            "to a grade at least `relevance_level`, as ir_measures' `RBP(rel=l)` computes it (its "
+            "cwl_eval provider); `gain='graded'` is cwl_eval's graded gain, min(grade, max_grade) / "
+            "max_grade (negative grades 0). Unjudged documents give 0. ir_measures' `RBP` (p = 0.8 by "
+            "default) resolves here with its p and rel. cwl_eval spreads the weights over its top 1000 "
+            "ranks only, which differs by a factor 1 / (1 - p^1000): nothing at 4 decimals unless p is "
+            "above 0.99. It keeps equal scores in input order and scores queries absent from the run "
+            "0: with `ties='input', missing='zero'` the binary RBP gives its numbers exactly.",
+            accuracy,
+            (_P,
+             ParamSpec(name="gain", type="str", default="trec", identity=True, choices=("trec", "binary", "graded"),
+                       description="'trec': trec_eval's gain; 'binary': 1 at relevance_level and above "
+                                   "(ir_measures' rel); 'graded': min(grade, max_grade) / max_grade (cwl_eval)"),
+             _LEVEL,
+             ParamSpec(name="max_grade", type="float", default=None, nullable=True, identity=True,
+                       minimum=1.0, description="the grade of full gain for gain='graded'")),
+            aliases=(MetricAlias(name=rf"RBP(?:\(p=(?P<p>{_FLOAT})\))?", regex=True, params={"p": 0.8}),
+                     MetricAlias(name=rf"RBP\((?:p=(?P<p>{_FLOAT}),)?rel=(?P<relevance_level>{_INT})\)", regex=True,
+                                 params={"p": 0.8, "gain": "binary"})),
+            home="evalcore_retrieval._scaled",
         ),
         _spec(
             "rbp_resid", "RBPResidual", "How much RBP could still rise from unjudged documents.",
@@ -340,7 +356,8 @@ def _rank_specs(relevance: TargetCategory, accuracy: TargetCategory) -> list[Met
 
 @hookimpl
 def evalcore_readers() -> list[dict]:
-    """TREC qrels and run files (``evalcore evaluate --qrels Q --run R``)."""
+    """TREC qrels and run files (``evalcore evaluate --qrels Q --run R``), and diversity qrels with a
+    run (``--subtopic-qrels Q --run R``)."""
     return [{
         "name": "trec", "implementation": "evalcore_retrieval._reader:trec_source",
         "summary": "TREC qrels (qid iter docno rel) and run (qid Q0 docno rank score tag) files, "
@@ -350,6 +367,15 @@ def evalcore_readers() -> list[dict]:
             {"flag": "--run", "dest": "run", "help": "TREC run file (qid Q0 docno rank score tag)"},
             {"flag": "--max-docs", "dest": "max_docs", "kind": "int",
              "help": "keep the first N documents of each ranking (trec_eval -M)"},
+        ],
+    }, {
+        "name": "trec_subtopics", "implementation": "evalcore_retrieval._subtopic_qrels:subtopic_source",
+        "summary": "diversity qrels (qid subtopic docno rel, ndeval's format) and a TREC run, as records "
+                   "whose relevant_docs carry subtopics (for alpha-nDCG)",
+        "options": [
+            {"flag": "--subtopic-qrels", "dest": "subtopic_qrels",
+             "help": "diversity qrels file (qid subtopic docno rel, ndeval's format)"},
+            {"flag": "--run", "dest": "run", "help": "TREC run file (qid Q0 docno rank score tag)"},
         ],
     }]
 def _set_specs(relevance: TargetCategory, accuracy: TargetCategory) -> list[MetricSpec]:
@@ -456,9 +482,133 @@ def evalcore_metrics() -> list[MetricSpec]:
         *_rank_specs(relevance, accuracy),
         *_set_specs(relevance, accuracy),
         *_judgement_specs(relevance, accuracy),
+        *_irm_specs(relevance, accuracy),
     ]
 
 
 @hookimpl
 def evalcore_metric_sets() -> dict[str, list[str]]:
     return {"all_trec": list(ALL_TREC)}
+
+
+# -- the measures ir_measures adds over trec_eval: SDCG, alpha-nDCG, Compat ----------------------
+
+DOC_TIES = ("doc_id", "trec", "input")
+"""How measures over document rankings order equal scores: doc id ascending (ir_measures'
+Compat and ndeval), trec_eval's rule (single-precision scores, doc id descending), or input order."""
+
+_DOC_TIES = ParamSpec(
+    name="ties", type="str", default="doc_id", identity=True, choices=DOC_TIES,
+    description="equal scores: 'doc_id' ascending (ir_measures), 'trec' (single precision, doc id "
+                "descending, as trec_eval), or 'input' order",
+)
+_MISSING = next(p for p in _SHARED if p.name == "missing")
+
+_RECORDS = """
+
+Input: `example.relevant_docs` (`doc_id`, `relevance`, default 1) are the judgements;
+`prediction.retrieved` (`doc_id`, `score`, optional `rank`) the ranking, by `score` descending
+(without scores by `rank`, else in list order); equal scores are ordered by doc id ascending, as
+ir_measures does (`ties='trec'`: trec_eval's order; `ties='input'`: list order). Retrieved
+documents without a judgement count as non-relevant. A record without judgements is skipped; a
+record with judgements but nothing retrieved is skipped (`missing='zero'` scores it 0, as
+ir_measures does for queries absent from the run). A malformed record is an error for that record
+only, naming the field."""
+
+
+def _ir_params(name: str, *params: tuple[str, str, str], cutoff: str = "none") -> str:
+    """ir_measures' ``Name(a=..,b=..)@k`` with its parameters in alphabetical order, each optional:
+    ``params`` are (ir_measures name, evalcore parameter or '' for a fixed value, value pattern)."""
+    parts = [rf"{re.escape(ir)}={f'(?P<{ours}>{value})' if ours else value}" for ir, ours, value in params]
+    pattern = re.escape(name) + r"(?:\(" + ",?".join(f"(?:{part})?" for part in parts) + r"\))?"
+    if cutoff == "required":
+        pattern += rf"@(?P<k>{_INT})"
+    return pattern
+
+
+def _alias(pattern: str, **params: Any) -> MetricAlias:
+    return MetricAlias(name=pattern, regex=True, params=params)
+
+
+def _irm_specs(relevance: TargetCategory, accuracy: TargetCategory) -> list[MetricSpec]:
+    """SDCG (vectorised over TREC columns), alpha-nDCG and Compat (over records' documents)."""
+    return [
+        _spec(
+            "sdcg", "SDCG", "Scaled DCG: DCG of the top k over that of k documents of full gain.",
+            "ir_measures `SDCG@k`, as its cwl_eval provider computes it (the C/W/L framework: Azzopardi, "
+            "Thomas and Moffat, cwl_eval, SIGIR 2019): the sum over the top k of gain / log2(rank + 1), "
+            "divided by the sum over ranks 1..k of 1 / log2(rank + 1), i.e. nDCG as if at least k "
+            "documents of full gain existed. The gain is cwl_eval's scaling, (clip(grade, min_grade, "
+            "max_grade) - min_grade) / (max_grade - min_grade), negative grades counting as 0 (ir_measures' "
+            "`min_rel` and `max_rel`); `max_grade=None` takes the highest grade judged for the record, "
+            "where ir_measures requires `max_rel`. cwl_eval looks at the top 1000 documents only, so for "
+            "k > 1000 ir_measures gives SDCG@1000. cwl_eval keeps equal scores in input order and scores "
+            "queries absent from the run 0: `ties='input', missing='zero'` give its numbers exactly.",
+            accuracy,
+            (_k(10),
+             _float("min_grade", 0.0, "grades at or below it gain nothing (ir_measures' min_rel)", minimum=0.0),
+             ParamSpec(name="max_grade", type="float", default=None, nullable=True, identity=True, minimum=0.0,
+                       description="grades at or above it gain 1 (ir_measures' max_rel); None: the record's "
+                                   "highest judged grade")),
+            aliases=(_alias(_ir_params("SDCG", ("dcg", "", "log2"), ("max_rel", "max_grade", _INT),
+                                       ("min_rel", "min_grade", _INT), cutoff="required")),),
+            home="evalcore_retrieval._scaled",
+        ),
+        MetricSpec(
+            name="alpha_ndcg", implementation="evalcore_retrieval._diversity:AlphaNDCG",
+            summary="alpha-nDCG: nDCG that rewards covering new subtopics and penalises redundancy.",
+            description=(
+                "ir_measures `alpha_nDCG@k` (Clarke, Kolla, Cormack, Vechtomova, Ashkan, Büttcher and "
+                "MacKinnon, Novelty and Diversity in Information Retrieval Evaluation, SIGIR 2008), as "
+                "ndeval computes it (ir_measures' pyndeval provider): a document at rank i gains the sum, "
+                "over the subtopics it is relevant to, of (1 - alpha)^(documents above it relevant to that "
+                "subtopic), discounted by log2(i + 1); alpha-DCG@k over that of ndeval's greedy ideal "
+                "ranking (at each rank the judged document with the highest gain, equal gains resolved by "
+                "the larger doc id); 0 when either is 0. A judgement is relevant when its relevance is at "
+                "least `relevance_level` (ir_measures' `rel`). `judged_only` removes retrieved documents "
+                "without any judgement first. ndeval stops at k = 20; here any k works.\n\n"
+                "Subtopics: each `example.relevant_docs` entry judges one (subtopic, document) pair and "
+                "names its subtopic in a `subtopic` field (string or integer), as the lines `qid subtopic "
+                "docno rel` of a diversity qrels file (ndeval's format; `evalcore evaluate --subtopic-qrels Q "
+                "--run R` reads one, as does `evalcore_retrieval.read_subtopic_qrels`); a document relevant "
+                "to several subtopics is listed once per subtopic. Entries without `subtopic` belong to "
+                "one default subtopic, as ir_measures treats a qrels without subtopics." + _RECORDS),
+            family="retrieval", target=relevance, value_range=(0.0, 1.0), inputs=_INPUTS,
+            params=(
+                ParamSpec(name="k", type="int", default=20, identity=True, minimum=1, description="cut-off rank"),
+                _float("alpha", 0.5, "redundancy intolerance: the gain lost for each earlier document "
+                       "relevant to the same subtopic", minimum=0.0, maximum=1.0),
+                _LEVEL,
+                ParamSpec(name="judged_only", type="bool", default=False, identity=True,
+                          description="drop retrieved documents without a judgement first"),
+                _DOC_TIES, _MISSING,
+            ),
+            aliases=tuple(
+                _alias(_ir_params(name, ("alpha", "alpha", _FLOAT), ("judged_only", "judged_only", "True|False"),
+                                  ("rel", "relevance_level", _INT), cutoff="required"))
+                for name in ("alpha_nDCG", "α_nDCG")
+            ),
+        ),
+        MetricSpec(
+            name="compat", implementation="evalcore_retrieval._compat:Compat",
+            summary="Compatibility: rank-biased overlap of the ranking with the ideal ranking.",
+            description=(
+                "ir_measures `Compat` (Clarke, Vtyurina and Smucker, Assessing Top-k Preferences, TOIS "
+                "2021), as its compat provider computes it: the rank-biased overlap, with persistence p, "
+                "between the ranking and the ideal ranking, taken to the depth of the longer of the two. "
+                "The ideal ranking holds the documents with a positive grade, by grade descending, then by "
+                "run score descending (0 for one not retrieved; without scores, documents not retrieved "
+                "come after those retrieved), then in judgement order. `normalize` divides by the overlap "
+                "of the ideal ranking with itself, so a finite ideal ranking can score 1. A record whose "
+                "judged documents are all non-relevant scores 0." + _RECORDS),
+            family="retrieval", target=accuracy, value_range=(0.0, 1.0), inputs=_INPUTS,
+            params=(
+                _float("p", 0.95, "persistence: the weight of each deeper rank relative to the one above",
+                       minimum=0.0, maximum=1.0),
+                ParamSpec(name="normalize", type="bool", default=True, identity=True,
+                          description="divide by the ideal ranking's overlap with itself"),
+                _DOC_TIES, _MISSING,
+            ),
+            aliases=(_alias(_ir_params("Compat", ("normalize", "normalize", "True|False"), ("p", "p", _FLOAT))),),
+        ),
+    ]

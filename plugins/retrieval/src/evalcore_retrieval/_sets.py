@@ -6,7 +6,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ._measures import _ratio, _relevant
+from ._derived import relevant
+from ._measures import _ratio
 from ._ranking import Rankings
 
 
@@ -27,7 +28,7 @@ def num_rel(r: Rankings, level: float) -> np.ndarray:
 
 def num_rel_ret(r: Rankings, level: float) -> np.ndarray:
     """``num_rel_ret``: the number of relevant retrieved documents."""
-    return r.count(_relevant(r, None, level))
+    return relevant(r, level).total.copy()
 
 
 def set_precision(r: Rankings, level: float) -> np.ndarray:

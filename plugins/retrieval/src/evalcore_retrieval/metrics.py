@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
+from weakref import WeakKeyDictionary
 
 import numpy as np
 from evalcore.plugin import BatchMetric, ColumnScores, Record, Score
@@ -26,6 +27,19 @@ SKIP_REASONS = {
 }
 
 
+# the rankings of each chunk being scored, by ties setting: every metric of the chunk reads the
+# same Rankings, and with it the arrays the measures share (evalcore_retrieval._derived)
+_CHUNK_RANKINGS: WeakKeyDictionary[TrecColumns, dict[str, Rankings]] = WeakKeyDictionary()
+
+
+def chunk_rankings(columns: TrecColumns, ties: str) -> Rankings:
+    """The :class:`Rankings` of a chunk's columns, built once for all the metrics scoring it."""
+    built = _CHUNK_RANKINGS.setdefault(columns, {})
+    if ties not in built:
+        built[ties] = columns.rankings(ties)
+    return built[ties]
+
+
 # what convention='rag' (the Auepora RAG metric spec) changes
 RAG_SETTINGS = {"missing": "zero", "ties": "input", "denominator": "retrieved", "ranking": "rank"}
 
@@ -42,7 +56,7 @@ class RetrievalMetric(BatchMetric):
     def values(self, r: Rankings) -> np.ndarray:
         """The metric's value for every query of ``r`` (skipped ones included)."""
         if self.params.get("judged_only"):
-            r = r.judged_only()
+            r = r.shared("judged_only", r.judged_only)
         return self.measure(r)
 
     def measure(self, r: Rankings) -> np.ndarray:
@@ -70,7 +84,7 @@ class RetrievalMetric(BatchMetric):
         return isinstance(columns, TrecColumns)
 
     def score_columns(self, columns: TrecColumns) -> ColumnScores:
-        codes = self.skip_codes(ranked := columns.rankings(str(self.setting("ties"))))
+        codes = self.skip_codes(ranked := chunk_rankings(columns, str(self.setting("ties"))))
         values = self.values(ranked)
         skipped = {int(i): SKIP_REASONS[int(codes[i])] for i in np.flatnonzero(codes != OK)}
         return ColumnScores(values, skipped)
@@ -127,7 +141,7 @@ class NDCG(RetrievalMetric):
 
     def has_relevant(self, r: Rankings) -> np.ndarray:
         """nDCG has no relevance level: any positive grade is relevant (as in trec_eval)."""
-        return np.bincount(r.judged_query, weights=r.judged > 0, minlength=r.n) > 0
+        return r.num_judged_positive > 0
 
 
 class _Leveled(RetrievalMetric):
@@ -224,11 +238,6 @@ class PrecisionAtMultiple(RetrievalMetric):
 class Unjudged(RetrievalMetric):
     def measure(self, r: Rankings) -> np.ndarray:
         return judgement.unjudged(r, self.params["k"])
-
-
-class RBP(RetrievalMetric):
-    def measure(self, r: Rankings) -> np.ndarray:
-        return measures.rbp(r, self.params["p"])
 
 
 class RBPResidual(RetrievalMetric):
