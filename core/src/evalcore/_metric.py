@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-from collections.abc import Mapping, Sequence
+import math
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 import attrs
@@ -22,7 +23,7 @@ import attrs
 from ._errors import EvalcoreError, ParameterError, SetupError, SkipSample
 from ._fields import as_record
 from ._identity import canonical_id
-from ._result import ColumnScores, Score, Status, coerce_score
+from ._result import ColumnScores, Score, Status, coerce_score, within_caps
 from ._spec import Granularity, MetricSpec
 
 if TYPE_CHECKING:
@@ -200,14 +201,42 @@ def within_range(score: Score, spec: MetricSpec | None) -> Score:
     """``score``, or an ``error`` naming the declared range when its value lies outside it."""
     if spec is None or score.status is not Status.OK or score.value is None:
         return score
-    low, high = spec.value_range
+    lowest, highest = value_bounds(spec)
     value = score.value
-    if (low is not None and value < low - 1e-9 * max(1.0, abs(low))) or (
-            high is not None and value > high + 1e-9 * max(1.0, abs(high))):
+    if value < lowest or value > highest:
+        low, high = spec.value_range
         bounds = f"[{'-inf' if low is None else f'{low:g}'}, {'inf' if high is None else f'{high:g}'}]"
         return Score.error("ValueOutOfRange", f"{spec.key}: value {value!r} is outside its declared range {bounds}",
                            value=value)
     return score
+
+
+def value_bounds(spec: MetricSpec) -> tuple[float, float]:
+    """The declared value range widened by a rounding tolerance (infinite where open)."""
+    low, high = spec.value_range
+    return (-math.inf if low is None else low - 1e-9 * max(1.0, abs(low)),
+            math.inf if high is None else high + 1e-9 * max(1.0, abs(high)))
+
+
+def result_check(spec: MetricSpec | None) -> Callable[[Any], Score]:
+    """``raw -> within_range(coerce_score(raw), spec)``, the bounds worked out once and the
+    common case (a float, or an ``ok`` :class:`Score` with nothing to cap, inside the range)
+    decided without further calls. For scoring many samples of one metric."""
+    lowest, highest = value_bounds(spec) if spec is not None else (-math.inf, math.inf)
+    ok = Status.OK
+
+    def check(raw: Any) -> Score:
+        kind = type(raw)
+        if kind is float:
+            if lowest <= raw <= highest:
+                return Score(raw)
+        elif kind is Score and raw.status is ok:
+            value = raw.value
+            if type(value) is float and lowest <= value <= highest and within_caps(raw):
+                return raw
+        return within_range(coerce_score(raw), spec)
+
+    return check
 
 
 def _spec_of(fn: Any) -> MetricSpec | None:
