@@ -114,7 +114,7 @@ def _reject_duplicate_ids(records: list[Record], errors: list[InputError]) -> No
             seen[record.id] = record.source
 
 
-def parse_record(data: Any, *, source: str, default_id: str, owned: bool = False) -> Record:
+def parse_record(data: Any, source: str, default_id: str, *, owned: bool = False) -> Record:
     """Check one record's shape and standard fields; raises :class:`InputError`.
 
     ``owned``: ``data`` was just parsed and belongs to the caller, so its dicts are used

@@ -10,7 +10,7 @@ half-written last line) are cut off when the run resumes, and that chunk is scor
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -28,8 +28,18 @@ class ResumeError(EvalcoreError):
 _LINE = orjson.OPT_SERIALIZE_NUMPY | orjson.OPT_APPEND_NEWLINE
 
 
-def _dumps(value: Any) -> bytes:
-    return orjson.dumps(value, default=_default, option=orjson.OPT_SERIALIZE_NUMPY)
+def encode_row(row: dict[str, Any]) -> bytes:
+    """One journal line (newline included)."""
+    return orjson.dumps(row, default=_default, option=_LINE)
+
+
+def encode_rows(rows: Iterable[dict[str, Any]]) -> bytearray:
+    """Journal lines. Each is added as soon as it is made: a chunk's lines held as separate
+    objects cost more (fresh memory for every one) than the encoding."""
+    lines = bytearray()
+    for row in rows:
+        lines += encode_row(row)
+    return lines
 
 
 def _default(value: Any) -> Any:
@@ -53,16 +63,13 @@ class JournalWriter:
             self._handle.seek(committed)
         else:
             self._handle = open(path, "wb")  # noqa: SIM115
-            self._handle.write(_dumps({"evalcore_journal": FORMAT_VERSION, **header}) + b"\n")
+            self._handle.write(encode_row({"evalcore_journal": FORMAT_VERSION, **header}))
             self._handle.flush()
 
-    def write_chunk(self, index: int, rows: Sequence[dict[str, Any]]) -> None:
-        # each line written as soon as it is made: a chunk's lines held together cost more
-        # (fresh memory for every one) than the writes
-        write, dumps = self._handle.write, orjson.dumps
-        for row in rows:
-            write(dumps(row, default=_default, option=_LINE))
-        write(dumps({"chunk": index, "rows": len(rows)}, option=_LINE))
+    def write_chunk(self, index: int, lines: bytes | bytearray, count: int) -> None:
+        """A chunk's ``count`` rows (journal lines from :func:`encode_row`) and its checkpoint."""
+        self._handle.write(lines)
+        self._handle.write(encode_row({"chunk": index, "rows": count}))
         self._handle.flush()
 
     def close(self) -> None:

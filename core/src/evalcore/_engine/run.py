@@ -19,7 +19,7 @@ from .._version import __version__
 from .accumulate import Tally
 from .chunk import Chunk, Source
 from .executors import make_executor
-from .journal import JournalWriter, Rows
+from .journal import JournalWriter, Rows, encode_rows
 from .plan import Plan
 from .progress import RunProgress
 from .result import EvaluationResult
@@ -82,30 +82,35 @@ class Run:
                 yield chunk
 
     def _without_duplicates(self, chunk: Chunk) -> Chunk:
+        seen = self.seen_ids
+        keys = set(map(hash, [record.id for record in chunk.records]))
+        if len(keys) == len(chunk.records) and seen.isdisjoint(keys):
+            seen |= keys  # the common case, decided without a step per record
+            return chunk
         keep = []
         for i, record in enumerate(chunk.records):
             key = hash(record.id)
-            if key in self.seen_ids:
+            if key in seen:
                 self.rejected.append(InputError(f"duplicate record id {record.id!r}",
                                                 source=f"{record.source} (record {record.id!r})", field="id"))
             else:
-                self.seen_ids.add(key)
+                seen.add(key)
                 keep.append(i)
-        if len(keep) == len(chunk.records):
-            return chunk
-        dropped = {chunk.positions[i] for i in range(len(chunk.records)) if i not in set(keep)}
-        return chunk.without(dropped)
+        kept = set(keep)
+        return chunk.without({chunk.positions[i] for i in range(len(chunk.records)) if i not in kept})
 
     def _record(self, journal: JournalWriter, result: ChunkResult) -> bool:
-        rows = result.rows
+        count = len(result.positions)
         if self.error_limit is not None and self.tally.n_errors + result.n_errors > self.error_limit:
-            rows, states = self._until_limit(rows, result.states)
+            rows, states = self._until_limit(result.rows(), result.states)
             self.stopped = f"stopped after {self.error_limit + 1} errors (max_errors={self.error_limit})"
             self.tally.add_rows(rows, states)
+            journal.write_chunk(result.index, encode_rows(rows), len(rows))
+            count = len(rows)
         else:
             self.tally.add_chunk(result.positions, result.columns, result.states, result.n_errors)
-        journal.write_chunk(result.index, rows)
-        self.progress.scored(len(rows), self.tally.n_errors)
+            journal.write_chunk(result.index, result.lines, count)
+        self.progress.scored(count, self.tally.n_errors)
         return self.stopped is None
 
     def _until_limit(self, rows: list[dict[str, Any]], states: list[dict[str, Any]]) -> tuple[list, list]:

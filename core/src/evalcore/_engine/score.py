@@ -14,6 +14,7 @@ from concurrent.futures import Executor
 from typing import Any
 
 import attrs
+import orjson
 
 from .._fields import as_record
 from .._functions import RecordView
@@ -24,6 +25,7 @@ from .._spec import Tier
 from .._stats import aggregate, describe_values
 from .accumulate import Column
 from .chunk import Chunk
+from .journal import encode_row, encode_rows
 from .plan import Plan
 from .runners import runner_for
 from .units import Units
@@ -33,14 +35,20 @@ _NOT_RUN = Score.skipped("not run")
 
 @attrs.frozen
 class ChunkResult:
-    """A scored chunk: journal rows in input order, and the raw corpus states per row."""
+    """A scored chunk: its journal rows in input order, already JSON lines (each row is
+    encoded as soon as it is built, so no chunk of row dicts is held), and the raw corpus
+    states per row."""
 
     index: int
     positions: list[int]
-    rows: list[dict[str, Any]]
+    lines: bytes | bytearray
     states: list[dict[str, Any]]
     n_errors: int
     columns: dict[str, Column]
+
+    def rows(self) -> list[dict[str, Any]]:
+        """The rows decoded again (for the rare runs that keep only some of them)."""
+        return [orjson.loads(line) for line in bytes(self.lines).split(b"\n")[:-1]]
 
 
 async def score_chunk(plan: Plan, chunk: Chunk, pool: Executor,
@@ -86,16 +94,16 @@ async def _score_columns(plan: Plan, chunk: Chunk, pool: Executor) -> ChunkResul
             row["scores"][metric_id] = {"value": value, "status": "ok"}
         for index, reason in result.skipped.items():
             rows[index]["scores"][metric_id] = {"value": None, "status": "skipped", "reason": reason}
-    return ChunkResult(chunk.index, list(chunk.positions), rows, [{}] * len(rows), 0, columns)
+    return ChunkResult(chunk.index, list(chunk.positions), encode_rows(rows), [{}] * len(rows), 0, columns)
 
 
 def _result(plan: Plan, chunk: Chunk, units: Units, gate: list[dict[str, Any]] | None) -> ChunkResult:
-    """Rows (JSON-ready) and per-metric columns of the chunk, in input order."""
+    """Rows (JSON lines) and per-metric columns of the chunk, in input order."""
     n = len(chunk.records)
-    row_scores: list[dict[str, Any]] = [{} for _ in range(n)]
     has_corpus = any(isinstance(m, CorpusMetric) for m in plan.metrics)
     states: list[dict[str, Any]] = [{} for _ in range(n)] if has_corpus else [{}] * n
     combined: dict[str, list[Score]] = {}
+    encoded: dict[str, list[Any]] = {}  # corpus metrics' states, journal form (None where none)
     columns: dict[str, Column] = {}
     errors = 0
     for metric in plan.metrics:
@@ -104,31 +112,37 @@ def _result(plan: Plan, chunk: Chunk, units: Units, gate: list[dict[str, Any]] |
                                         [_combine(plan, units.of_record(metric_id, k)) for k in range(n)])
         column = columns[metric_id] = Column()
         errors += column.extend(scores)
-        for record_scores, score in zip(row_scores, scores):
-            record_scores[metric_id] = score.to_dict()
         if isinstance(metric, CorpusMetric):
-            _add_states(metric, units, row_scores, states)
-    rows: list[dict[str, Any]] = [
-        {"id": record.id, "i": position, "scores": record_scores}
-        for record, position, record_scores in zip(chunk.records, chunk.positions, row_scores)]
-    if gate is not None:
-        for k, row in enumerate(rows):
-            row["gate"] = _final(plan, gate[k], {metric_id: scores[k] for metric_id, scores in combined.items()})
-    return ChunkResult(chunk.index, list(chunk.positions), rows, states, errors, columns)
+            encoded[metric_id] = _record_states(metric, units, states)
+    ids = list(combined)
+    lines = bytearray()
+    to_dict = Score.to_dict
+    for k, (record, position, record_scores) in enumerate(zip(chunk.records, chunk.positions,
+                                                              zip(*combined.values()))):
+        row_scores = dict(zip(ids, map(to_dict, record_scores)))
+        for metric_id, journalled in encoded.items():
+            if journalled[k] is not None:
+                row_scores[metric_id]["state"] = journalled[k]
+        row = {"id": record.id, "i": position, "scores": row_scores}
+        if gate is not None:
+            row["gate"] = _final(plan, gate[k], dict(zip(ids, record_scores)))
+        lines += encode_row(row)
+    return ChunkResult(chunk.index, list(chunk.positions), lines, states, errors, columns)
 
 
-def _add_states(metric: CorpusMetric[Any], units: Units, row_scores: list[dict[str, Any]],
-                states: list[dict[str, Any]]) -> None:
-    """Each record's corpus state (its rollouts' merged) into ``states`` and, encoded, into its row."""
+def _record_states(metric: CorpusMetric[Any], units: Units, states: list[dict[str, Any]]) -> list[Any]:
+    """Each record's corpus state (its rollouts' merged) into ``states``; the journal form of each."""
     unit_states = units.states.get(metric.id)
     if unit_states is None:
-        return
+        return [None] * len(states)
     r = units.rollouts
-    for k, (record_scores, record_states) in enumerate(zip(row_scores, states)):
+    encoded = []
+    for k, record_states in enumerate(states):
         state = _state(metric, unit_states[k * r:(k + 1) * r])
         if state is not None:
             record_states[metric.id] = state
-            record_scores[metric.id]["state"] = metric.encode_state(state)
+        encoded.append(None if state is None else metric.encode_state(state))
+    return encoded
 
 
 async def _score_metric(plan: Plan, metric: Metric, units: Units, pool: Executor,
