@@ -88,25 +88,29 @@ class JsonlSource:
         return None
 
     def chunks(self, size: int) -> Iterator[Chunk]:
-        builder = _ChunkBuilder(size)
-        position = 0
+        index = position = start = 0
+        records: list[Record] = []
+        positions: list[int] = []
+        errors: list[InputError] = []
         for source, lineno, value in iter_json_lines(self.path):
             if type(value) is not dict and isinstance(value, InputError):
-                builder.reject(value)
+                errors.append(value)
             else:
                 try:
-                    builder.add(parse_record(value, source, str(lineno), owned=True), position)
+                    records.append(parse_record(value, source, lineno, owned=True))
+                    positions.append(position)
                 except InputError as exc:
-                    builder.reject(exc)
+                    errors.append(exc)
                 except RecursionError:
-                    builder.reject(InputError("value nested too deeply", source=source))
+                    errors.append(InputError("value nested too deeply", source=source))
             position += 1
-            if builder.full:
-                yield builder.take()
+            if position - start >= size:  # each line read is a record or an error
+                yield Chunk(index, records, positions, errors)
+                index, start, records, positions, errors = index + 1, position, [], [], []
         if position == 0:
             raise InputError("no records: the file is empty", source=self.name)
-        if builder.pending:
-            yield builder.take()
+        if position > start:
+            yield Chunk(index, records, positions, errors)
 
 
 class DataSource:

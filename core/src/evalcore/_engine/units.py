@@ -31,16 +31,11 @@ class Units:
         self.gate_closed: list[Score | None] | None = None
         self.scores: dict[str, list[Score]] = {}
         self.states: dict[str, list[Any]] = {}
-        self.views: list[dict[str, Any]] = []
-        self.values: list[dict[str, Any]] = []
-        for prediction in predictions:
-            if prediction is None:
-                prediction = {}
-            own = prediction.get("metrics")
-            values = dict(own) if isinstance(own, dict) else {}
-            prediction["metrics"] = values
-            self.views.append(prediction)
-            self.values.append(values)
+        self.views = [{} if prediction is None else prediction for prediction in predictions]
+        # the record's own metrics (e.g. a quality score it carries), then the ones scored here
+        self.values = [dict(own) if isinstance(own := view.get("metrics"), dict) else {} for view in self.views]
+        for view, values in zip(self.views, self.values):
+            view["metrics"] = values
 
     def __len__(self) -> int:
         return len(self.views)
