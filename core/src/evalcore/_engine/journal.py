@@ -9,8 +9,9 @@ half-written last line) are cut off when the run resumes, and that chunk is scor
 
 from __future__ import annotations
 
+import functools
 import os
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -28,9 +29,16 @@ class ResumeError(EvalcoreError):
 _LINE = orjson.OPT_SERIALIZE_NUMPY | orjson.OPT_APPEND_NEWLINE
 
 
-def encode_row(row: dict[str, Any]) -> bytes:
-    """One journal line (newline included)."""
-    return orjson.dumps(row, default=_default, option=_LINE)
+def _default(value: Any) -> Any:
+    if isinstance(value, (set, frozenset, tuple)):
+        return list(value)
+    if hasattr(value, "item"):
+        return value.item()
+    return str(value)
+
+
+encode_row: Callable[[dict[str, Any]], bytes] = functools.partial(orjson.dumps, default=_default, option=_LINE)
+"""One journal line (newline included)."""
 
 
 def encode_rows(rows: Iterable[dict[str, Any]]) -> bytearray:
@@ -40,14 +48,6 @@ def encode_rows(rows: Iterable[dict[str, Any]]) -> bytearray:
     for row in rows:
         lines += encode_row(row)
     return lines
-
-
-def _default(value: Any) -> Any:
-    if isinstance(value, (set, frozenset, tuple)):
-        return list(value)
-    if hasattr(value, "item"):
-        return value.item()
-    return str(value)
 
 
 class JournalWriter:
