@@ -66,7 +66,7 @@ class Run:
             executor.close()
             journal.close()
         try:
-            result = self._result(path)
+            result = self._result(Rows(path, journal.rows))
         finally:
             self.progress.stop()
         if temporary:
@@ -172,13 +172,13 @@ class Run:
             )
         return summaries
 
-    def _result(self, path: Path) -> EvaluationResult:
+    def _result(self, rows: Rows) -> EvaluationResult:
         if not self.tally.n_records and self.rejected and not self.stopped:
             raise self.rejected[0]
         options = self.options
         return EvaluationResult(
-            metrics=self._summaries(), samples=Rows(path), rejected=self.rejected, stopped=self.stopped,
-            samples_path=path,
+            metrics=self._summaries(), samples=rows, rejected=self.rejected, stopped=self.stopped,
+            samples_path=rows.path,
             provenance={
                 "evalcore_version": __version__,
                 "python": platform.python_version(),
