@@ -88,9 +88,9 @@ class SyncSampleRunner(MetricRunner):
     def _score_slice(self, examples: Pairs, views: Pairs, start: int, step: int,
                      admission: OrderedAdmission | None) -> list[Score]:
         call = sample_caller(self.metric)  # type: ignore[arg-type]
-        mine = range(start, len(examples), step)
         if admission is None and self.timeout_s is None:
-            return [call(examples[i], views[i]) for i in mine]
+            return [call(example, view) for example, view in zip(examples[start::step], views[start::step])]
+        mine = range(start, len(examples), step)
 
         def one(i: int) -> Score:
             index = mine[i]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import Executor
 from typing import Any
 
@@ -116,18 +116,30 @@ def _result(plan: Plan, chunk: Chunk, units: Units, gate: list[dict[str, Any]] |
             encoded[metric_id] = _record_states(metric, units, states)
     ids = list(combined)
     lines = bytearray()
+    for k, (record, position, row_scores) in enumerate(zip(chunk.records, chunk.positions,
+                                                           _row_scores(combined, encoded))):
+        row = {"id": record.id, "i": position, "scores": row_scores}
+        if gate is not None:
+            row["gate"] = _final(plan, gate[k], {metric_id: combined[metric_id][k] for metric_id in ids})
+        lines += encode_row(row)
+    return ChunkResult(chunk.index, list(chunk.positions), lines, states, errors, columns)
+
+
+def _row_scores(combined: dict[str, list[Score]], encoded: dict[str, list[Any]]) -> Iterator[dict[str, Any]]:
+    """Each record's scores in their JSON form, by metric id (with the journalled corpus states)."""
     to_dict = Score.to_dict
-    for k, (record, position, record_scores) in enumerate(zip(chunk.records, chunk.positions,
-                                                              zip(*combined.values()))):
+    ids = list(combined)
+    if len(ids) == 1 and not encoded:
+        metric_id = ids[0]
+        for score in combined[metric_id]:
+            yield {metric_id: to_dict(score)}
+        return
+    for k, record_scores in enumerate(zip(*combined.values())):
         row_scores = dict(zip(ids, map(to_dict, record_scores)))
         for metric_id, journalled in encoded.items():
             if journalled[k] is not None:
                 row_scores[metric_id]["state"] = journalled[k]
-        row = {"id": record.id, "i": position, "scores": row_scores}
-        if gate is not None:
-            row["gate"] = _final(plan, gate[k], dict(zip(ids, record_scores)))
-        lines += encode_row(row)
-    return ChunkResult(chunk.index, list(chunk.positions), lines, states, errors, columns)
+        yield row_scores
 
 
 def _record_states(metric: CorpusMetric[Any], units: Units, states: list[dict[str, Any]]) -> list[Any]:
