@@ -30,8 +30,6 @@ from .plan import Plan
 from .runners import runner_for
 from .units import Units
 
-_NOT_RUN = Score.skipped("not run")
-
 
 @attrs.frozen
 class ChunkResult:
@@ -161,18 +159,16 @@ async def _score_metric(plan: Plan, metric: Metric, units: Units, pool: Executor
                         alias: str | None, columns: Any) -> None:
     blocked = units.blocked(plan.tier_of(metric) is Tier.TRUTH)
     ready = range(len(units)) if blocked is None else [u for u, why in enumerate(blocked) if why is None]
-    scores: list[Score] = blocked if blocked is not None else [_NOT_RUN] * len(units)  # type: ignore[assignment]
-    states: list[Any] | None = None
-    if ready:
-        runner = runner_for(metric, budget=plan.context.budget, timeout_s=plan.timeout_for(metric),
-                            concurrency=plan.options.concurrency, pool=pool,
-                            columns=columns if len(ready) == len(units) else None)
-        if blocked is None:
-            scores, states = await runner.run(units.examples, units.views)
-        else:
+    runner = runner_for(metric, budget=plan.context.budget, timeout_s=plan.timeout_for(metric),
+                        concurrency=plan.options.concurrency, pool=pool,
+                        columns=columns if len(ready) == len(units) else None)
+    if blocked is None:
+        scores, states = await runner.run(units.examples, units.views)
+    else:  # the blocked units keep why; the others are scored
+        scores, states = list(blocked), None  # type: ignore[arg-type]
+        if ready:
             ready_scores, ready_states = await runner.run([units.examples[u] for u in ready],
                                                           [units.views[u] for u in ready])
-            scores = list(scores)
             for u, score in zip(ready, ready_scores):
                 scores[u] = score
             if ready_states is not None:
