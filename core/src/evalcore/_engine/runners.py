@@ -74,23 +74,27 @@ class MetricRunner:
 
 class SyncSampleRunner(MetricRunner):
     async def run(self, examples: Pairs, views: Pairs) -> Scored:
-        slices = min(self.concurrency, len(examples)) or 1
+        n = len(examples)
+        slices = min(self.concurrency, n) or 1
         admission = OrderedAdmission(self.budget, self.timeout_s) if self.budget.limit_msats is not None else None
-        # round-robin slices: with a budget, samples are admitted in input order without serialising
+        if admission is not None:  # round-robin: samples are admitted in input order without serialising
+            parts = [range(start, n, slices) for start in range(slices)]
+        else:  # neighbouring samples together
+            size = -(-n // slices)
+            parts = [range(low, min(low + size, n)) for low in range(0, n, size)]
         results = await asyncio.gather(*(
-            self._in_thread(self._score_slice, examples, views, start, slices, admission)
-            for start in range(slices)))
-        out: list[Score] = [None] * len(examples)  # type: ignore[list-item]
-        for start, scores in enumerate(results):
-            out[start::slices] = scores
+            self._in_thread(self._score_slice, examples, views, part, admission) for part in parts))
+        out: list[Score] = [None] * n  # type: ignore[list-item]
+        for part, scores in zip(parts, results):
+            out[part.start:part.stop:part.step] = scores
         return out, None
 
-    def _score_slice(self, examples: Pairs, views: Pairs, start: int, step: int,
+    def _score_slice(self, examples: Pairs, views: Pairs, mine: range,
                      admission: OrderedAdmission | None) -> list[Score]:
         call = sample_caller(self.metric)  # type: ignore[arg-type]
         if admission is None and self.timeout_s is None:
-            return [call(example, view) for example, view in zip(examples[start::step], views[start::step])]
-        mine = range(start, len(examples), step)
+            return [call(example, view) for example, view in zip(examples[mine.start:mine.stop:mine.step],
+                                                                 views[mine.start:mine.stop:mine.step])]
 
         def one(i: int) -> Score:
             index = mine[i]
