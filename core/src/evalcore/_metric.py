@@ -175,14 +175,25 @@ def guarded(fn: Any, *args: Any) -> Score:
 
     When ``fn`` is a metric's method, a value outside the metric's declared range is an error.
     """
-    try:
-        return within_range(coerce_score(fn(*args)), _spec_of(fn))
-    except SkipSample as skip:
-        return Score.skipped(skip.reason)
-    except KeyboardInterrupt:
-        raise
-    except BaseException as exc:  # noqa: BLE001 - one sample's failure (SystemExit too) is a result
-        return Score.error(exc)
+    return guarded_call(fn, result_check(_spec_of(fn)))(*args)
+
+
+def guarded_call(fn: Callable[..., Any], check: Callable[[Any], Score]) -> Callable[..., Score]:
+    """``fn`` as a call whose every outcome is a :class:`Score`: what it returns passed through
+    ``check`` (see :func:`result_check`), a skip, or an error. Only ``KeyboardInterrupt``
+    propagates; one sample's failure (``SystemExit`` too) is a result."""
+
+    def call(*args: Any) -> Score:
+        try:
+            return check(fn(*args))
+        except SkipSample as skip:
+            return Score.skipped(skip.reason)
+        except KeyboardInterrupt:
+            raise
+        except BaseException as exc:  # noqa: BLE001 - one sample's failure (SystemExit too) is a result
+            return Score.error(exc)
+
+    return call
 
 
 async def aguarded(fn: Any, *args: Any) -> Score:
@@ -271,7 +282,8 @@ class SampleMetric(Metric):
                 ))
 
             return asyncio.run(run_all())
-        return [guarded(self.score, e, p) for e, p in zip(examples, predictions)]
+        call = guarded_call(self.score, result_check(self.spec))
+        return [call(e, p) for e, p in zip(examples, predictions)]
 
 
 class BatchMetric(Metric):
@@ -302,7 +314,8 @@ class BatchMetric(Metric):
             return [self.score_one(e, p) for e, p in zip(examples, predictions)]
         if len(raw) != len(examples):
             raise RuntimeError(f"{self.id} returned {len(raw)} results for {len(examples)} samples")
-        return [within_range(guarded(_identity, r), self.spec) for r in raw]
+        call = guarded_call(_identity, result_check(self.spec))
+        return [call(r) for r in raw]
 
 
 def _identity(value: Any) -> Any:
@@ -367,8 +380,8 @@ class CorpusMetric(Metric, Generic[State]):
 
         ``None`` states (samples that were skipped or failed) are left out.
         """
-        return within_range(guarded(lambda: self.compute(self.merge([s for s in states if s is not None]))),
-                            self.spec)
+        return guarded_call(lambda: self.compute(self.merge([s for s in states if s is not None])),
+                            result_check(self.spec))()
 
     def score_many(self, examples: Sequence[Record], predictions: Sequence[Record]) -> list[Score]:
         """Per-sample status for each pair (the corpus value comes from :meth:`corpus_score`)."""

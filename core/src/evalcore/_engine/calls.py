@@ -15,26 +15,14 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from .._errors import SkipSample
-from .._metric import SampleMetric, result_check
+from .._metric import SampleMetric, guarded_call, result_check
 from .._result import Score
 
 
 def sample_caller(metric: SampleMetric) -> Callable[[Any, Any], Score]:
     """``metric.score`` as a call whose every outcome is a :class:`Score`: the value coerced
     and checked against the declared range, a skip, or an error."""
-    score, check = metric.score, result_check(metric.spec)
-
-    def call(example: Any, prediction: Any) -> Score:
-        try:
-            return check(score(example, prediction))
-        except SkipSample as skip:
-            return Score.skipped(skip.reason)
-        except KeyboardInterrupt:
-            raise
-        except BaseException as exc:  # noqa: BLE001 - one sample's failure (SystemExit too) is a result
-            return Score.error(exc)
-
-    return call
+    return guarded_call(metric.score, result_check(metric.spec))
 
 
 async def aguard(fn: Callable[..., Any], args: Sequence[Any], timeout_s: float | None,
