@@ -2,9 +2,11 @@
 
 Standalone: ``python benchmarks/bench_engine.py [--sizes 10000 100000 1000000] [--repeats 3]``.
 Each configuration runs in its own subprocess (so peak RSS is its own), the runs of one
-size are interleaved, and the table shows the min and median wall time of each and the
-ratios to the plain loop: ``json.loads`` on each line, then the same metric's ``score`` on
-the parsed example and prediction, summed — the least any evaluator must do.
+size are interleaved, and the table shows the min and median wall time of each, the min
+and median CPU time (user + system of the child: steadier than wall time on a busy
+machine), and the ratios of the minimums to the plain loop's: ``json.loads`` on each
+line, then the same metric's ``score`` on the parsed example and prediction, summed — the
+least any evaluator must do. Every process pays its own start-up (imports, the registry).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import resource
 import statistics
 import subprocess
 import sys
@@ -55,12 +58,15 @@ print(result.metrics[sys.argv[2]].value)
 """
 
 
-def run(command: list[str]) -> tuple[float, float, str]:
-    """Wall seconds, peak RSS (MB) of the child (it reports its own), and its last output line."""
+def run(command: list[str]) -> tuple[float, float, float, str]:
+    """Wall and CPU seconds, peak RSS (MB) of the child (it reports its own), and its last output line."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     proc = subprocess.run(command, capture_output=True, text=True, check=True)
     seconds = time.perf_counter() - start
-    return seconds, _peak_of(proc.stderr), proc.stdout.strip().splitlines()[-1]
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return seconds, cpu, _peak_of(proc.stderr), proc.stdout.strip().splitlines()[-1]
 
 
 WRAP = """
@@ -101,27 +107,31 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000, 1_000_000])
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
-    print(f"metric {METRIC}; wall seconds min / median of {args.repeats} interleaved runs; peak RSS of one run")
-    print(f"{'records':>9}  {'runner':<18} {'min s':>7} {'median s':>9} {'ratio':>6} {'peak MB':>8}")
+    print(f"metric {METRIC}; min / median of {args.repeats} interleaved runs; ratios of the minimums; "
+          "peak RSS of the largest run")
+    print(f"{'records':>9}  {'runner':<18} {'wall min':>8} {'median':>7} {'ratio':>6}  "
+          f"{'cpu min':>8} {'median':>7} {'ratio':>6}  {'peak MB':>7}")
     with tempfile.TemporaryDirectory() as folder:
         for size in args.sizes:
             path = Path(folder) / f"records-{size}.jsonl"
             make_records(path, size)
             cmds = commands(path)
-            times: dict[str, list[float]] = {name: [] for name in cmds}
+            walls: dict[str, list[float]] = {name: [] for name in cmds}
+            cpus: dict[str, list[float]] = {name: [] for name in cmds}
             peaks: dict[str, float] = {}
             values: dict[str, str] = {}
             for _ in range(args.repeats):
                 for name, command in cmds.items():
-                    seconds, peak, last = run(command)
-                    times[name].append(seconds)
+                    wall, cpu, peak, last = run(command)
+                    walls[name].append(wall)
+                    cpus[name].append(cpu)
                     peaks[name] = max(peaks.get(name, 0.0), peak)
                     values[name] = last
-            base = min(times["plain loop"])
+            wall_base, cpu_base = min(walls["plain loop"]), min(cpus["plain loop"])
             for name in cmds:
-                best = min(times[name])
-                print(f"{size:>9}  {name:<18} {best:>7.2f} {statistics.median(times[name]):>9.2f} "
-                      f"{best / base:>6.2f} {peaks[name]:>8.0f}")
+                print(f"{size:>9}  {name:<18} {min(walls[name]):>8.2f} {statistics.median(walls[name]):>7.2f} "
+                      f"{min(walls[name]) / wall_base:>6.2f}  {min(cpus[name]):>8.2f} "
+                      f"{statistics.median(cpus[name]):>7.2f} {min(cpus[name]) / cpu_base:>6.2f}  {peaks[name]:>7.0f}")
             print(f"{'':>9}  values: plain {values['plain loop']}, evaluate {values['evalcore.evaluate']}")
 
 

@@ -321,3 +321,18 @@ def test_corpus_metrics_can_opt_out_of_the_bootstrap():
     summary = evalcore.evaluate(records([0.2, 0.4, 0.9]), [build(Distinct, "distinct", granularity="corpus")])
     assert summary.metrics["t/distinct"].ci is None and summary.metrics["t/distinct"].stderr is None
     assert summary.metrics["t/distinct"].value == pytest.approx(0.5)
+
+
+@pytest.mark.parametrize("chunk_size", [1, 2, 1000])
+def test_a_repeated_id_is_rejected_and_its_first_record_kept(tmp_path, chunk_size):
+    lines = [("r0", 0.1), ("r1", 0.2), ("r0", 0.3), ("r2", 0.4), ("r1", 0.5), ("r3", 0.6)]
+    path = tmp_path / "data.jsonl"
+    path.write_text("".join(json.dumps({"id": i, "example": {}, "prediction": {"value": v}}) + "\n"
+                            for i, v in lines))
+    result = evalcore.evaluate(path, [build(Length, "v")], chunk_size=chunk_size, progress=False)
+    assert {row["id"]: row["scores"]["t/v"]["value"] for row in result.samples} == {
+        "r0": 0.1, "r1": 0.2, "r2": 0.4, "r3": 0.6}
+    assert len(result.samples) == 4 and result.provenance["n_records"] == 6
+    assert [(e.source, e.field, e.reason) for e in result.rejected] == [
+        (f"{path}:3 (record 'r0')", "id", "duplicate record id 'r0'"),
+        (f"{path}:5 (record 'r1')", "id", "duplicate record id 'r1'")]

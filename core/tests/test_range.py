@@ -56,3 +56,28 @@ def test_a_corpus_value_outside_the_range_is_an_error():
 
 def test_rounding_at_the_bounds_is_not_an_error():
     assert Fixed(_spec()).score_one({}, {"value": 1.0 + 1e-12}).status is Status.OK
+
+
+class AsyncFixed(SampleMetric):
+    async def ascore(self, example, prediction):
+        return prediction["value"]
+
+
+@pytest.mark.parametrize("cls", [Fixed, AsyncFixed])
+def test_evaluate_checks_every_returned_value_against_the_range(cls):
+    from evalcore import evaluate
+
+    values = {"in": 0.5, "edge": 1.0 + 1e-12, "int": 1, "above": 2.0, "below": -0.25, "nan": float("nan")}
+    data = [{"id": key, "example": {}, "prediction": {"value": value}} for key, value in values.items()]
+    result = evaluate(data, [cls(_spec())], progress=False)
+    scores = {row["id"]: row["scores"]["t/m"] for row in result.samples}
+    assert scores["in"] == {"value": 0.5, "status": "ok"}
+    assert scores["edge"]["status"] == "ok" and scores["int"] == {"value": 1.0, "status": "ok"}
+    for key in ("above", "below"):
+        assert scores[key]["error"] == {
+            "type": "ValueOutOfRange",
+            "message": f"t/m: value {values[key]} is outside its declared range [0, 1]"}
+    assert scores["nan"]["error"] == {"type": "ValueError", "message": "metric returned NaN"}
+    summary = result.metrics["t/m"]
+    assert (summary.n, summary.n_errors) == (3, 3)
+    assert summary.value == pytest.approx((0.5 + 1.0 + 1e-12 + 1.0) / 3)

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-from collections.abc import Mapping, Sequence
+import math
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 import attrs
@@ -23,7 +24,7 @@ from ._errors import EvalcoreError, ParameterError, SetupError, SkipSample
 from ._fields import as_record
 from ._identity import canonical_id
 from ._origin import Origin
-from ._result import ColumnScores, Score, Status, coerce_score
+from ._result import ColumnScores, Score, Status, coerce_score, within_caps
 from ._spec import Granularity, MetricSpec
 
 if TYPE_CHECKING:
@@ -163,14 +164,25 @@ def guarded(fn: Any, *args: Any) -> Score:
 
     When ``fn`` is a metric's method, a value outside the metric's declared range is an error.
     """
-    try:
-        return within_range(coerce_score(fn(*args)), _spec_of(fn))
-    except SkipSample as skip:
-        return Score.skipped(skip.reason)
-    except KeyboardInterrupt:
-        raise
-    except BaseException as exc:  # noqa: BLE001 - one sample's failure (SystemExit too) is a result
-        return Score.error(exc)
+    return guarded_call(fn, result_check(_spec_of(fn)))(*args)
+
+
+def guarded_call(fn: Callable[..., Any], check: Callable[[Any], Score]) -> Callable[..., Score]:
+    """``fn`` as a call whose every outcome is a :class:`Score`: what it returns passed through
+    ``check`` (see :func:`result_check`), a skip, or an error. Only ``KeyboardInterrupt``
+    propagates; one sample's failure (``SystemExit`` too) is a result."""
+
+    def call(*args: Any) -> Score:
+        try:
+            return check(fn(*args))
+        except SkipSample as skip:
+            return Score.skipped(skip.reason)
+        except KeyboardInterrupt:
+            raise
+        except BaseException as exc:  # noqa: BLE001 - one sample's failure (SystemExit too) is a result
+            return Score.error(exc)
+
+    return call
 
 
 async def aguarded(fn: Any, *args: Any) -> Score:
@@ -189,14 +201,42 @@ def within_range(score: Score, spec: MetricSpec | None) -> Score:
     """``score``, or an ``error`` naming the declared range when its value lies outside it."""
     if spec is None or score.status is not Status.OK or score.value is None:
         return score
-    low, high = spec.value_range
+    lowest, highest = value_bounds(spec)
     value = score.value
-    if (low is not None and value < low - 1e-9 * max(1.0, abs(low))) or (
-            high is not None and value > high + 1e-9 * max(1.0, abs(high))):
+    if value < lowest or value > highest:
+        low, high = spec.value_range
         bounds = f"[{'-inf' if low is None else f'{low:g}'}, {'inf' if high is None else f'{high:g}'}]"
         return Score.error("ValueOutOfRange", f"{spec.key}: value {value!r} is outside its declared range {bounds}",
                            value=value)
     return score
+
+
+def value_bounds(spec: MetricSpec) -> tuple[float, float]:
+    """The declared value range widened by a rounding tolerance (infinite where open)."""
+    low, high = spec.value_range
+    return (-math.inf if low is None else low - 1e-9 * max(1.0, abs(low)),
+            math.inf if high is None else high + 1e-9 * max(1.0, abs(high)))
+
+
+def result_check(spec: MetricSpec | None) -> Callable[[Any], Score]:
+    """``raw -> within_range(coerce_score(raw), spec)``, the bounds worked out once and the
+    common case (a float, or an ``ok`` :class:`Score` with nothing to cap, inside the range)
+    decided without further calls. For scoring many samples of one metric."""
+    lowest, highest = value_bounds(spec) if spec is not None else (-math.inf, math.inf)
+    ok = Status.OK
+
+    def check(raw: Any) -> Score:
+        kind = type(raw)
+        if kind is float:
+            if lowest <= raw <= highest:
+                return Score(raw)
+        elif kind is Score and raw.status is ok:
+            value = raw.value
+            if type(value) is float and lowest <= value <= highest and within_caps(raw):
+                return raw
+        return within_range(coerce_score(raw), spec)
+
+    return check
 
 
 def _spec_of(fn: Any) -> MetricSpec | None:
@@ -231,7 +271,8 @@ class SampleMetric(Metric):
                 ))
 
             return asyncio.run(run_all())
-        return [guarded(self.score, e, p) for e, p in zip(examples, predictions)]
+        call = guarded_call(self.score, result_check(self.spec))
+        return [call(e, p) for e, p in zip(examples, predictions)]
 
 
 class BatchMetric(Metric):
@@ -262,7 +303,8 @@ class BatchMetric(Metric):
             return [self.score_one(e, p) for e, p in zip(examples, predictions)]
         if len(raw) != len(examples):
             raise RuntimeError(f"{self.id} returned {len(raw)} results for {len(examples)} samples")
-        return [within_range(guarded(_identity, r), self.spec) for r in raw]
+        call = guarded_call(_identity, result_check(self.spec))
+        return [call(r) for r in raw]
 
 
 def _identity(value: Any) -> Any:
@@ -327,8 +369,8 @@ class CorpusMetric(Metric, Generic[State]):
 
         ``None`` states (samples that were skipped or failed) are left out.
         """
-        return within_range(guarded(lambda: self.compute(self.merge([s for s in states if s is not None]))),
-                            self.spec)
+        return guarded_call(lambda: self.compute(self.merge([s for s in states if s is not None])),
+                            result_check(self.spec))()
 
     def score_many(self, examples: Sequence[Record], predictions: Sequence[Record]) -> list[Score]:
         """Per-sample status for each pair (the corpus value comes from :meth:`corpus_score`)."""

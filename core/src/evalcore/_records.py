@@ -114,12 +114,12 @@ def _reject_duplicate_ids(records: list[Record], errors: list[InputError]) -> No
             seen[record.id] = record.source
 
 
-def parse_record(data: Any, *, source: str, default_id: str, owned: bool = False) -> Record:
+def parse_record(data: Any, source: str, default_id: str | int, *, owned: bool = False) -> Record:
     """Check one record's shape and standard fields; raises :class:`InputError`.
 
     ``owned``: ``data`` was just parsed and belongs to the caller, so its dicts are used
     as they are instead of being copied. ``source`` (``file:line``) is kept on the record
-    for messages.
+    for messages; ``default_id`` (e.g. the line number) is the id of a record without one.
     """
     if type(data) is not dict and not isinstance(data, Mapping):
         raise InputError(f"a record must be a JSON object, got {_kind(data)}", source=source)

@@ -56,7 +56,7 @@ class Score:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form; empty optional fields are left out."""
-        data: dict[str, Any] = {"value": self.value, "status": self.status.value}
+        data: dict[str, Any] = {"value": self.value, "status": self.status._value_}  # not the slow enum property
         if self.feedback is not None:
             data["feedback"] = self.feedback
         if self.confidence is not None:
@@ -113,13 +113,19 @@ MAX_DETAIL_TOTAL = 10_000
 MAX_DETAIL_DEPTH = 32
 
 
+def within_caps(score: Score) -> bool:
+    """Whether an ``ok`` score needs no capping: no text over the limit, flat and small details
+    (the common case, decided without building anything)."""
+    feedback, details = score.feedback, score.details
+    return ((feedback is None or (type(feedback) is str and len(feedback) <= MAX_TEXT_CHARS))
+            and score.reason is None and score.error_message is None
+            and (not details or _flat_and_small(details)))
+
+
 def _capped(score: Score) -> Score:
     """``score`` with its texts and details capped (the same object when nothing is too big)."""
-    feedback, reason, message, details = score.feedback, score.reason, score.error_message, score.details
-    if ((feedback is None or (type(feedback) is str and len(feedback) <= MAX_TEXT_CHARS))
-            and reason is None and message is None
-            and (not details or _flat_and_small(details))):
-        return score  # the common case, decided without building anything
+    if within_caps(score):
+        return score
     changed = {}
     for name in ("feedback", "reason", "error_message"):
         text = getattr(score, name)

@@ -47,18 +47,27 @@ class Column:
         column.status.frombytes(status.tobytes())
         return column
 
-    def add(self, score: Score) -> int:
-        """Add one record's score; 1 if it is an error, else 0."""
-        status = score.status
-        if status is Status.OK:
-            self.values.append(score.value if score.value is not None else _NAN)
-            self.status.append(OK)
-        else:
-            self.values.append(_NAN)
-            code = ERROR if status is Status.ERROR else BUDGET if score.reason == BUDGET_SKIP else SKIPPED
-            self.status.append(code)
-        self.cost_msats += score.cost_msats
-        return status is Status.ERROR
+    def extend(self, scores: Iterable[Score]) -> int:
+        """Add the records' scores, in order; the number of errors among them."""
+        values, codes = self.values, self.status
+        ok, error = Status.OK, Status.ERROR
+        errors = cost = 0
+        for score in scores:
+            status = score.status
+            if status is ok:
+                value = score.value
+                values.append(value if value is not None else _NAN)
+                codes.append(OK)
+            else:
+                values.append(_NAN)
+                if status is error:
+                    errors += 1
+                    codes.append(ERROR)
+                else:
+                    codes.append(BUDGET if score.reason == BUDGET_SKIP else SKIPPED)
+            cost += score.cost_msats
+        self.cost_msats += cost
+        return errors
 
 
 class MetricTally:

@@ -15,13 +15,22 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from .._errors import SkipSample
-from .._result import Score, coerce_score
+from .._metric import SampleMetric, guarded_call, result_check
+from .._result import Score
 
 
-async def aguard(fn: Callable[..., Any], args: Sequence[Any], timeout_s: float | None) -> Score:
-    """Await ``fn(*args)`` (at most ``timeout_s``) and turn the outcome into a :class:`Score`."""
+def sample_caller(metric: SampleMetric) -> Callable[[Any, Any], Score]:
+    """``metric.score`` as a call whose every outcome is a :class:`Score`: the value coerced
+    and checked against the declared range, a skip, or an error."""
+    return guarded_call(metric.score, result_check(metric.spec))
+
+
+async def aguard(fn: Callable[..., Any], args: Sequence[Any], timeout_s: float | None,
+                 check: Callable[[Any], Score]) -> Score:
+    """Await ``fn(*args)`` (at most ``timeout_s``) and turn the outcome into a :class:`Score`
+    with ``check`` (a metric's :func:`~evalcore._metric.result_check`)."""
     try:
-        return coerce_score(await asyncio.wait_for(fn(*args), timeout_s))
+        return check(await asyncio.wait_for(fn(*args), timeout_s))
     except SkipSample as skip:
         return Score.skipped(skip.reason)
     except TimeoutError:

@@ -9,8 +9,10 @@ half-written last line) are cut off when the run resumes, and that chunk is scor
 
 from __future__ import annotations
 
+import functools
 import os
-from collections.abc import Iterator, Sequence
+from array import array
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -25,8 +27,7 @@ class ResumeError(EvalcoreError):
     """A journal cannot be resumed: it belongs to another run or is not a journal."""
 
 
-def _dumps(value: Any) -> bytes:
-    return orjson.dumps(value, default=_default, option=orjson.OPT_SERIALIZE_NUMPY)
+_LINE = orjson.OPT_SERIALIZE_NUMPY | orjson.OPT_APPEND_NEWLINE
 
 
 def _default(value: Any) -> Any:
@@ -37,27 +38,44 @@ def _default(value: Any) -> Any:
     return str(value)
 
 
+encode_row: Callable[[dict[str, Any]], bytes] = functools.partial(orjson.dumps, default=_default, option=_LINE)
+"""One journal line (newline included)."""
+
+
+def encode_rows(rows: Iterable[dict[str, Any]]) -> bytearray:
+    """Journal lines. Each is added as soon as it is made: a chunk's lines held as separate
+    objects cost more (fresh memory for every one) than the encoding."""
+    lines = bytearray()
+    for row in rows:
+        lines += encode_row(row)
+    return lines
+
+
 class JournalWriter:
-    """Appends each scored chunk (rows, then its checkpoint) and flushes it."""
+    """Appends each scored chunk (rows, then its checkpoint) and flushes it; ``rows`` counts
+    the committed rows (a resumed journal's included)."""
 
     def __init__(self, path: Path, header: dict[str, Any], *, resume: bool) -> None:
         self.path = path
         self.done: list[dict[str, Any]] = []
         if resume and path.exists() and path.stat().st_size:
             committed, self.done = read_committed(path, header)
+            self.rows = len(self.done)
             self._handle = open(path, "r+b")  # noqa: SIM115 - closed in close()
             self._handle.truncate(committed)
             self._handle.seek(committed)
         else:
+            self.rows = 0
             self._handle = open(path, "wb")  # noqa: SIM115
-            self._handle.write(_dumps({"evalcore_journal": FORMAT_VERSION, **header}) + b"\n")
+            self._handle.write(encode_row({"evalcore_journal": FORMAT_VERSION, **header}))
             self._handle.flush()
 
-    def write_chunk(self, index: int, rows: Sequence[dict[str, Any]]) -> None:
-        lines = [_dumps(row) for row in rows]
-        lines.append(_dumps({"chunk": index, "rows": len(rows)}))
-        self._handle.write(b"\n".join(lines) + b"\n")
+    def write_chunk(self, index: int, lines: bytes | bytearray, count: int) -> None:
+        """A chunk's ``count`` rows (journal lines from :func:`encode_row`) and its checkpoint."""
+        self._handle.write(lines)
+        self._handle.write(encode_row({"chunk": index, "rows": count}))
         self._handle.flush()
+        self.rows += count
 
     def close(self) -> None:
         if not self._handle.closed:
@@ -159,36 +177,44 @@ def _position(line: bytes, default: int) -> int:
 class Rows(Sequence[dict[str, Any]]):
     """The rows of a journal in input order, read from disk when asked for (not held in memory).
 
-    Keeps one byte offset per row; indexing reads that row's line.
+    Keeps one byte offset per row (made on first access); indexing reads that row's line.
+    ``count``, when the writer knows it, answers ``len`` without reading the journal.
     """
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, count: int | None = None) -> None:
         self.path = path
-        self._offsets: list[int] | None = None
+        self._count = count
+        self._offsets: Any = None
 
-    def _index(self) -> list[int]:
+    def _index(self) -> Any:
+        """The committed rows' line offsets, in input order (an integer array)."""
         if self._offsets is None:
-            found: list[tuple[int, int]] = []
-            pending: list[tuple[int, int]] = []
+            import numpy as np
+
+            positions, starts = array("q"), array("q")
+            pending_positions, pending_starts = array("q"), array("q")
             offset = 0
             with open(self.path, "rb") as handle:
                 for line in handle:
                     start, offset = offset, offset + len(line)
                     if line.startswith(b'{"chunk"'):
-                        found.extend(pending)
-                        pending = []
+                        positions.extend(pending_positions)
+                        starts.extend(pending_starts)
+                        del pending_positions[:], pending_starts[:]
                     elif line.startswith(b'{"id"'):
-                        pending.append((_position(line, len(found) + len(pending)), start))
-            self._offsets = [start for _, start in sorted(found)]
+                        pending_positions.append(_position(line, len(positions) + len(pending_positions)))
+                        pending_starts.append(start)
+            order = np.argsort(np.frombuffer(positions, dtype=np.int64), kind="stable")
+            self._offsets = np.frombuffer(starts, dtype=np.int64)[order]
         return self._offsets
 
     def __len__(self) -> int:
-        return len(self._index())
+        return self._count if self._count is not None else len(self._index())
 
     def __getitem__(self, index: int) -> dict[str, Any]:  # type: ignore[override]
         if isinstance(index, slice):
             return [self[i] for i in range(*index.indices(len(self)))]  # type: ignore[return-value]
-        offset = self._index()[index]
+        offset = int(self._index()[index])
         with open(self.path, "rb") as handle:
             handle.seek(offset)
             return orjson.loads(handle.readline())
@@ -196,7 +222,7 @@ class Rows(Sequence[dict[str, Any]]):
     def __iter__(self) -> Iterator[dict[str, Any]]:
         offsets = self._index()
         with open(self.path, "rb") as handle:
-            for offset in offsets:
+            for offset in offsets.tolist():
                 handle.seek(offset)
                 yield orjson.loads(handle.readline())
 

@@ -43,6 +43,9 @@ def parse_json_line(line: bytes, source: str) -> Any:
     return InputError(f"malformed JSON: {_short(message)}", source=source)
 
 
+_BLANK_START = frozenset(b" \t\n\r\x0b\x0c")  # what bytes.strip() removes
+
+
 def iter_json_lines(path: Path) -> Iterator[tuple[str, int, Any]]:
     """``(source, line number, value or InputError)`` for each non-blank line."""
     name = os.fspath(path)
@@ -50,17 +53,22 @@ def iter_json_lines(path: Path) -> Iterator[tuple[str, int, Any]]:
         handle = open(name, "rb")  # noqa: SIM115 - closed below, also when the caller stops early
     except OSError as exc:
         raise InputError(f"cannot read: {exc.strerror or exc}", source=name) from None
+    loads, decode_error = orjson.loads, orjson.JSONDecodeError
     with handle:
         for lineno, line in enumerate(handle, start=1):  # binary files split on b"\n" only
             if lineno == 1 and line.startswith(_BOM):
                 line = line[len(_BOM):]
-            if not line.strip():
+            if (not line or line[0] in _BLANK_START) and not line.strip():
                 continue
             source = f"{name}:{lineno}"
             if len(line) > _MAX_LINE_BYTES:
                 yield source, lineno, InputError(f"line longer than {_MAX_LINE_BYTES} bytes", source=source)
                 continue
-            yield source, lineno, parse_json_line(line, source)
+            try:
+                value = loads(line)
+            except decode_error:
+                value = parse_json_line(line, source)
+            yield source, lineno, value
 
 
 class JsonlSource:
@@ -80,25 +88,29 @@ class JsonlSource:
         return None
 
     def chunks(self, size: int) -> Iterator[Chunk]:
-        builder = _ChunkBuilder(size)
-        position = 0
+        index = position = start = 0
+        records: list[Record] = []
+        positions: list[int] = []
+        errors: list[InputError] = []
         for source, lineno, value in iter_json_lines(self.path):
-            if isinstance(value, InputError):
-                builder.reject(value)
+            if type(value) is not dict and isinstance(value, InputError):
+                errors.append(value)
             else:
                 try:
-                    builder.add(parse_record(value, source=source, default_id=str(lineno), owned=True), position)
+                    records.append(parse_record(value, source, lineno, owned=True))
+                    positions.append(position)
                 except InputError as exc:
-                    builder.reject(exc)
+                    errors.append(exc)
                 except RecursionError:
-                    builder.reject(InputError("value nested too deeply", source=source))
+                    errors.append(InputError("value nested too deeply", source=source))
             position += 1
-            if builder.full:
-                yield builder.take()
+            if position - start >= size:  # each line read is a record or an error
+                yield Chunk(index, records, positions, errors)
+                index, start, records, positions, errors = index + 1, position, [], [], []
         if position == 0:
             raise InputError("no records: the file is empty", source=self.name)
-        if builder.pending:
-            yield builder.take()
+        if position > start:
+            yield Chunk(index, records, positions, errors)
 
 
 class DataSource:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import gc
 import os
 import platform
 import tempfile
@@ -19,7 +21,7 @@ from .._version import __version__
 from .accumulate import Tally
 from .chunk import Chunk, Source
 from .executors import make_executor
-from .journal import JournalWriter, Rows
+from .journal import JournalWriter, Rows, encode_rows
 from .plan import Plan
 from .progress import RunProgress
 from .result import EvaluationResult
@@ -56,14 +58,15 @@ class Run:
             self.seen_ids = {hash(row["id"]) for row in journal.done}
             self.progress.start(already=len(done))
             try:
-                await executor.run(self._chunks(done), lambda result: self._record(journal, result))
+                with _older_objects_frozen():
+                    await executor.run(self._chunks(done), lambda result: self._record(journal, result))
             except (KeyboardInterrupt, asyncio.CancelledError):
                 self.stopped = "interrupted; the report covers the records that finished"
         finally:
             executor.close()
             journal.close()
         try:
-            result = self._result(path)
+            result = self._result(Rows(path, journal.rows))
         finally:
             self.progress.stop()
         if temporary:
@@ -82,30 +85,35 @@ class Run:
                 yield chunk
 
     def _without_duplicates(self, chunk: Chunk) -> Chunk:
+        seen = self.seen_ids
+        keys = set(map(hash, [record.id for record in chunk.records]))
+        if len(keys) == len(chunk.records) and seen.isdisjoint(keys):
+            seen |= keys  # the common case, decided without a step per record
+            return chunk
         keep = []
         for i, record in enumerate(chunk.records):
             key = hash(record.id)
-            if key in self.seen_ids:
+            if key in seen:
                 self.rejected.append(InputError(f"duplicate record id {record.id!r}",
                                                 source=f"{record.source} (record {record.id!r})", field="id"))
             else:
-                self.seen_ids.add(key)
+                seen.add(key)
                 keep.append(i)
-        if len(keep) == len(chunk.records):
-            return chunk
-        dropped = {chunk.positions[i] for i in range(len(chunk.records)) if i not in set(keep)}
-        return chunk.without(dropped)
+        kept = set(keep)
+        return chunk.without({chunk.positions[i] for i in range(len(chunk.records)) if i not in kept})
 
     def _record(self, journal: JournalWriter, result: ChunkResult) -> bool:
-        rows = result.rows
+        count = len(result.positions)
         if self.error_limit is not None and self.tally.n_errors + result.n_errors > self.error_limit:
-            rows, states = self._until_limit(rows, result.states)
+            rows, states = self._until_limit(result.rows(), result.states)
             self.stopped = f"stopped after {self.error_limit + 1} errors (max_errors={self.error_limit})"
             self.tally.add_rows(rows, states)
+            journal.write_chunk(result.index, encode_rows(rows), len(rows))
+            count = len(rows)
         else:
             self.tally.add_chunk(result.positions, result.columns, result.states, result.n_errors)
-        journal.write_chunk(result.index, rows)
-        self.progress.scored(len(rows), self.tally.n_errors)
+            journal.write_chunk(result.index, result.lines, count)
+        self.progress.scored(count, self.tally.n_errors)
         return self.stopped is None
 
     def _until_limit(self, rows: list[dict[str, Any]], states: list[dict[str, Any]]) -> tuple[list, list]:
@@ -164,13 +172,13 @@ class Run:
             )
         return summaries
 
-    def _result(self, path: Path) -> EvaluationResult:
+    def _result(self, rows: Rows) -> EvaluationResult:
         if not self.tally.n_records and self.rejected and not self.stopped:
             raise self.rejected[0]
         options = self.options
         return EvaluationResult(
-            metrics=self._summaries(), samples=Rows(path), rejected=self.rejected, stopped=self.stopped,
-            samples_path=path,
+            metrics=self._summaries(), samples=rows, rejected=self.rejected, stopped=self.stopped,
+            samples_path=rows.path,
             provenance={
                 "evalcore_version": __version__,
                 "python": platform.python_version(),
@@ -209,6 +217,22 @@ class Run:
             write_json(self.options.output, report)
         if self.options.csv is not None:
             write_csv(self.options.csv, list(result.metrics), result.samples)
+
+
+@contextlib.contextmanager
+def _older_objects_frozen() -> Iterator[None]:
+    """Leave the objects that exist before scoring (modules, the plan) out of the garbage
+    collector's passes while records stream through: the full passes that the records'
+    objects set off then visit only those. Nothing changes when the program froze objects
+    of its own."""
+    if gc.get_freeze_count():
+        yield
+        return
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
 
 
 def _name_of(program: Callable[..., Any] | None) -> str | None:

@@ -17,20 +17,23 @@ from collections.abc import Sequence
 from concurrent.futures import Executor
 from typing import Any
 
-from .._metric import BatchMetric, CorpusMetric, Metric, SampleMetric
-from .._metric import guarded as guard
+from .._metric import BatchMetric, CorpusMetric, Metric, SampleMetric, result_check
 from .._result import Score
 from .admission import OrderedAdmission
-from .calls import aguard, call_each
-from .units import Unit
+from .calls import aguard, call_each, sample_caller
+
+Pairs = Sequence[Any]
+"""Examples, or predictions (as metrics see them), in unit order."""
+Scored = tuple[list[Score], list[Any] | None]
+"""A runner's scores, one per unit, and for corpus metrics the units' states (``None`` where none)."""
 
 BUDGET_SKIP = "budget exhausted: the estimated cost exceeds what remains"
 
 
-def estimate_of(metric: Metric, unit: Unit) -> int:
-    """The metric's cost estimate for one unit (its ``estimate``; the spec's if that fails)."""
+def estimate_of(metric: Metric, example: Any, prediction: Any) -> int:
+    """The metric's cost estimate for one pair (its ``estimate``; the spec's if that fails)."""
     try:
-        return int(metric.estimate(unit.example, unit.prediction or {}).get("cost_msats", metric.spec.cost_msats))
+        return int(metric.estimate(example, prediction).get("cost_msats", metric.spec.cost_msats))
     except Exception:  # noqa: BLE001 - an estimate that fails falls back to the spec's
         return metric.spec.cost_msats
 
@@ -47,109 +50,115 @@ class MetricRunner:
         self.pool = pool
         self.columns = columns
 
-    async def run(self, units: list[Unit]) -> list[Score]:
+    async def run(self, examples: Pairs, views: Pairs) -> Scored:
         raise NotImplementedError
 
-    def _admit(self, units: Sequence[Unit]) -> tuple[list[int], list[int], dict[int, Score]]:
+    def _admit(self, examples: Pairs, views: Pairs) -> tuple[list[int], list[int], list[Score | None]]:
         """Indices of the units whose estimate fits the budget, their reservations, and skips."""
+        out: list[Score | None] = [None] * len(examples)
         if self.budget.limit_msats is None:
-            return list(range(len(units))), [0] * len(units), {}
-        admitted, reserved, refused = [], [], {}
-        for i, unit in enumerate(units):
-            estimate = estimate_of(self.metric, unit)
+            return list(range(len(examples))), [0] * len(examples), out
+        admitted, reserved = [], []
+        for i, (example, view) in enumerate(zip(examples, views)):
+            estimate = estimate_of(self.metric, example, view)
             if self.budget.reserve(estimate):
                 admitted.append(i)
                 reserved.append(estimate)
             else:
-                refused[i] = Score.skipped(BUDGET_SKIP)
-        return admitted, reserved, refused
+                out[i] = Score.skipped(BUDGET_SKIP)
+        return admitted, reserved, out
 
     async def _in_thread(self, fn: Any, *args: Any) -> Any:
         return await asyncio.get_running_loop().run_in_executor(self.pool, fn, *args)
 
 
 class SyncSampleRunner(MetricRunner):
-    async def run(self, units: list[Unit]) -> list[Score]:
-        metric: SampleMetric = self.metric  # type: ignore[assignment]
-        slices = min(self.concurrency, len(units)) or 1
+    async def run(self, examples: Pairs, views: Pairs) -> Scored:
+        n = len(examples)
+        slices = min(self.concurrency, n) or 1
         admission = OrderedAdmission(self.budget, self.timeout_s) if self.budget.limit_msats is not None else None
-        # round-robin slices: with a budget, samples are admitted in input order without serialising
-        parts = [list(range(start, len(units), slices)) for start in range(slices)]
+        if admission is not None:  # round-robin: samples are admitted in input order without serialising
+            parts = [range(start, n, slices) for start in range(slices)]
+        else:  # neighbouring samples together
+            size = -(-n // slices)
+            parts = [range(low, min(low + size, n)) for low in range(0, n, size)]
         results = await asyncio.gather(*(
-            self._in_thread(self._score_slice, metric, units, part, admission) for part in parts))
-        out: list[Score] = [None] * len(units)  # type: ignore[list-item]
+            self._in_thread(self._score_slice, examples, views, part, admission) for part in parts))
+        out: list[Score] = [None] * n  # type: ignore[list-item]
         for part, scores in zip(parts, results):
-            for index, score in zip(part, scores):
-                out[index] = score
-        return out
+            out[part.start:part.stop:part.step] = scores
+        return out, None
 
-    def _score_slice(self, metric: SampleMetric, units: list[Unit], indices: list[int],
+    def _score_slice(self, examples: Pairs, views: Pairs, mine: range,
                      admission: OrderedAdmission | None) -> list[Score]:
+        call = sample_caller(self.metric)  # type: ignore[arg-type]
+        if admission is None and self.timeout_s is None:
+            return [call(example, view) for example, view in zip(examples[mine.start:mine.stop:mine.step],
+                                                                 views[mine.start:mine.stop:mine.step])]
+
         def one(i: int) -> Score:
-            unit = units[indices[i]]
+            index = mine[i]
             if admission is None:
-                return guard(metric.score, unit.example, unit.view)
-            estimate = estimate_of(metric, unit)
-            if not admission.admit(indices[i], estimate):
+                return call(examples[index], views[index])
+            estimate = estimate_of(self.metric, examples[index], views[index])
+            if not admission.admit(index, estimate):
                 return Score.skipped(BUDGET_SKIP)
-            score = guard(metric.score, unit.example, unit.view)
+            score = call(examples[index], views[index])
             admission.settle(estimate, score.cost_msats)
             return score
 
-        return call_each(one, len(indices), self.timeout_s)
+        return call_each(one, len(mine), self.timeout_s)
 
 
 class AsyncSampleRunner(MetricRunner):
-    async def run(self, units: list[Unit]) -> list[Score]:
+    async def run(self, examples: Pairs, views: Pairs) -> Scored:
         metric: SampleMetric = self.metric  # type: ignore[assignment]
         semaphore = asyncio.Semaphore(self.concurrency)
         admission = OrderedAdmission(self.budget, self.timeout_s) if self.budget.limit_msats is not None else None
+        check = result_check(metric.spec)
 
-        async def one(index: int, unit: Unit) -> Score:
+        async def one(index: int, example: Any, view: Any) -> Score:
             async with semaphore:
                 if admission is None:
-                    return await aguard(metric.ascore, (unit.example, unit.view), self.timeout_s)
-                estimate = estimate_of(metric, unit)
+                    return await aguard(metric.ascore, (example, view), self.timeout_s, check)
+                estimate = estimate_of(metric, example, view)
                 if not await admission.aadmit(index, estimate):
                     return Score.skipped(BUDGET_SKIP)
-                score = await aguard(metric.ascore, (unit.example, unit.view), self.timeout_s)
+                score = await aguard(metric.ascore, (example, view), self.timeout_s, check)
                 await admission.asettle(estimate, score.cost_msats)
                 return score
 
-        return list(await asyncio.gather(*(one(i, u) for i, u in enumerate(units))))
+        return list(await asyncio.gather(*(one(i, e, v) for i, (e, v) in enumerate(zip(examples, views))))), None
 
 
 class BatchRunner(MetricRunner):
-    async def run(self, units: list[Unit]) -> list[Score]:
+    async def run(self, examples: Pairs, views: Pairs) -> Scored:
         metric: BatchMetric = self.metric  # type: ignore[assignment]
-        admitted, reserved, out = self._admit(units)
-        chosen = [units[i] for i in admitted]
+        admitted, reserved, out = self._admit(examples, views)
         scores = None
-        if self.columns is not None and len(chosen) == len(units) and metric.accepts_columns(self.columns):
+        if self.columns is not None and len(admitted) == len(examples) and metric.accepts_columns(self.columns):
             scores = (await self._in_thread(metric.score_columns, self.columns)).scores()
         if scores is None:
             scores = await self._in_thread(
-                metric.score_many, [u.example for u in chosen], [u.view for u in chosen])
+                metric.score_many, [examples[i] for i in admitted], [views[i] for i in admitted])
         for i, estimate, score in zip(admitted, reserved, scores):
             self.budget.settle(estimate, score.cost_msats)
             out[i] = score
-        return [out[i] for i in range(len(units))]
+        return out, None  # type: ignore[return-value]
 
 
 class CorpusRunner(MetricRunner):
-    async def run(self, units: list[Unit]) -> list[Score]:
+    async def run(self, examples: Pairs, views: Pairs) -> Scored:
         metric: CorpusMetric[Any] = self.metric  # type: ignore[assignment]
-        admitted, reserved, out = self._admit(units)
-        chosen = [units[i] for i in admitted]
-        pairs = await self._in_thread(metric.states, [u.example for u in chosen], [u.view for u in chosen])
+        admitted, reserved, out = self._admit(examples, views)
+        pairs = await self._in_thread(
+            metric.states, [examples[i] for i in admitted], [views[i] for i in admitted])
+        states: list[Any] = [None] * len(examples)
         for i, estimate, (score, state) in zip(admitted, reserved, pairs):
             self.budget.settle(estimate, score.cost_msats)
-            if state is not None:
-                if units[i].states is None:
-                    units[i].states = {}
-                units[i].states[metric.id] = state
+            states[i] = state
             out[i] = score
-        return [out[i] for i in range(len(units))]
+        return out, states  # type: ignore[return-value]
 
 
 def runner_for(metric: Metric, **kwargs: Any) -> MetricRunner:

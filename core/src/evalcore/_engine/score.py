@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import Executor
 from typing import Any
 
 import attrs
+import orjson
 
 from .._fields import as_record
 from .._functions import RecordView
@@ -24,23 +25,28 @@ from .._spec import Tier
 from .._stats import aggregate, describe_values
 from .accumulate import Column
 from .chunk import Chunk
+from .journal import encode_row, encode_rows
 from .plan import Plan
 from .runners import runner_for
-from .units import Unit
-
-_NOT_RUN = Score.skipped("not run")
+from .units import Units
 
 
 @attrs.frozen
 class ChunkResult:
-    """A scored chunk: journal rows in input order, and the raw corpus states per row."""
+    """A scored chunk: its journal rows in input order, already JSON lines (each row is
+    encoded as soon as it is built, so no chunk of row dicts is held), and the raw corpus
+    states per row."""
 
     index: int
     positions: list[int]
-    rows: list[dict[str, Any]]
+    lines: bytes | bytearray
     states: list[dict[str, Any]]
     n_errors: int
     columns: dict[str, Column]
+
+    def rows(self) -> list[dict[str, Any]]:
+        """The rows decoded again (for the rare runs that keep only some of them)."""
+        return [orjson.loads(line) for line in bytes(self.lines).split(b"\n")[:-1]]
 
 
 async def score_chunk(plan: Plan, chunk: Chunk, pool: Executor,
@@ -53,14 +59,14 @@ async def score_chunk(plan: Plan, chunk: Chunk, pool: Executor,
         records = chunk.columns.records()  # a metric needs the records themselves
         chunk = attrs.evolve(chunk, records=records)
     units = await _predict(plan, records, pool, program)
-    flat = [u for rollouts in units for u in rollouts]
     aliases = plan.aliases
     gate: list[dict[str, Any]] | None = None
     for tier in (Tier.PROXY, Tier.TRUTH):
         if tier is Tier.TRUTH and plan.options.threshold is not None:
             gate = _gate(plan, units)
         for metric in plan.tier(tier):
-            await _score_metric(plan, metric, flat, pool, aliases, chunk.columns if program is None else None)
+            await _score_metric(plan, metric, units, pool, aliases.get(metric.id),
+                                chunk.columns if program is None else None)
     return _result(plan, chunk, units, gate)
 
 
@@ -86,71 +92,104 @@ async def _score_columns(plan: Plan, chunk: Chunk, pool: Executor) -> ChunkResul
             row["scores"][metric_id] = {"value": value, "status": "ok"}
         for index, reason in result.skipped.items():
             rows[index]["scores"][metric_id] = {"value": None, "status": "skipped", "reason": reason}
-    return ChunkResult(chunk.index, list(chunk.positions), rows, [{}] * len(rows), 0, columns)
+    return ChunkResult(chunk.index, list(chunk.positions), encode_rows(rows), [{}] * len(rows), 0, columns)
 
 
-def _result(plan: Plan, chunk: Chunk, units: list[list[Unit]], gate: list[dict[str, Any]] | None) -> ChunkResult:
-    """Rows (JSON-ready) and per-metric columns of the chunk, in input order."""
-    metrics = [(m.id, m, isinstance(m, CorpusMetric), columns_of) for m in plan.metrics
-               for columns_of in [Column()]]
-    columns = {metric_id: column for metric_id, _, _, column in metrics}
-    has_corpus = any(corpus for _, _, corpus, _ in metrics)
-    rows, states, errors = [], [], 0
-    no_states: dict[str, Any] = {}
-    for index, (position, record, rollouts) in enumerate(zip(chunk.positions, chunk.records, units)):
-        row_scores = {}
-        record_states = {} if has_corpus else no_states
-        for metric_id, metric, corpus, column in metrics:
-            score = _combine(plan, metric, rollouts)
-            row_scores[metric_id] = data = score.to_dict()
-            errors += column.add(score)
-            if corpus:
-                state = record_states[metric_id] = _state(metric, rollouts)
-                if state is not None:
-                    data["state"] = metric.encode_state(state)
-        row: dict[str, Any] = {"id": record.id, "i": position, "scores": row_scores}
+def _result(plan: Plan, chunk: Chunk, units: Units, gate: list[dict[str, Any]] | None) -> ChunkResult:
+    """Rows (JSON lines) and per-metric columns of the chunk, in input order."""
+    n = len(chunk.records)
+    has_corpus = any(isinstance(m, CorpusMetric) for m in plan.metrics)
+    states: list[dict[str, Any]] = [{} for _ in range(n)] if has_corpus else [{}] * n
+    combined: dict[str, list[Score]] = {}
+    encoded: dict[str, list[Any]] = {}  # corpus metrics' states, journal form (None where none)
+    columns: dict[str, Column] = {}
+    errors = 0
+    for metric in plan.metrics:
+        metric_id = metric.id
+        scores = combined[metric_id] = (units.scores[metric_id] if units.rollouts == 1 else
+                                        [_combine(plan, units.of_record(metric_id, k)) for k in range(n)])
+        column = columns[metric_id] = Column()
+        errors += column.extend(scores)
+        if isinstance(metric, CorpusMetric):
+            encoded[metric_id] = _record_states(metric, units, states)
+    ids = list(combined)
+    lines = bytearray()
+    for k, (record, position, row_scores) in enumerate(zip(chunk.records, chunk.positions,
+                                                           _row_scores(combined, encoded))):
+        row = {"id": record.id, "i": position, "scores": row_scores}
         if gate is not None:
-            row["gate"] = _final(plan, gate[index], {mid: _combine(plan, m, rollouts) for mid, m, _, _ in metrics})
-        rows.append(row)
-        states.append(record_states)
-    return ChunkResult(chunk.index, list(chunk.positions), rows, states, errors, columns)
+            row["gate"] = _final(plan, gate[k], {metric_id: combined[metric_id][k] for metric_id in ids})
+        lines += encode_row(row)
+    return ChunkResult(chunk.index, list(chunk.positions), lines, states, errors, columns)
 
 
-async def _score_metric(plan: Plan, metric: Metric, units: list[Unit], pool: Executor,
-                        aliases: dict[str, str], columns: Any) -> None:
-    ready = []
-    for unit in units:
-        blocked = _blocked(plan, metric, unit)
-        if blocked is None:
-            ready.append(unit)
-        else:
-            unit.store(metric.id, aliases.get(metric.id), blocked)
-    if not ready:
+def _row_scores(combined: dict[str, list[Score]], encoded: dict[str, list[Any]]) -> Iterator[dict[str, Any]]:
+    """Each record's scores in their JSON form, by metric id (with the journalled corpus states)."""
+    to_dict = Score.to_dict
+    ids = list(combined)
+    if len(ids) == 1 and not encoded:
+        metric_id = ids[0]
+        for score in combined[metric_id]:
+            yield {metric_id: to_dict(score)}
         return
+    for k, record_scores in enumerate(zip(*combined.values())):
+        row_scores = dict(zip(ids, map(to_dict, record_scores)))
+        for metric_id, journalled in encoded.items():
+            if journalled[k] is not None:
+                row_scores[metric_id]["state"] = journalled[k]
+        yield row_scores
+
+
+def _record_states(metric: CorpusMetric[Any], units: Units, states: list[dict[str, Any]]) -> list[Any]:
+    """Each record's corpus state (its rollouts' merged) into ``states``; the journal form of each."""
+    unit_states = units.states.get(metric.id)
+    if unit_states is None:
+        return [None] * len(states)
+    r = units.rollouts
+    encoded = []
+    for k, record_states in enumerate(states):
+        state = _state(metric, unit_states[k * r:(k + 1) * r])
+        if state is not None:
+            record_states[metric.id] = state
+        encoded.append(None if state is None else metric.encode_state(state))
+    return encoded
+
+
+async def _score_metric(plan: Plan, metric: Metric, units: Units, pool: Executor,
+                        alias: str | None, columns: Any) -> None:
+    blocked = units.blocked(plan.tier_of(metric) is Tier.TRUTH)
+    ready = range(len(units)) if blocked is None else [u for u, why in enumerate(blocked) if why is None]
     runner = runner_for(metric, budget=plan.context.budget, timeout_s=plan.timeout_for(metric),
                         concurrency=plan.options.concurrency, pool=pool,
                         columns=columns if len(ready) == len(units) else None)
-    for unit, score in zip(ready, await runner.run(ready)):
-        unit.store(metric.id, aliases.get(metric.id), score)
-
-
-def _blocked(plan: Plan, metric: Metric, unit: Unit) -> Score | None:
-    """Why ``metric`` cannot run on ``unit`` (the program failed, the gate is closed), or ``None``."""
-    if unit.program_error is not None:
-        return unit.program_error
-    return unit.gate_closed if plan.tier_of(metric) is Tier.TRUTH else None
+    if blocked is None:
+        scores, states = await runner.run(units.examples, units.views)
+    else:  # the blocked units keep why; the others are scored
+        scores, states = list(blocked), None  # type: ignore[arg-type]
+        if ready:
+            ready_scores, ready_states = await runner.run([units.examples[u] for u in ready],
+                                                          [units.views[u] for u in ready])
+            for u, score in zip(ready, ready_scores):
+                scores[u] = score
+            if ready_states is not None:
+                states = [None] * len(units)
+                for u, state in zip(ready, ready_states):
+                    states[u] = state
+    units.store(metric.id, alias, scores)
+    if states is not None:
+        units.states[metric.id] = states
 
 
 # -- predictions ----------------------------------------------------------------------
 
 async def _predict(plan: Plan, records: list[Record], pool: Executor,
-                   program: Callable[..., Any] | None) -> list[list[Unit]]:
+                   program: Callable[..., Any] | None) -> Units:
     if program is None:
-        return [[Unit(r.example, r.prediction)] for r in records]
+        return Units([r.example for r in records], [r.prediction for r in records])
     semaphore = asyncio.Semaphore(plan.options.concurrency)
     loop = asyncio.get_running_loop()
 
-    async def one(record: Record) -> Unit:
+    async def one(record: Record) -> tuple[dict[str, Any], dict[str, Any] | None, Score | None]:
         example = dict(record.example)
         async with semaphore:
             try:
@@ -158,24 +197,25 @@ async def _predict(plan: Plan, records: list[Record], pool: Executor,
                     output = await program(RecordView(example))
                 else:
                     output = await loop.run_in_executor(pool, program, RecordView(example))
-                return Unit(example, as_record(output, role="prediction"))
+                return example, as_record(output, role="prediction"), None
             except KeyboardInterrupt:
                 raise
             except BaseException as exc:  # noqa: BLE001 - a failing program run is this record's error
-                return Unit(example, None, program_error=Score.error(type(exc).__name__, f"program failed: {exc}"))
+                return example, None, Score.error(type(exc).__name__, f"program failed: {exc}")
 
     rollouts = plan.options.rollouts
-    flat = await asyncio.gather(*(one(r) for r in records for _ in range(rollouts)))
-    return [list(flat[i:i + rollouts]) for i in range(0, len(flat), rollouts)]
+    made = await asyncio.gather(*(one(r) for r in records for _ in range(rollouts)))
+    errors = [error for _, _, error in made]
+    return Units([e for e, _, _ in made], [p for _, p, _ in made], rollouts,
+                 errors if any(e is not None for e in errors) else None)
 
 
 # -- rollouts and the gate ------------------------------------------------------------
 
-def _combine(plan: Plan, metric: Metric, rollouts: list[Unit]) -> Score:
-    """The record's score for ``metric``: the rollouts aggregated (``aggregate_by``)."""
-    if len(rollouts) == 1:
-        return rollouts[0].scores.get(metric.id) or _NOT_RUN
-    scores = [u.scores.get(metric.id) or _NOT_RUN for u in rollouts]
+def _combine(plan: Plan, scores: list[Score]) -> Score:
+    """A record's score of one metric: its rollouts' scores aggregated (``aggregate_by``)."""
+    if len(scores) == 1:
+        return scores[0]
     ok = [s for s in scores if s.ok and s.value is not None]
     if not ok:
         return scores[0]
@@ -188,20 +228,22 @@ def _combine(plan: Plan, metric: Metric, rollouts: list[Unit]) -> Score:
     )
 
 
-def _state(metric: CorpusMetric[Any], rollouts: list[Unit]) -> Any:
-    states = [u.states[metric.id] for u in rollouts if u.states and metric.id in u.states]
+def _state(metric: CorpusMetric[Any], states: list[Any]) -> Any:
+    states = [state for state in states if state is not None]
     if not states:
         return None
     return states[0] if len(states) == 1 else metric.merge(states)
 
 
-def _gate(plan: Plan, units: list[list[Unit]]) -> list[dict[str, Any]]:
+def _gate(plan: Plan, units: Units) -> list[dict[str, Any]]:
     """Open or close the threshold gate of each record on its proxy score (rollouts aggregated)."""
     threshold = plan.options.threshold
     proxies = plan.tier(Tier.PROXY)
     decisions = []
-    for rollouts in units:
-        values = [s.value for s in (_combine(plan, m, rollouts) for m in proxies) if s.ok and s.value is not None]
+    closed_units: list[Score | None] = []
+    for k in range(len(units) // units.rollouts):
+        values = [s.value for s in (_combine(plan, units.of_record(m.id, k)) for m in proxies)
+                  if s.ok and s.value is not None]
         proxy_score = sum(values) / len(values) if values else None
         passed = not proxies or (proxy_score is not None and proxy_score >= threshold)
         closed = None
@@ -211,9 +253,9 @@ def _gate(plan: Plan, units: list[list[Unit]]) -> list[dict[str, Any]]:
                 gate="threshold", proxy_score=proxy_score,
             ) if proxy_score is not None else Score.skipped(
                 "no proxy metric produced a score, so the threshold gate is closed", gate="threshold")
-        for unit in rollouts:
-            unit.gate_closed = closed
+        closed_units.extend([closed] * units.rollouts)
         decisions.append({"proxy_score": proxy_score, "passed": passed})
+    units.gate_closed = closed_units if any(c is not None for c in closed_units) else None
     return decisions
 
 
