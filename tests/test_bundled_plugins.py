@@ -40,15 +40,6 @@ def test_describe_every_metric(evalcore_cli):
         assert described["key"] == entry["key"]
 
 
-def test_describe_a_metric_whose_parameter_has_no_default(evalcore_cli):
-    """``outcome/sandbox`` needs ``command`` to score, not to be described; a wrong parameter still fails."""
-    described = json.loads(evalcore_cli("describe", "outcome/sandbox", "--json").stdout)
-    assert described["id"] == "outcome/sandbox"
-    assert any(p["name"] == "command" and p["required"] for p in described["params"])
-    wrong = evalcore_cli("describe", "outcome/sandbox(nope=1)")
-    assert wrong.returncode == 2 and "has no parameter 'nope'" in wrong.stderr
-
-
 @pytest.mark.parametrize("family", ["retrieval"])
 def test_list_by_family(evalcore_cli, family):
     listed = json.loads(evalcore_cli("list", "--family", family, "--json").stdout)

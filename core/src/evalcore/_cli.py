@@ -170,13 +170,7 @@ def describe(ctx: click.Context, metric_id: str, as_json: bool) -> None:
 
     info, params = _registry(ctx).resolve(metric_id)
     data = info.to_dict()
-    required = [p.name for p in info.spec.params if p.required and p.name not in params]
-    if required:  # described without them: the given ones are still checked
-        for name, value in params.items():
-            info.spec.param(name).coerce(value, info.spec.key)
-        data["id"] = info.spec.key
-    else:
-        data["id"] = canonical_id(info.spec, info.spec.bind_params(params))
+    data["id"] = canonical_id(info.spec, info.spec.bind_params(params))
     if as_json:
         _echo_json(data)
         return
