@@ -90,22 +90,46 @@ def bootstrap_interval(
     not grow with the number of values. Otherwise indices are drawn in blocks of bounded
     memory.
     """
-    if values.size == 0 or n_boot == 0:
-        return None
-    rng = np.random.default_rng(seed)
-    distinct, counts = np.unique(values, return_counts=True)
-    if distinct.size <= max(64, values.size // 8):
-        draws = rng.multinomial(values.size, counts / values.size, size=n_boot)
-        means = draws @ distinct / values.size
-    else:
-        means = np.empty(n_boot)
-        block = max(1, _BOOTSTRAP_BLOCK // values.size)
+    return bootstrap_intervals([values], seed=seed, n_boot=n_boot, confidence=confidence)[0]
+
+
+def bootstrap_intervals(
+    samples: Sequence[np.ndarray], *, seed: int, n_boot: int = 1000, confidence: float = 0.95,
+) -> list[tuple[float, float] | None]:
+    """:func:`bootstrap_interval` of each array, the same numbers as one call per array.
+
+    Each array's resamples start from ``seed``, so arrays of one size that need index draws
+    (many distinct values: the metrics of one run, scored on the same records) are resampled
+    with the same indices: they are drawn once per block for all of them.
+    """
+    bounds = [(1.0 - confidence) / 2.0, 1.0 - (1.0 - confidence) / 2.0]
+    means: list[np.ndarray | None] = [None] * len(samples)
+    by_size: dict[int, list[int]] = {}
+    for k, values in enumerate(samples):
+        if values.size == 0 or n_boot == 0:
+            continue
+        distinct, counts = np.unique(values, return_counts=True)
+        if distinct.size <= max(64, values.size // 8):
+            draws = np.random.default_rng(seed).multinomial(values.size, counts / values.size, size=n_boot)
+            means[k] = draws @ distinct / values.size
+        else:
+            by_size.setdefault(values.size, []).append(k)
+    for size, members in by_size.items():
+        rng = np.random.default_rng(seed)
+        group = {k: np.empty(n_boot) for k in members}
+        block = max(1, _BOOTSTRAP_BLOCK // size)
         for start in range(0, n_boot, block):
             stop = min(start + block, n_boot)
-            idx = rng.integers(0, values.size, size=(stop - start, values.size))
-            means[start:stop] = values[idx].mean(axis=1)
-    alpha = (1.0 - confidence) / 2.0
-    low, high = np.quantile(means, [alpha, 1.0 - alpha])
+            idx = rng.integers(0, size, size=(stop - start, size))
+            for k, out in group.items():
+                out[start:stop] = samples[k][idx].mean(axis=1)
+        for k, out in group.items():
+            means[k] = out
+    return [None if m is None else _interval(np.quantile(m, bounds)) for m in means]
+
+
+def _interval(quantiles: np.ndarray) -> tuple[float, float]:
+    low, high = quantiles
     return float(low), float(high)
 
 

@@ -11,7 +11,7 @@ import numpy as np
 from ._metric import CorpusMetric, Metric
 from ._result import Status
 from ._spec import aggregate_values
-from ._stats import bootstrap_interval, corpus_bootstrap, standard_error
+from ._stats import bootstrap_intervals, corpus_bootstrap, standard_error
 
 
 @attrs.frozen
@@ -46,15 +46,47 @@ class MetricSummary:
         return data
 
 
-def summarise(
-    metric: Metric, values: np.ndarray, status: np.ndarray, *, cost_msats: int,
-    states: Sequence[Any] = (), failure_score: float | None, seed: int, n_boot: int, confidence: float,
-) -> MetricSummary:
-    """Summarise one metric from its per-record values and statuses in input order.
+@attrs.frozen
+class MetricTally:
+    """What :func:`summarise_all` needs of one metric: its per-record values and statuses in
+    input order (``status`` 0 ok, 1 skipped, 2 error, 3 skipped for the budget; ``values``
+    NaN where not ok), its cost, and the corpus states of a corpus metric."""
 
-    ``status`` holds 0 (ok), 1 (skipped), 2 (error) and 3 (skipped for the budget);
-    ``values`` is NaN where the status is not ok. Corpus metrics also pass their states.
-    """
+    metric: Metric
+    values: np.ndarray
+    status: np.ndarray
+    cost_msats: int = 0
+    states: Sequence[Any] = ()
+
+
+def summarise_all(
+    tallies: Sequence[MetricTally], *, failure_score: float | None, seed: int, n_boot: int, confidence: float,
+) -> list[MetricSummary]:
+    """Summarise each metric; the bootstrap intervals of the means are drawn together
+    (:func:`bootstrap_intervals`: the same numbers as one metric at a time, fewer draws)."""
+    scored = [_scored(t, failure_score) for t in tallies]
+    means = [k for k, t in enumerate(tallies)
+             if not isinstance(t.metric, CorpusMetric) and getattr(t.metric.spec, "aggregate", "mean") == "mean"]
+    intervals = dict(zip(means, bootstrap_intervals([scored[k] for k in means], seed=seed, n_boot=n_boot,
+                                                    confidence=confidence)))
+    return [_summary(t, scored[k], intervals.get(k), seed=seed, n_boot=n_boot, confidence=confidence)
+            for k, t in enumerate(tallies)]
+
+
+def _scored(tally: MetricTally, failure_score: float | None) -> np.ndarray:
+    """The values a mean is taken over: the ok ones, and ``failure_score`` for each error."""
+    array = tally.values[tally.status == 0]
+    n_errors = int((tally.status == 2).sum())
+    if failure_score is not None and n_errors:
+        array = np.concatenate([array, np.full(n_errors, float(failure_score))])
+    return array
+
+
+def _summary(
+    tally: MetricTally, array: np.ndarray, ci: tuple[float, float] | None, *,
+    seed: int, n_boot: int, confidence: float,
+) -> MetricSummary:
+    metric, status = tally.metric, tally.status
     n_budget = int((status == 3).sum())
     n_errors = int((status == 2).sum())
     usage = metric.usage_summary()
@@ -64,14 +96,11 @@ def summarise(
         "distribution_version": metric.origin.version,
         "direction": metric.spec.direction.value, "granularity": metric.spec.granularity.value,
         "n_skipped": int((status == 1).sum()) + n_budget, "n_errors": n_errors, "n_budget_skipped": n_budget,
-        "cost_msats": int(cost_msats),
+        "cost_msats": int(tally.cost_msats),
         "details": {"usage": usage} if usage else {},
     }
     if isinstance(metric, CorpusMetric):
-        return _corpus_summary(metric, list(states), base, seed=seed, n_boot=n_boot, confidence=confidence)
-    array = values[status == 0]
-    if failure_score is not None and n_errors:
-        array = np.concatenate([array, np.full(n_errors, float(failure_score))])
+        return _corpus_summary(metric, list(tally.states), base, seed=seed, n_boot=n_boot, confidence=confidence)
     how = getattr(metric.spec, "aggregate", "mean")
     if how != "mean":  # a sum (trec_eval's num_*) or a geometric mean (gm_*): no interval of a mean
         base["details"] = {**base["details"], "aggregate": how}
@@ -79,9 +108,7 @@ def summarise(
                              ci=None, **base)
     return MetricSummary(
         value=float(array.mean()) if array.size else None, n=int(array.size),
-        stderr=standard_error(array),
-        ci=bootstrap_interval(array, seed=seed, n_boot=n_boot, confidence=confidence),
-        **base,
+        stderr=standard_error(array), ci=ci, **base,
     )
 
 

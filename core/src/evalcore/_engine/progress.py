@@ -51,12 +51,12 @@ class RunProgress:
             self._bar.update(self._scored, rate=f"{speed:,.0f}/s" if speed else "",
                              errors=f"errors: {errors}" if errors else "")
 
-    def summarising(self, metric_id: str) -> None:
+    def summarising(self, what: str) -> None:
         if self._bar is not None:
             if self._summary is None:
                 self._bar.update(self._read, total=self._bar.tasks[self._read].completed)
                 self._summary = self._bar.add_task("summarising", total=None, rate="", errors="")
-            self._bar.update(self._summary, description=f"summarising {metric_id}")
+            self._bar.update(self._summary, description=f"summarising {what}")
 
     def stop(self) -> None:
         if self._bar is not None:

@@ -16,7 +16,7 @@ from typing import Any
 
 from .._errors import InputError
 from .._output import write_csv, write_json
-from .._summary import MetricSummary, summarise
+from .._summary import MetricSummary, MetricTally, summarise_all
 from .._version import __version__
 from .accumulate import Tally
 from .chunk import Chunk, Source
@@ -161,16 +161,14 @@ class Run:
         }
 
     def _summaries(self) -> dict[str, MetricSummary]:
-        summaries = {}
-        for metric_id, tally in self.tally.metrics.items():
-            self.progress.summarising(metric_id)
+        tallies = []
+        for tally in self.tally.metrics.values():
             values, status = tally.ordered()
-            summaries[metric_id] = summarise(
-                tally.metric, values, status, cost_msats=tally.cost_msats, states=tally.ordered_states(),
-                failure_score=self.options.failure_score, seed=self.options.seed, n_boot=self.options.n_boot,
-                confidence=self.options.confidence,
-            )
-        return summaries
+            tallies.append(MetricTally(tally.metric, values, status, tally.cost_msats, tally.ordered_states()))
+        self.progress.summarising(f"{len(tallies)} metrics" if len(tallies) != 1 else next(iter(self.tally.metrics)))
+        summaries = summarise_all(tallies, failure_score=self.options.failure_score, seed=self.options.seed,
+                                  n_boot=self.options.n_boot, confidence=self.options.confidence)
+        return dict(zip(self.tally.metrics, summaries))
 
     def _result(self, rows: Rows) -> EvaluationResult:
         if not self.tally.n_records and self.rejected and not self.stopped:

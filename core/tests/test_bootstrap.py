@@ -1,0 +1,44 @@
+"""Bootstrap intervals of means: several metrics' intervals drawn together equal one at a time."""
+
+import numpy as np
+import pytest
+from evalcore._stats import _BOOTSTRAP_BLOCK, bootstrap_interval, bootstrap_intervals
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+
+def by_index_draws(values: np.ndarray, seed: int, n_boot: int, confidence: float) -> tuple[float, float]:
+    """The percentile bootstrap by definition: resamples of indices, blocks as the library draws them."""
+    rng = np.random.default_rng(seed)
+    block = max(1, _BOOTSTRAP_BLOCK // values.size)
+    means = np.concatenate([
+        values[rng.integers(0, values.size, size=(min(block, n_boot - start), values.size))].mean(axis=1)
+        for start in range(0, n_boot, block)
+    ])
+    alpha = (1 - confidence) / 2
+    low, high = np.quantile(means, [alpha, 1 - alpha])
+    return float(low), float(high)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from([300, 300, 300, 1000]), st.booleans()), min_size=1, max_size=5),
+       st.integers(0, 2**31), st.sampled_from([0.9, 0.95]))
+def test_intervals_drawn_together_equal_one_at_a_time(shapes, seed, confidence):
+    rng = np.random.default_rng(seed)
+    # continuous values need index draws; pass/fail values take the multinomial way
+    samples = [rng.random(size) if continuous else rng.integers(0, 2, size).astype(float)
+               for size, continuous in shapes]
+    together = bootstrap_intervals(samples, seed=7, n_boot=200, confidence=confidence)
+    alone = [bootstrap_interval(values, seed=7, n_boot=200, confidence=confidence) for values in samples]
+    assert together == alone
+    for values, interval, (_, continuous) in zip(samples, together, shapes):
+        if continuous:
+            assert interval == by_index_draws(values, 7, 200, confidence)
+
+
+def test_an_interval_covers_the_mean_and_nothing_scored_has_none():
+    values = np.random.default_rng(3).normal(0.5, 0.1, 5000)
+    low, high = bootstrap_interval(values, seed=0)
+    assert low < values.mean() < high
+    assert high - low == pytest.approx(2 * 1.96 * values.std() / np.sqrt(values.size), rel=0.15)
+    assert bootstrap_intervals([np.array([]), values], seed=0)[0] is None
