@@ -21,7 +21,7 @@ def by_index_draws(values: np.ndarray, seed: int, n_boot: int, confidence: float
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.lists(st.tuples(st.sampled_from([300, 300, 300, 1000]), st.booleans()), min_size=1, max_size=5),
+@given(st.lists(st.tuples(st.sampled_from([300, 300, 300, 1000]), st.booleans()), min_size=1, max_size=9),
        st.integers(0, 2**31), st.sampled_from([0.9, 0.95]))
 def test_intervals_drawn_together_equal_one_at_a_time(shapes, seed, confidence):
     rng = np.random.default_rng(seed)
@@ -30,8 +30,9 @@ def test_intervals_drawn_together_equal_one_at_a_time(shapes, seed, confidence):
                for size, continuous in shapes]
     together = bootstrap_intervals(samples, seed=7, n_boot=200, confidence=confidence)
     alone = [bootstrap_interval(values, seed=7, n_boot=200, confidence=confidence) for values in samples]
-    assert together == alone
-    for values, interval, (_, continuous) in zip(samples, together, shapes):
+    for interval, expected in zip(together, alone):  # many of one size: a matrix product's rounding
+        assert interval == pytest.approx(expected, rel=1e-12, abs=1e-15)
+    for values, interval, (_, continuous) in zip(samples, alone, shapes):
         if continuous:
             assert interval == by_index_draws(values, 7, 200, confidence)
 

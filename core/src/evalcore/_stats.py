@@ -10,6 +10,7 @@ import numpy as np
 
 AggregateMethod = Literal["mean", "median", "min", "max", "trimmed_mean"]
 _BOOTSTRAP_BLOCK = 1 << 22  # indices drawn at a time (32 MiB)
+_INDEXED_ARRAYS = 3  # more arrays of one size are resampled through draw counts and a matrix product
 
 
 def aggregate(values: Sequence[float], method: AggregateMethod = "mean", *, trim: float = 0.1) -> float:
@@ -96,7 +97,8 @@ def bootstrap_interval(
 def bootstrap_intervals(
     samples: Sequence[np.ndarray], *, seed: int, n_boot: int = 1000, confidence: float = 0.95,
 ) -> list[tuple[float, float] | None]:
-    """:func:`bootstrap_interval` of each array, the same numbers as one call per array.
+    """:func:`bootstrap_interval` of each array: the same numbers as one call per array
+    (up to rounding in the last bits when more than three arrays share a size).
 
     Each array's resamples start from ``seed``, so arrays of one size that need index draws
     (many distinct values: the metrics of one run, scored on the same records) are resampled
@@ -114,18 +116,36 @@ def bootstrap_intervals(
             means[k] = draws @ distinct / values.size
         else:
             by_size.setdefault(values.size, []).append(k)
-    for size, members in by_size.items():
-        rng = np.random.default_rng(seed)
-        group = {k: np.empty(n_boot) for k in members}
-        block = max(1, _BOOTSTRAP_BLOCK // size)
-        for start in range(0, n_boot, block):
-            stop = min(start + block, n_boot)
-            idx = rng.integers(0, size, size=(stop - start, size))
-            for k, out in group.items():
-                out[start:stop] = samples[k][idx].mean(axis=1)
-        for k, out in group.items():
-            means[k] = out
+    for members in by_size.values():
+        group = _resampled_means([samples[k] for k in members], seed, n_boot)
+        for column, k in enumerate(members):
+            means[k] = group[:, column]
     return [None if m is None else _interval(np.quantile(m, bounds)) for m in means]
+
+
+def _resampled_means(arrays: Sequence[np.ndarray], seed: int, n_boot: int) -> np.ndarray:
+    """Each array's mean in ``n_boot`` resamples of its positions (the same positions for all).
+
+    A few arrays are resampled by indexing; for more, a block of resamples becomes a matrix of
+    how often each position is drawn, and all arrays' resampled sums are one matrix product
+    (equal to indexing up to rounding in the last bits).
+    """
+    size = arrays[0].size
+    rng = np.random.default_rng(seed)
+    out = np.empty((n_boot, len(arrays)))
+    stacked = np.column_stack(arrays) if len(arrays) > _INDEXED_ARRAYS else None
+    block = max(1, _BOOTSTRAP_BLOCK // size)
+    for start in range(0, n_boot, block):
+        stop = min(start + block, n_boot)
+        idx = rng.integers(0, size, size=(stop - start, size))
+        if stacked is None:
+            for column, values in enumerate(arrays):
+                out[start:stop, column] = values[idx].mean(axis=1)
+            continue
+        idx += np.arange(stop - start)[:, None] * size  # resample r counts positions r*size ...
+        counts = np.bincount(idx.ravel(), minlength=(stop - start) * size).reshape(stop - start, size)
+        out[start:stop] = counts @ stacked / size
+    return out
 
 
 def _interval(quantiles: np.ndarray) -> tuple[float, float]:
