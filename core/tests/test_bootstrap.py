@@ -43,3 +43,13 @@ def test_an_interval_covers_the_mean_and_nothing_scored_has_none():
     assert low < values.mean() < high
     assert high - low == pytest.approx(2 * 1.96 * values.std() / np.sqrt(values.size), rel=0.15)
     assert bootstrap_intervals([np.array([]), values], seed=0)[0] is None
+
+
+@pytest.mark.parametrize("levels", [2, 11, 150])
+def test_few_distinct_values_resampled_by_counts_match_index_draws(levels):
+    """The multinomial over distinct values draws the same distribution of means as indices do."""
+    values = np.random.default_rng(levels).integers(0, levels, 20_000) / levels
+    by_counts = bootstrap_interval(values, seed=1, n_boot=4000)
+    by_indices = by_index_draws(values, 2, 4000, 0.95)
+    assert by_counts != by_indices  # two ways, two sets of draws
+    assert by_counts == pytest.approx(by_indices, abs=0.1 * (by_indices[1] - by_indices[0]))

@@ -111,7 +111,7 @@ def bootstrap_intervals(
         if values.size == 0 or n_boot == 0:
             continue
         distinct, counts = np.unique(values, return_counts=True)
-        if distinct.size <= max(64, values.size // 8):
+        if distinct.size <= max(64, values.size // 64):  # cheaper than index draws, even shared ones
             draws = np.random.default_rng(seed).multinomial(values.size, counts / values.size, size=n_boot)
             means[k] = draws @ distinct / values.size
         else:

@@ -25,7 +25,7 @@ from .._spec import Tier
 from .._stats import aggregate, describe_values
 from .accumulate import Column
 from .chunk import Chunk
-from .journal import encode_row, encode_rows
+from .journal import encode_row
 from .plan import Plan
 from .runners import runner_for
 from .units import Units
@@ -82,17 +82,26 @@ async def _score_columns(plan: Plan, chunk: Chunk, pool: Executor) -> ChunkResul
     """The fast path of columnar readers: every metric over the whole chunk, no per-sample objects."""
     loop = asyncio.get_running_loop()
     results = [await loop.run_in_executor(pool, m.score_columns, chunk.columns) for m in plan.metrics]
-    ids = chunk.columns.ids
-    rows: list[dict[str, Any]] = [{"id": i, "i": p, "scores": {}} for i, p in zip(ids, chunk.positions)]
-    columns = {}
+    columns, fragments = {}, []
     for metric, result in zip(plan.metrics, results):
         column = columns[metric.id] = Column.from_values(result.values, result.skipped)
-        metric_id = metric.id
-        for row, value in zip(rows, column.values.tolist()):
-            row["scores"][metric_id] = {"value": value, "status": "ok"}
-        for index, reason in result.skipped.items():
-            rows[index]["scores"][metric_id] = {"value": None, "status": "skipped", "reason": reason}
-    return ChunkResult(chunk.index, list(chunk.positions), encode_rows(rows), [{}] * len(rows), 0, columns)
+        fragments.append(_score_fragments(metric.id, column.values.tolist(), result.skipped))
+    lines = bytearray()
+    for record_id, position, scores in zip(chunk.columns.ids, chunk.positions, zip(*fragments)):
+        # the bytes encode_row gives for {"id": …, "i": …, "scores": {…}}, built without the dicts
+        lines += encode_row({"id": record_id, "i": position})[:-2]
+        lines += b',"scores":{' + b",".join(scores) + b"}}\n"
+    return ChunkResult(chunk.index, list(chunk.positions), lines, [{}] * len(chunk.positions), 0, columns)
+
+
+def _score_fragments(metric_id: str, values: list[float], skipped: dict[int, str]) -> list[bytes]:
+    """Each record's ``"metric_id":{score}`` JSON for one metric (``values`` NaN where skipped)."""
+    key = encode_row(metric_id)[:-1]
+    encoded = encode_row(values)[1:-2].split(b",") if values else []
+    fragments = [b"%s:{\"value\":%s,\"status\":\"ok\"}" % (key, value) for value in encoded]
+    for index, reason in skipped.items():
+        fragments[index] = key + b":" + encode_row({"value": None, "status": "skipped", "reason": reason})[:-1]
+    return fragments
 
 
 def _result(plan: Plan, chunk: Chunk, units: Units, gate: list[dict[str, Any]] | None) -> ChunkResult:
