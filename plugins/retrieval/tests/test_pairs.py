@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pyarrow as pa
 import pytest
@@ -14,7 +12,6 @@ from evalcore_retrieval._trec_lines import Layout
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-REFERENCE = Path(__file__).resolve().parents[3].parent / "shared" / "reference" / "trec_eval"
 DOCS = st.text(alphabet="abcé", min_size=1, max_size=3)
 
 
@@ -89,9 +86,9 @@ def test_equal_strings_hash_alike_and_bytes_past_the_end_do_not_count():
 
 
 @pytest.mark.parametrize("ties", ["trec", "input"])
-def test_files_read_both_ways_give_the_same_rankings(monkeypatch, ties):
+def test_files_read_both_ways_give_the_same_rankings(monkeypatch, ties, trec_reference):
     def rankings():
-        return read_trec(REFERENCE / "qrels.test", REFERENCE / "results.test").rankings(ties)
+        return read_trec(trec_reference / "qrels.test", trec_reference / "results.test").rankings(ties)
 
     hashed = rankings()
     monkeypatch.setattr(_pairs, "_match_hashed", lambda *args: None)  # as after a collision
