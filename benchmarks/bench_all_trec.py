@@ -177,7 +177,8 @@ def main() -> None:
             for job in jobs:
                 results[job].append(measure(*job, qrels, run, scratch))
         for path in paths:
-            reference = results[("files" if path == "cli" else path, "pytrec_eval")]
+            shared_reference = path == "cli" and "files" in paths  # pytrec_eval on the files, run once
+            reference = results[("files" if shared_reference else path, "pytrec_eval")]
             for contender in PATHS[path]:
                 runs = reference if contender == "pytrec_eval" else results[(path, contender)]
                 times, cpu = [r["seconds"] for r in runs], min(r["cpu"] for r in runs)
