@@ -12,6 +12,7 @@ from evalcore_retrieval._api import resolve
 from evalcore_retrieval._trec_lines import RUN, read_columns, read_slowly
 
 REFERENCE = Path(__file__).resolve().parents[3].parent / "shared" / "reference" / "trec_eval"
+pytestmark = pytest.mark.usefixtures("trec_reader")  # every test with each reader
 QRELS = "q1 0 a 1\nq1 0 b 0\nq3 0 c 2\n"
 RUN_TEXT = "q1 Q0 a 1 0.5 t\nq1 Q0 b 2 0.9 t\nq2 Q0 z 1 1.0 t\n"
 
@@ -128,7 +129,8 @@ def test_fast_and_line_by_line_readers_agree_on_the_reference_run():
         pytest.skip(f"trec_eval reference data not found at {REFERENCE}")
     body = (REFERENCE / "results.test").read_bytes()
     fast, slow = read_columns(body, "run", RUN), read_slowly(body, "run", RUN)
-    assert fast.qid.equals(slow.qid) and fast.docno.equals(slow.docno)
+    assert fast.qids == slow.qids and np.array_equal(fast.query, slow.query)
+    assert fast.docno.to_pylist() == slow.docno.to_pylist()
     assert np.array_equal(fast.value, slow.value)
 
 

@@ -15,7 +15,7 @@ import pyarrow.compute as pc
 from evalcore.plugin import InputError
 
 from ._trec import TrecData, build
-from ._trec_lines import QRELS, RUN, Columns, Layout
+from ._trec_lines import QRELS, RUN, Columns, Layout, columns_of
 
 
 def trec_data_from_columns(qrels: Any, run: Any) -> TrecData:
@@ -24,7 +24,7 @@ def trec_data_from_columns(qrels: Any, run: Any) -> TrecData:
 
     def duplicate(layout: Layout, row: int) -> InputError:
         table = columns[layout.kind]
-        qid, docno = table.qid[row].as_py(), table.docno[row].as_py()
+        qid, docno = table.qid(row), table.docno[row].as_py()
         return InputError(f"document {docno!r} appears twice in query {qid!r}", source=layout.kind,
                           field=f"row {row}")
 
@@ -41,7 +41,7 @@ def _columns(table: Any, layout: Layout) -> Columns:
                          source=layout.kind)
     if not len(value):
         raise InputError(f"no rows (expected columns {', '.join(names)})", source=layout.kind)
-    return Columns(qid, docno, value)
+    return columns_of(qid, docno, value)
 
 
 def _arrays(table: Any, names: tuple[str, ...], kind: str) -> dict[str, Any]:

@@ -1,6 +1,7 @@
-"""Exact (query, document) identity across a qrels and a run: duplicates, and the run line of each judgement.
+"""Exact (query, document) identity across a qrels and a run: duplicates, and the grade of each run line.
 
-Each document id is hashed (64 bits, vectorised over the bytes of the ids) and a pair
+The compiled scanner (:mod:`._compiled`) compares the document ids' bytes in a small hash
+table per query. Without it, each document id is hashed (64 bits, vectorised over the bytes of the ids) and a pair
 becomes one integer, the query in the high bits and the hash below; every pair the hashes
 match is then confirmed on the strings, so the result is exact. On a hash collision (or
 when too few bits are left for the hash) one dictionary of the document ids of both files
@@ -19,6 +20,7 @@ import pyarrow.compute as pc
 from evalcore.plugin import InputError
 from numpy.lib.stride_tricks import as_strided
 
+from . import _compiled
 from ._ranking import offsets_of
 from ._trec_lines import QRELS, RUN, Layout
 
@@ -34,6 +36,40 @@ class Side:
 
     query: np.ndarray  # int64, per line
     docno: pa.ChunkedArray
+
+
+def judge(qrels: Side, grades: np.ndarray, run: Side, n_queries: int, duplicate: Duplicate) -> np.ndarray:
+    """The grade (float64) of each run line's judgement, NaN where the pair is not judged.
+
+    ``grades`` are the qrels lines' grades. Raises ``duplicate(layout, row)`` for the first
+    line (in file order) that repeats a pair of its file, the qrels' first.
+    """
+    if _compiled.scanner is None:
+        run_lines, judged_lines = match(qrels, run, n_queries, duplicate)
+        out = np.full(len(run.query), np.nan)
+        out[run_lines] = grades[judged_lines]
+        return out
+    out, qrels_repeat, run_repeat = _compiled.scanner.judge(
+        n_queries, _int64(qrels.query), *_string_buffers(qrels.docno), np.ascontiguousarray(grades, np.float64),
+        _int64(run.query), *_string_buffers(run.docno))
+    if qrels_repeat >= 0:
+        raise duplicate(QRELS, qrels_repeat)
+    if run_repeat >= 0:
+        raise duplicate(RUN, run_repeat)
+    return np.frombuffer(out, np.float64)
+
+
+def _int64(values: np.ndarray) -> np.ndarray:
+    return np.ascontiguousarray(values, np.int64)
+
+
+def _string_buffers(strings: pa.ChunkedArray) -> tuple[np.ndarray, pa.Buffer | bytes]:
+    """The int64 offsets (one per string and one more) and the bytes of a (large) string column."""
+    array = strings.combine_chunks() if strings.num_chunks != 1 else strings.chunk(0)
+    kind = np.int64 if pa.types.is_large_string(array.type) else np.int32
+    _, offsets, data = array.buffers()
+    starts = np.frombuffer(offsets, kind)[array.offset:array.offset + len(array) + 1]
+    return np.ascontiguousarray(starts, np.int64), (b"" if data is None else data)
 
 
 def match(qrels: Side, run: Side, n_queries: int, duplicate: Duplicate) -> tuple[np.ndarray, np.ndarray]:

@@ -78,7 +78,8 @@ class SubtopicSource:
             name, data = file_bytes(self.run)
             columns = read_columns(data, name, RUN)
             ranked: dict[str, list[dict[str, Any]]] = {}
-            for qid, docno, score in zip(columns.qid.to_pylist(), columns.docno.to_pylist(), columns.value.tolist()):
+            line_qids = [columns.qids[q] for q in columns.query.tolist()]
+            for qid, docno, score in zip(line_qids, columns.docno.to_pylist(), columns.value.tolist()):
                 ranked.setdefault(qid, []).append({"doc_id": docno, "score": score})
             qids = [q for q in ranked if q in judged] + [q for q in judged if q not in ranked]
             self._records = [

@@ -12,11 +12,10 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 from evalcore.plugin import InputError
 
 from ._order import positions
-from ._pairs import Side, match
+from ._pairs import Side, judge
 from ._ranking import Rankings, offsets_of
 from ._trec_lines import QRELS, RUN, Columns, Layout, file_bytes, first_error, read_columns
 
@@ -165,8 +164,8 @@ def build(qrels: Columns, run: Columns, duplicate: Callable[[Layout, int], Input
 
     ``duplicate(layout, row)`` is the error for row ``row`` repeating a (query, document) pair.
     """
-    qrels_code, qrels_qids = _factorize(qrels.qid)
-    run_code, run_qids = _factorize(run.qid)
+    qrels_code, qrels_qids = qrels.query, qrels.qids
+    run_code, run_qids = run.query, run.qids
     judged, in_run = set(qrels_qids), set(run_qids)
     qids = [q for q in run_qids if q in judged] + [q for q in qrels_qids if q not in in_run]
     # queries only in the run come after qids: they are checked, not scored
@@ -174,11 +173,7 @@ def build(qrels: Columns, run: Columns, duplicate: Callable[[Layout, int], Input
     run_query = np.array([index[q] for q in run_qids], dtype=np.int64)[run_code]
     qrels_query = np.array([index[q] for q in qrels_qids], dtype=np.int64)[qrels_code]
 
-    run_lines, judged_lines = match(Side(qrels_query, qrels.docno), Side(run_query, run.docno), len(index),
-                                    duplicate)
-    grades = np.full(len(run), np.nan)  # NaN: not judged
-    grades[run_lines] = qrels.value[judged_lines]
-    del run_lines, judged_lines
+    grades = judge(Side(qrels_query, qrels.docno), qrels.value, Side(run_query, run.docno), len(index), duplicate)
 
     scored: slice | np.ndarray = slice(None)
     rows = np.arange(len(run))
@@ -192,21 +187,6 @@ def build(qrels: Columns, run: Columns, duplicate: Callable[[Layout, int], Input
     data = TrecData(qids, present, (qrels, judged_entries), (run, ranked), grades, len(in_run - judged),
                     sources or {}, max_docs)
     return data if max_docs is None else _cap(data, max_docs)
-
-
-def _factorize(strings: pa.Array) -> tuple[np.ndarray, list[str]]:
-    """Codes (int64, in first-appearance order) and the distinct values of ``strings``.
-
-    Files are grouped by query, so only the first line of each group is looked up.
-    """
-    if len(strings) == 0:
-        return np.zeros(0, dtype=np.int64), []
-    starts = np.concatenate([[0], np.flatnonzero(pc.not_equal(strings[1:], strings[:-1]).to_numpy(
-        zero_copy_only=False)) + 1])
-    heads = strings.take(pa.array(starts)).to_pylist()
-    codes: dict[str, int] = {}
-    head_codes = np.fromiter((codes.setdefault(h, len(codes)) for h in heads), np.int64, len(heads))
-    return np.repeat(head_codes, np.diff(np.append(starts, len(strings)))), list(codes)
 
 
 def _group(query: np.ndarray, n: int, row: np.ndarray, value: np.ndarray) -> tuple[_Entries, np.ndarray | None]:

@@ -6,9 +6,10 @@ The format is trec_eval 10's: fields are separated by ASCII whitespace; qrels li
 ignored). A line whose first field starts with ``#`` is a comment (a ``#`` inside a docno is
 part of the docno); blank lines are skipped; a UTF-8 byte order mark at the start is accepted.
 
-Well-formed files in the usual layout (fields separated by single spaces) go through pyarrow's
-multi-threaded CSV reader. Anything else, and any file the fast reader finds a problem in, is
-read line by line, which accepts every valid layout and raises :class:`InputError` naming
+Files go through the compiled one-pass scanner (:mod:`._compiled`), or where it was not built,
+through pyarrow's multi-threaded CSV reader when their fields are separated by single spaces.
+A file either finds a problem in (or any file in another layout, without the scanner) is read
+line by line, which accepts every valid layout and raises :class:`InputError` naming
 ``file:line`` and the field of the first bad line.
 """
 
@@ -22,8 +23,11 @@ from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.csv as csv
 from evalcore.plugin import InputError
+
+from . import _compiled
 
 _BOM = b"\xef\xbb\xbf"
 _BLOCK_SIZE = 16 << 20
@@ -49,14 +53,39 @@ RUN = Layout("run", ("qid", "Q0", "docno", "rank", "score", "tag"), exact=False,
 
 @dataclass(frozen=True)
 class Columns:
-    """A file's data lines in file order: ``qid`` and ``docno`` (pyarrow strings) and ``value``."""
+    """A file's data lines in file order: each line's query, its ``docno`` and its ``value``."""
 
-    qid: pa.ChunkedArray
-    docno: pa.ChunkedArray
+    query: np.ndarray  # int64 per line: an index into qids
+    qids: list[str]  # the distinct query ids, in order of first appearance
+    docno: pa.ChunkedArray  # (large) strings
     value: np.ndarray  # int64 relevance grades (qrels) or float64 scores (run)
 
     def __len__(self) -> int:
         return len(self.value)
+
+    def qid(self, line: int) -> str:
+        return self.qids[self.query[line]]
+
+
+def columns_of(qid: pa.ChunkedArray, docno: pa.ChunkedArray, value: np.ndarray) -> Columns:
+    """:class:`Columns` from a string column of query ids (one per line)."""
+    query, qids = _factorize(qid)
+    return Columns(query, qids, docno, value)
+
+
+def _factorize(strings: pa.ChunkedArray) -> tuple[np.ndarray, list[str]]:
+    """Codes (int64, in first-appearance order) and the distinct values of ``strings``.
+
+    Files are grouped by query, so only the first line of each group is looked up.
+    """
+    if len(strings) == 0:
+        return np.zeros(0, dtype=np.int64), []
+    starts = np.concatenate([[0], np.flatnonzero(pc.not_equal(strings[1:], strings[:-1]).to_numpy(
+        zero_copy_only=False)) + 1])
+    heads = strings.take(pa.array(starts)).to_pylist()
+    codes: dict[str, int] = {}
+    head_codes = np.fromiter((codes.setdefault(h, len(codes)) for h in heads), np.int64, len(heads))
+    return np.repeat(head_codes, np.diff(np.append(starts, len(strings)))), list(codes)
 
 
 class _Unusual(Exception):
@@ -66,7 +95,7 @@ class _Unusual(Exception):
 def read_columns(data: Buffer, name: str, layout: Layout) -> Columns:
     """The data lines of ``data`` (the bytes of file ``name``) as columns."""
     try:
-        columns = _read_fast(data, layout)
+        columns = _scan(data, layout) if _compiled.scanner else _read_fast(data, layout)
     except _Unusual:
         columns = read_slowly(data, name, layout)
     if not len(columns):
@@ -74,8 +103,12 @@ def read_columns(data: Buffer, name: str, layout: Layout) -> Columns:
     return columns
 
 
-def read_slowly(data: Buffer, name: str, layout: Layout) -> Columns:
-    """Read line by line, checking everything: the reference behaviour, and the error finder."""
+def read_slowly(data: Buffer, name: str, layout: Layout, find_duplicates: bool = False) -> Columns:
+    """Read line by line, checking every line: the reference behaviour, and the error finder.
+
+    A (query, document) pair repeated within the file is an error only with ``find_duplicates``
+    (the readers leave repeats to :func:`._pairs.judge`, after both files' lines are checked).
+    """
     body = bytes(data[len(_BOM):] if data[:len(_BOM)] == _BOM else data)
     width = len(layout.columns)
     integer = layout.kind == "qrels"
@@ -94,16 +127,17 @@ def read_slowly(data: Buffer, name: str, layout: Layout) -> Columns:
         text = [_decode(field, layout.columns[min(i, width - 1)], source) for i, field in enumerate(fields)]
         qid, docno = text[0], text[2]
         value = _integer(text[3], source) if integer else _score(text[4], source)
-        docs = seen.setdefault(qid, set())
-        if docno in docs:
-            raise InputError(f"document {docno!r} appears twice in query {qid!r}", source=source, field="docno")
-        docs.add(docno)
+        if find_duplicates:
+            docs = seen.setdefault(qid, set())
+            if docno in docs:
+                raise InputError(f"document {docno!r} appears twice in query {qid!r}", source=source, field="docno")
+            docs.add(docno)
         qids.append(qid)
         docnos.append(docno)
         values.append(value)
     dtype = np.int64 if integer else np.float64
-    return Columns(pa.chunked_array([pa.array(qids, pa.string())]), pa.chunked_array([pa.array(docnos, pa.string())]),
-                   np.array(values, dtype))
+    return columns_of(pa.chunked_array([pa.array(qids, pa.string())]),
+                      pa.chunked_array([pa.array(docnos, pa.string())]), np.array(values, dtype))
 
 
 def _decode(field: bytes, column: str, source: str) -> str:
@@ -131,6 +165,21 @@ def _score(text: str, source: str) -> float:
     return score
 
 
+def _scan(body: Buffer, layout: Layout) -> Columns:
+    """The compiled scanner's columns; :class:`_Unusual` where it finds a line it does not take."""
+    assert _compiled.scanner is not None
+    scanned = _compiled.scanner.scan(body, layout.kind == "qrels")
+    if scanned is None:
+        raise _Unusual
+    query, qids, offsets, docnos, values, high_bytes = scanned
+    if high_bytes:
+        _check_utf8(body, 0)
+    n = len(query) // 8
+    docno = pa.LargeStringArray.from_buffers(n, pa.py_buffer(offsets), pa.py_buffer(docnos))
+    value_type = np.int64 if layout.kind == "qrels" else np.float64
+    return Columns(np.frombuffer(query, np.int64), qids, pa.chunked_array([docno]), np.frombuffer(values, value_type))
+
+
 def _read_fast(body: Buffer, layout: Layout) -> Columns:
     """pyarrow's CSV reader on single-space separated lines; :class:`_Unusual` for anything else."""
     start = _data_start(body)
@@ -152,7 +201,7 @@ def _read_fast(body: Buffer, layout: Layout) -> Columns:
     values = table.column(value).to_numpy()
     if layout.kind == "run" and not np.isfinite(values).all():
         raise _Unusual
-    return Columns(table.column(qid), table.column(docno), values)
+    return columns_of(table.column(qid), table.column(docno), values)
 
 
 def _check_plain(body: Buffer, start: int) -> None:
@@ -169,10 +218,15 @@ def _check_plain(body: Buffer, start: int) -> None:
         if returns[-1] + 1 == len(octets) or (octets[returns + 1] != ord("\n")).any():
             raise _Unusual  # a lone carriage return separates fields in trec_eval, lines in pyarrow
     if len(octets) and octets.max() >= 0x80:
-        try:
-            codecs.decode(memoryview(body)[start:], "utf-8")
-        except UnicodeDecodeError:
-            raise _Unusual from None
+        _check_utf8(body, start)
+
+
+def _check_utf8(body: Buffer, start: int) -> None:
+    """:class:`_Unusual` unless the bytes from ``start`` on are valid UTF-8."""
+    try:
+        codecs.decode(memoryview(body)[start:], "utf-8")
+    except UnicodeDecodeError:
+        raise _Unusual from None
 
 
 def _data_start(body: Buffer) -> int:
@@ -206,5 +260,5 @@ def file_bytes(path: str | os.PathLike[str]) -> tuple[str, Buffer]:
 
 def first_error(name: str, layout: Layout) -> InputError:
     """The error of the first bad line of file ``name``, found by reading it line by line."""
-    read_slowly(file_bytes(name)[1], name, layout)
+    read_slowly(file_bytes(name)[1], name, layout, find_duplicates=True)
     return InputError(f"the {layout.kind} file changed while it was read", source=name)
