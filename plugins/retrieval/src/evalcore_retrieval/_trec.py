@@ -140,17 +140,17 @@ def read_trec(
     """
     if max_docs is not None and (isinstance(max_docs, bool) or not isinstance(max_docs, int) or max_docs < 1):
         raise InputError(f"max_docs must be a positive integer, got {max_docs!r}", field="max_docs")
-    with ThreadPoolExecutor(max_workers=2) as hashing:
-        sources: dict[str, tuple[str, int, Future[str]]] = {}
-        columns = {}
-        for layout, path in ((QRELS, qrels_path), (RUN, run_path)):
-            name, data = file_bytes(path)
-            # hashlib releases the GIL: the digest is computed while the columns are read
-            sources[layout.kind] = (name, len(data), hashing.submit(_sha256, data))
-            columns[layout.kind] = read_columns(data, name, layout)
-            del data
-        return build(columns["qrels"], columns["run"],
-                     lambda layout, row: first_error(sources[layout.kind][0], layout), sources, max_docs)
+    files = {layout: file_bytes(path) for layout, path in ((QRELS, qrels_path), (RUN, run_path))}
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        # the readers and hashlib release the GIL: both files are read and hashed at once, the
+        # longest job (reading the run) first
+        reading = {layout.kind: pool.submit(read_columns, data, name, layout)
+                   for layout, (name, data) in reversed(files.items())}
+        sources = {layout.kind: (name, len(data), pool.submit(_sha256, data))
+                   for layout, (name, data) in files.items()}
+        del files
+        qrels, run = reading["qrels"].result(), reading["run"].result()
+        return build(qrels, run, lambda layout, row: first_error(sources[layout.kind][0], layout), sources, max_docs)
 
 
 def _sha256(data: bytes) -> str:

@@ -265,6 +265,57 @@ static int read_line(const char **at, const char *end, const char **starts, Py_s
     return count;
 }
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+
+/* read_line for the usual line: shorter than 64 bytes, fields separated by spaces only. The bytes
+ * of the line are classified 16 at a time and its fields found from bit masks. Returns -2 for any
+ * other line (read_line takes it). */
+static int read_plain_line(const char **at, const char *end, const char **starts, Py_ssize_t *sizes, int wanted,
+                           uint64_t *seen)
+{
+    const char *p = *at;
+    if (end - p < 64)
+        return -2;
+    const __m128i space = _mm_set1_epi8(' '), newline = _mm_set1_epi8('\n');
+    uint64_t low = 0, spaces = 0, newlines = 0, high = 0;
+    for (int k = 0; k < 4; k++) {
+        const __m128i v = _mm_loadu_si128((const __m128i *)(p + 16 * k));
+        const int shift = 16 * k;
+        low |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_min_epu8(v, space), v)) << shift;
+        spaces |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, space)) << shift;
+        newlines |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, newline)) << shift;
+        high |= (uint64_t)(unsigned)_mm_movemask_epi8(v) << shift;
+    }
+    if (!newlines)
+        return -2; /* 64 bytes or longer */
+    const int length = __builtin_ctzll(newlines);
+    if (length == 0) {
+        *at = p + 1;
+        return 0;
+    }
+    const uint64_t line = ~0ULL >> (64 - length);
+    low &= line;
+    if (low != (spaces & line))
+        return -2; /* a tab, carriage return or other control byte */
+    if (high & line)
+        *seen |= HIGH_BITS;
+    const uint64_t field = ~low & line;
+    *at = p + length + 1;
+    if (!field || p[__builtin_ctzll(field)] == '#')
+        return 0; /* a blank or comment line */
+    uint64_t first = field & ~(field << 1), last = field & ~(field >> 1);
+    int count = 0;
+    for (; first; first &= first - 1, last &= last - 1, count++)
+        if (count < wanted) {
+            const int from = __builtin_ctzll(first);
+            starts[count] = p + from;
+            sizes[count] = __builtin_ctzll(last) - from + 1;
+        }
+    return count;
+}
+#endif
+
 static int scan_lines(Scan *s)
 {
     const char *p = s->bytes, *end = s->bytes + s->size;
@@ -278,7 +329,13 @@ static int scan_lines(Scan *s)
     uint64_t seen = 0;
     s->docno_offsets[0] = 0;
     while (p < end) {
+#if defined(__SSE2__)
+        int count = read_plain_line(&p, end, starts, sizes, wanted, &seen);
+        if (count == -2)
+            count = read_line(&p, end, starts, sizes, wanted, &seen);
+#else
         const int count = read_line(&p, end, starts, sizes, wanted, &seen);
+#endif
         if (count == 0)
             continue;
         if (count < wanted || (s->qrels && count > wanted))
