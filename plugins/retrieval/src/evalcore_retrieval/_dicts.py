@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 from evalcore.plugin import InputError
 
+from . import _compiled
 from ._order import sort_keys
 from ._ranking import Rankings, offsets_of, rank_order, trec_order, trec_scores
 
@@ -64,10 +65,8 @@ class _Block:
         self.docs = [run.get(qid, _EMPTY) for qid in qids]
         self.lengths = np.fromiter(map(len, self.docs), np.int64, len(self.docs))
         self.judged_lengths = np.fromiter(map(len, self.judged), np.int64, len(self.judged))
-        self.scores = _floats(chain.from_iterable(map(_values, self.docs)), int(self.lengths.sum()), run, qids,
-                              "run")
-        self.grades = _floats(chain.from_iterable(map(_values, self.judged)), int(self.judged_lengths.sum()),
-                              qrels, qids, "qrels")
+        self.scores = _floats(self.docs, int(self.lengths.sum()), run, qids, "run")
+        self.grades = _floats(self.judged, int(self.judged_lengths.sum()), qrels, qids, "qrels")
         self.present = np.fromiter((qid in run for qid in qids), bool, len(qids))
 
     @property
@@ -115,14 +114,7 @@ def _judged_ranks(block: _Block, selected: np.ndarray) -> tuple[np.ndarray, np.n
     ranked = sort_keys(np.repeat(np.arange(len(lengths), dtype=np.uint64), lengths), trec_scores(block.scores))
     ranked.sort()
     # look up the scores of the selected judged documents only
-    chosen, bounds = selected.tobytes(), judged_offsets.tolist()
-    found = np.fromiter(
-        chain.from_iterable(
-            map(d.get, compress(j, chosen[a:b]), repeat(math.nan))
-            for d, j, a, b in zip(docs, judged, bounds[:-1], bounds[1:])
-        ),
-        float, int(selected.sum()),
-    )
+    found = _looked_up(docs, judged, selected, judged_offsets)
     retrieved = ~np.isnan(found)
     hit = np.zeros(len(selected), dtype=bool)
     hit[np.flatnonzero(selected)[retrieved]] = True
@@ -143,12 +135,37 @@ def _judged_ranks(block: _Block, selected: np.ndarray) -> tuple[np.ndarray, np.n
     return query[order], position[order], block.grades[hit][order]
 
 
-def _floats(values: Any, count: int, source: Mapping[str, Mapping[str, Any]], qids: list[str],
+def _looked_up(docs: list[Mapping[str, Any]], judged: list[Mapping[str, Any]], selected: np.ndarray,
+               judged_offsets: np.ndarray) -> np.ndarray:
+    """The score of each selected judged document (``selected`` over all of ``judged`` in order), NaN
+    when the query's run lacks it."""
+    chosen = selected.tobytes()
+    if _compiled.dict_reader is not None:
+        found = _compiled.dict_reader.looked_up(docs, judged, chosen)
+        if found is not None:
+            return np.frombuffer(found, np.float64)
+    bounds = judged_offsets.tolist()
+    return np.fromiter(
+        chain.from_iterable(
+            map(d.get, compress(j, chosen[a:b]), repeat(math.nan))
+            for d, j, a, b in zip(docs, judged, bounds[:-1], bounds[1:])
+        ),
+        float, int(selected.sum()),
+    )
+
+
+def _floats(dicts: list[Mapping[str, Any]], count: int, source: Mapping[str, Mapping[str, Any]], qids: list[str],
             name: str) -> np.ndarray:
-    try:
-        array = np.fromiter(values, float, count)
-    except (TypeError, ValueError):
-        array = None
+    """Every value of ``dicts`` in order (``count`` in all) as float64; an :class:`InputError` naming the first
+    value of ``source`` that is not a number."""
+    read = None if _compiled.dict_reader is None else _compiled.dict_reader.values(dicts, count)
+    if read is not None:
+        array: np.ndarray | None = np.frombuffer(read, np.float64)
+    else:
+        try:
+            array = np.fromiter(chain.from_iterable(map(_values, dicts)), float, count)
+        except (TypeError, ValueError):
+            array = None
     if array is None or np.isnan(array).any():
         raise _find_bad_value(source, qids, name)
     return array
