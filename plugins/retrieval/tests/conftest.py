@@ -24,21 +24,28 @@ def trec_reader(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch)
     if request.param == "pyarrow":
         monkeypatch.setattr(_compiled, "scanner", None)
     else:
-        _require_scanner()
+        _require("scanner")
     return request.param
 
 
 @pytest.fixture
 def scanner() -> ModuleType:
-    """The compiled scanner itself."""
-    return _require_scanner()
+    """The compiled TREC file scanner itself."""
+    return _require("scanner")
 
 
-def _require_scanner() -> ModuleType:
-    """The scanner; a skip where it was not built, a failure with ``EVALCORE_REQUIRE_COMPILED=1`` (the test
-    sessions set it)."""
-    if _compiled.scanner is None:
+@pytest.fixture
+def dict_reader() -> ModuleType:
+    """The compiled reader of pytrec_eval-style dicts."""
+    return _require("dict_reader")
+
+
+def _require(name: str) -> ModuleType:
+    """A compiled part of the package; a skip where it was not built, a failure with
+    ``EVALCORE_REQUIRE_COMPILED=1`` (the test sessions set it)."""
+    module = getattr(_compiled, name)
+    if module is None:
         if os.environ.get("EVALCORE_REQUIRE_COMPILED") == "1":
-            pytest.fail("evalcore_retrieval._trec_scan was not built (is a C compiler installed?)")
-        pytest.skip("evalcore_retrieval._trec_scan was not built here")
-    return _compiled.scanner
+            pytest.fail(f"evalcore_retrieval's compiled {name} was not built (is a C compiler installed?)")
+        pytest.skip(f"evalcore_retrieval's compiled {name} was not built here")
+    return module

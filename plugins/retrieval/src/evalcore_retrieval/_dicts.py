@@ -164,7 +164,7 @@ def _floats(dicts: list[Mapping[str, Any]], count: int, source: Mapping[str, Map
     else:
         try:
             array = np.fromiter(chain.from_iterable(map(_values, dicts)), float, count)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):
             array = None
     if array is None or np.isnan(array).any():
         raise _find_bad_value(source, qids, name)
@@ -175,8 +175,17 @@ def _find_bad_value(source: Mapping[str, Mapping[str, Any]], qids: list[str], na
     """The error naming the first value of ``source`` that is not a number (the slow path)."""
     for qid in qids:
         for doc_id, value in source.get(qid, _EMPTY).items():
-            if isinstance(value, bool) or not isinstance(value, (int, float, np.number)) or math.isnan(value):
+            if not _is_number(value):
                 kind = "score" if name == "run" else "relevance"
-                return InputError(f"{kind} must be a number, got {value!r}", source=name,
+                return InputError(f"{kind} must be a number, got {value!r:.40}", source=name,
                                   field=f"[{qid!r}][{doc_id!r}]")
     return InputError("values must be numbers", source=name)
+
+
+def _is_number(value: Any) -> bool:
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.number)):
+        return False
+    try:
+        return not math.isnan(value)
+    except OverflowError:  # an int beyond the float range
+        return False
