@@ -22,7 +22,7 @@ from numpy.lib.stride_tricks import as_strided
 
 from . import _compiled
 from ._ranking import offsets_of
-from ._trec_lines import QRELS, RUN, Layout
+from ._trec_lines import QRELS, RUN, Layout, arrow_indices
 
 Duplicate = Callable[[Layout, int], InputError]
 _GOLDEN, _MIX1, _MIX2 = np.uint64(0x9E3779B97F4A7C15), np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB)
@@ -193,7 +193,7 @@ def _same_strings(a: pa.ChunkedArray, a_rows: np.ndarray, b: pa.ChunkedArray, b_
     """Whether ``a[a_rows[i]] == b[b_rows[i]]`` for each ``i``."""
     if not len(a_rows):
         return np.ones(0, dtype=bool)
-    equal = pc.equal(a.take(pa.array(a_rows)), b.take(pa.array(b_rows)))
+    equal = pc.equal(a.take(arrow_indices(a_rows)), b.take(arrow_indices(b_rows)))
     return equal.to_numpy(zero_copy_only=False)
 
 

@@ -11,13 +11,12 @@ from functools import cached_property
 from typing import Any
 
 import numpy as np
-import pyarrow as pa
 from evalcore.plugin import InputError
 
 from ._order import positions
 from ._pairs import Side, judge
 from ._ranking import Rankings, offsets_of
-from ._trec_lines import QRELS, RUN, Columns, Layout, file_bytes, first_error, read_columns
+from ._trec_lines import QRELS, RUN, Columns, Layout, file_bytes, first_error, read_columns, take_strings
 
 __all__ = ["QueryDocuments", "TrecData", "read_trec", "records_of"]
 
@@ -75,7 +74,7 @@ class TrecData:
         return positions(ranked.query, ranked.value, ranked.offsets, ties, self._run_doc_ids)
 
     def _run_doc_ids(self, entries: np.ndarray) -> list[str]:
-        return self._run_columns.docno.take(pa.array(self._ranked.row[entries])).to_pylist()
+        return take_strings(self._run_columns.docno, self._ranked.row[entries])
 
     def rankings(self, ties: str = "trec", start: int = 0, stop: int | None = None) -> Rankings:
         """The :class:`Rankings` of ``qids[start:stop]`` (``ties`` is the metrics' parameter)."""
@@ -239,7 +238,7 @@ def records_of(judged: QueryDocuments, ranked: QueryDocuments) -> tuple[list[dic
 
 def _per_query(entries: _Entries, columns: Columns, start: int, stop: int) -> QueryDocuments:
     lo, hi = entries.offsets[start], entries.offsets[stop]
-    docs = columns.docno.take(pa.array(entries.row[lo:hi])).to_pylist()
+    docs = take_strings(columns.docno, entries.row[lo:hi])
     values = entries.value[lo:hi].tolist()
     bounds = (entries.offsets[start:stop + 1] - lo).tolist()
     return [(docs[a:b], values[a:b]) for a, b in zip(bounds[:-1], bounds[1:])]
