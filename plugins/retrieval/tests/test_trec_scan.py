@@ -88,29 +88,31 @@ def test_grades_are_pythons_ints(scanner, text):
 SEPARATORS = st.sampled_from([" ", " ", " ", "  ", "\t", "\x0b", "\x0c", " \r"])
 QIDS = st.sampled_from(["q1", "q2", "10", "é"])
 DOCNOS = st.sampled_from(["a", "b", "c#1", "d", "ü", "doc-0001", "x" * 13])
-SCORES = st.one_of(finite.map(repr), st.integers(-5, 5).map(str), st.sampled_from(["1e3", "-0", "x", "nan", "1_0"]))
-GRADES = st.one_of(st.integers(-1, 3).map(str), st.sampled_from(["+2", "1.5", "007"]))
+SCORES = st.one_of(finite.map(repr), st.integers(-2, 2).map(str), st.sampled_from(["1e3", "-0", "0.5", "5e-1", "+1"]))
+GRADES = st.one_of(st.integers(-1, 3).map(str), st.sampled_from(["+2", "007"]))
 
 
 @st.composite
 def trec_text(draw, qrels: bool) -> str:
+    """A valid file in any layout (comments, blank lines, BOM, any whitespace), or one with a single defect."""
+    pairs = draw(st.lists(st.tuples(QIDS, DOCNOS), min_size=1, max_size=12, unique=True))
+    defect = draw(st.sampled_from([None] * 6 + ["short", "long", "duplicate", "bad number"]))
+    if defect == "duplicate":
+        pairs.append(draw(st.sampled_from(pairs)))
     lines = []
-    for _ in range(draw(st.integers(0, 12))):
-        kind = draw(st.sampled_from(["data"] * 6 + ["comment", "blank", "short", "long"]))
-        if kind == "comment":
-            lines.append(draw(st.sampled_from(["# a comment", "#q1 0 a 1", "  # indented"])))
-            continue
-        if kind == "blank":
-            lines.append(draw(st.sampled_from(["", "  ", "\t"])))
-            continue
+    for index, (qid, docno) in enumerate(pairs):
+        lines.extend(draw(st.lists(st.sampled_from(["# a comment", "#q1 0 a 1", "  # indented", "", "  ", "\t"]),
+                                   max_size=1)))
         if qrels:
-            fields = [draw(QIDS), "0", draw(DOCNOS), draw(GRADES)]
+            fields = [qid, "0", docno, draw(GRADES)]
         else:
-            fields = [draw(QIDS), "Q0", draw(DOCNOS), "1", draw(SCORES), "tag"]
-        if kind == "short":
+            fields = [qid, "Q0", docno, str(index + 1), draw(SCORES), "tag"]
+        if index == 0 and defect == "short":
             fields = fields[:-1]
-        elif kind == "long":
+        elif index == 0 and defect == "long":
             fields.append("extra")
+        elif index == 0 and defect == "bad number":
+            fields[-1 if qrels else 4] = draw(st.sampled_from(["x", "nan", "1_0", "1.5", "inf"]))
         separator = draw(SEPARATORS)
         lines.append(draw(st.sampled_from(["", " "])) + separator.join(fields))
     ending = draw(st.sampled_from(["\n", "\r\n"]))
@@ -125,11 +127,13 @@ def outcome(tmp_path, qrels: bytes, run: bytes):
     except InputError as exc:
         return "error", str(exc), exc.source, exc.field
     grades = [None if np.isnan(g) else g for g in data._grades.tolist()]  # None: not judged
-    return "read", data.qids, data.present.tolist(), data.records(), grades, data.run_only
+    ranks = [data._positions(ties).tolist() for ties in ("trec", "input")]
+    return "read", data.qids, data.present.tolist(), data.records(), grades, data.run_only, ranks
 
 
 @settings(STATELESS_FIXTURES, max_examples=150)
 @given(qrels=trec_text(True), run=trec_text(False))
+@example(qrels="q1 0 a 1\n", run="q1 Q0 a 1 1 t\nq1 Q0 b 2 1 t\n")  # equal scores: ids descending
 def test_files_read_the_same_with_every_reader(tmp_path_factory, monkeypatch, scanner, qrels, run):
     tmp_path = tmp_path_factory.mktemp("files")
     compiled = outcome(tmp_path, qrels.encode(), run.encode())

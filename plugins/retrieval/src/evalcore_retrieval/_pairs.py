@@ -50,8 +50,8 @@ def judge(qrels: Side, grades: np.ndarray, run: Side, n_queries: int, duplicate:
         out[run_lines] = grades[judged_lines]
         return out
     out, qrels_repeat, run_repeat = _compiled.scanner.judge(
-        n_queries, _int64(qrels.query), *_string_buffers(qrels.docno), np.ascontiguousarray(grades, np.float64),
-        _int64(run.query), *_string_buffers(run.docno))
+        n_queries, _int64(qrels.query), *string_buffers(qrels.docno), np.ascontiguousarray(grades, np.float64),
+        _int64(run.query), *string_buffers(run.docno))
     if qrels_repeat >= 0:
         raise duplicate(QRELS, qrels_repeat)
     if run_repeat >= 0:
@@ -63,7 +63,7 @@ def _int64(values: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(values, np.int64)
 
 
-def _string_buffers(strings: pa.ChunkedArray) -> tuple[np.ndarray, pa.Buffer | bytes]:
+def string_buffers(strings: pa.ChunkedArray) -> tuple[np.ndarray, pa.Buffer | bytes]:
     """The int64 offsets (one per string and one more) and the bytes of a (large) string column."""
     array = strings.combine_chunks() if strings.num_chunks != 1 else strings.chunk(0)
     kind = np.int64 if pa.types.is_large_string(array.type) else np.int32

@@ -13,8 +13,9 @@ from typing import Any
 import numpy as np
 from evalcore.plugin import InputError
 
+from . import _compiled
 from ._order import positions
-from ._pairs import Side, judge
+from ._pairs import Side, judge, string_buffers
 from ._ranking import Rankings, offsets_of
 from ._trec_lines import QRELS, RUN, Columns, Layout, file_bytes, first_error, read_columns, take_strings
 
@@ -71,6 +72,11 @@ class TrecData:
 
     def _positions(self, ties: str) -> np.ndarray:
         ranked = self._ranked
+        if _compiled.scanner is not None:
+            ranks = _compiled.scanner.rank(
+                np.ascontiguousarray(ranked.offsets, np.int64), np.ascontiguousarray(ranked.value, np.float64),
+                np.ascontiguousarray(ranked.row, np.int64), *string_buffers(self._run_columns.docno), ties == "trec")
+            return np.frombuffer(ranks, np.int64)
         return positions(ranked.query, ranked.value, ranked.offsets, ties, self._run_doc_ids)
 
     def _run_doc_ids(self, entries: np.ndarray) -> list[str]:

@@ -10,7 +10,9 @@
  * is not judged, comparing the document ids' bytes (a small hash table per query), and the first
  * line of each file that repeats a pair of its file.
  *
- * Both release the GIL for the work over the lines.
+ * rank(...) orders each query's documents as trec_eval does (or by score alone, ties in input order).
+ *
+ * All three release the GIL for the work over the lines.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -694,6 +696,130 @@ done:
     return result;
 }
 
+/* ------------------------------------------------------------------ ranks */
+
+typedef struct {
+    const double *score;      /* per entry */
+    const int64_t *row;       /* per entry: its line in the document id columns */
+    const int64_t *offsets;   /* document id of line i: bytes[offsets[i]:offsets[i + 1]] */
+    const char *bytes;
+    int trec;                 /* trec_eval's order, else scores as given with ties in input order */
+} Order;
+
+/* trec_eval compares scores as C floats (-0 as 0) */
+static float trec_score(double score) { return (float)score + 0.0f; }
+
+/* Whether entry a comes after entry b. */
+static int after(const Order *o, int64_t a, int64_t b)
+{
+    if (!o->trec)
+        return o->score[a] < o->score[b];
+    const float x = trec_score(o->score[a]), y = trec_score(o->score[b]);
+    if (x != y)
+        return x < y;
+    /* equal scores: document ids descending, compared as strcmp compares them */
+    const int64_t ra = o->row[a], rb = o->row[b];
+    const int64_t na = o->offsets[ra + 1] - o->offsets[ra], nb = o->offsets[rb + 1] - o->offsets[rb];
+    const int c = memcmp(o->bytes + o->offsets[ra], o->bytes + o->offsets[rb], (size_t)(na < nb ? na : nb));
+    return c != 0 ? c < 0 : na < nb; /* the smaller id comes after */
+}
+
+/* Stable merge sort of entries[0:n] by `after`, through scratch[0:n]. */
+static void sort_entries(const Order *o, int64_t *entries, int64_t *scratch, int64_t n)
+{
+    for (int64_t width = 1; width < n; width *= 2) {
+        for (int64_t lo = 0; lo < n; lo += 2 * width) {
+            const int64_t mid = lo + width < n ? lo + width : n, hi = lo + 2 * width < n ? lo + 2 * width : n;
+            int64_t i = lo, j = mid, k = lo;
+            while (i < mid && j < hi)
+                scratch[k++] = after(o, entries[i], entries[j]) ? entries[j++] : entries[i++];
+            while (i < mid)
+                scratch[k++] = entries[i++];
+            while (j < hi)
+                scratch[k++] = entries[j++];
+        }
+        memcpy(entries, scratch, (size_t)n * sizeof(int64_t));
+    }
+}
+
+static int rank_entries(const Order *o, const int64_t *starts, Py_ssize_t n_queries, int64_t *position)
+{
+    int64_t longest = 1;
+    for (Py_ssize_t q = 0; q < n_queries; q++)
+        if (starts[q + 1] - starts[q] > longest)
+            longest = starts[q + 1] - starts[q];
+    int64_t *entries = malloc((size_t)longest * sizeof(int64_t)), *scratch = malloc((size_t)longest * sizeof(int64_t));
+    if (!entries || !scratch) {
+        free(entries);
+        free(scratch);
+        return 0;
+    }
+    for (Py_ssize_t q = 0; q < n_queries; q++) {
+        const int64_t a = starts[q], n = starts[q + 1] - a;
+        int64_t k = 1;
+        while (k < n && !after(o, a + k - 1, a + k))
+            k++;
+        if (k >= n) { /* already in order: the usual run file */
+            for (k = 0; k < n; k++)
+                position[a + k] = k;
+            continue;
+        }
+        for (k = 0; k < n; k++)
+            entries[k] = a + k;
+        sort_entries(o, entries, scratch, n);
+        for (k = 0; k < n; k++)
+            position[entries[k]] = k;
+    }
+    free(entries);
+    free(scratch);
+    return 1;
+}
+
+/* rank(starts, scores, rows, docno_offsets, docno_bytes, trec) -> int64 bytes: the 0-based rank of each entry
+ * within its query (entries of query q: starts[q]:starts[q + 1]). */
+static PyObject *rank(PyObject *module, PyObject *args)
+{
+    Py_buffer bufs[5] = {{0}};
+    int trec;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*p", &bufs[0], &bufs[1], &bufs[2], &bufs[3], &bufs[4], &trec))
+        return NULL;
+    PyObject *result = NULL;
+    const Py_ssize_t n_queries = bufs[0].len / 8 - 1, n = bufs[1].len / 8;
+    const int64_t *starts = bufs[0].buf, *rows = bufs[2].buf, *offsets = bufs[3].buf;
+    const Py_ssize_t n_lines = bufs[3].len / 8 - 1;
+    if (n_queries < 0 || starts[0] != 0 || starts[n_queries] != n || bufs[2].len != bufs[1].len) {
+        PyErr_SetString(PyExc_ValueError, "starts must bound the entries, one row per score");
+        goto done;
+    }
+    for (Py_ssize_t q = 0; q < n_queries; q++)
+        if (starts[q + 1] < starts[q]) {
+            PyErr_SetString(PyExc_ValueError, "starts must not decrease");
+            goto done;
+        }
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (rows[i] < 0 || rows[i] >= n_lines) {
+            PyErr_SetString(PyExc_ValueError, "a row is out of range");
+            goto done;
+        }
+    if (!(result = new_bytes(n * 8)))
+        goto done;
+    const Order order = {bufs[1].buf, rows, offsets, bufs[4].buf, trec};
+    int64_t *position = (int64_t *)PyByteArray_AS_STRING(result);
+    int ok;
+    Py_BEGIN_ALLOW_THREADS
+    ok = rank_entries(&order, starts, n_queries, position);
+    Py_END_ALLOW_THREADS
+    if (!ok) {
+        Py_CLEAR(result);
+        PyErr_NoMemory();
+    }
+done:
+    for (int i = 0; i < 5; i++)
+        if (bufs[i].obj)
+            PyBuffer_Release(&bufs[i]);
+    return result;
+}
+
 /* ------------------------------------------------------------------ module */
 
 static PyMethodDef methods[] = {
@@ -709,6 +835,12 @@ static PyMethodDef methods[] = {
      "The float64 grade of every run line (NaN: not judged), and the first line of each file that\n"
      "repeats a (query, document) pair of its file (-1: none). Queries are int64 indices below\n"
      "n_queries, grades float64, offsets int64."},
+    {"rank", rank, METH_VARARGS,
+     "rank(starts, scores, rows, docno_offsets, docno_bytes, trec) -> int64 bytes\n\n"
+     "The 0-based rank of each entry within its query (entries of query q: starts[q]:starts[q + 1]):\n"
+     "trec=True: scores descending as C floats, equal ones by document id descending (trec_eval);\n"
+     "trec=False: scores descending, equal ones in entry order. rows[i] is entry i's line in the\n"
+     "document id columns. starts and rows int64, scores float64."},
     {NULL, NULL, 0, NULL},
 };
 
