@@ -40,15 +40,26 @@ def test_compiled_and_numpy_readers_agree(dict_reader, monkeypatch, qrels, run):
         assert outcome(qrels, run) == compiled
 
 
-def test_values_in_order_and_refusals(dict_reader):
-    assert np.frombuffer(dict_reader.values([{"a": 1, "b": 2.5}, {}, {"c": -3}], 3), np.float64).tolist() == \
-        [1.0, 2.5, -3.0]
-    assert dict_reader.values([{"a": True}], 1) is None  # left to numpy (bool is not a number here)
-    assert dict_reader.values([MappingProxyType({"a": 1})], 1) is None
-    assert dict_reader.values([{"a": 1}], 2) is None  # fewer values than said
+def ranked(dict_reader, qrels, run, qids, trec: bool) -> tuple:
+    gains, grades, lengths, judged_lengths, present = dict_reader.ranked_grades(qrels, run, qids, trec)
+    return ([None if np.isnan(g) else g for g in np.frombuffer(gains, np.float64).tolist()],  # None: not judged
+            np.frombuffer(grades, np.float64).tolist(), np.frombuffer(lengths, np.int64).tolist(),
+            np.frombuffer(judged_lengths, np.int64).tolist(), np.frombuffer(present, bool).tolist())
 
 
-def test_looked_up_scores(dict_reader):
-    runs, judged = [{"a": 0.5, "b": 0.25}, {"c": 1}], [{"b": 1, "x": 2, "a": 0}, {"c": 1}]
-    found = np.frombuffer(dict_reader.looked_up(runs, judged, bytes([1, 1, 0, 1])), np.float64)
-    assert found[0] == 0.25 and np.isnan(found[1]) and found[2] == 1.0 and len(found) == 3
+def test_ranked_grades_by_hand(dict_reader):
+    run = {"q1": {"a": 0.5, "b": 0.9, "c": 0.5, "d": 1}, "q3": {"e": 2.0}, "q4": {"f": 1.0}}
+    qrels = {"q1": {"c": 2, "b": 0, "x": 1}, "q2": {"y": 3}, "q3": {}}
+    # trec_eval's order: d (1), b (0.9), then the tied c and a by id descending; q2 is not in the run
+    assert ranked(dict_reader, qrels, run, ["q1", "q2", "q3"], True) == (
+        [None, 0.0, 2.0, None, None], [2.0, 0.0, 1.0, 3.0], [4, 0, 1], [3, 1, 0], [True, False, True])
+    # scores alone: the tied a and c in dict order
+    assert ranked(dict_reader, qrels, run, ["q1"], False)[0] == [None, 0.0, None, 2.0]
+
+
+def test_ranked_grades_refusals(dict_reader):
+    for ranked, judged in (({"a": True}, {}), (MappingProxyType({"a": 1}), {}), ({1: 0.5}, {}),
+                           ({"a": float("nan")}, {}), ({"a": 1}, {"a": "2"}), ({"a": 1}, MappingProxyType({}))):
+        # left to numpy, which names bad values
+        assert dict_reader.ranked_grades({"q": judged}, {"q": ranked}, ["q"], True) is None
+    assert dict_reader.ranked_grades(MappingProxyType({"q": {}}), {}, ["q"], True) is None

@@ -1,7 +1,7 @@
 """The compiled parts of the package, where they were built (C extensions; None where not).
 
 ``scanner`` (``_trec_scan``) reads TREC files in one pass and matches judgements;
-``dict_reader`` (``_dict_values``) reads the numbers of pytrec_eval-style dicts. Where the
+``dict_reader`` (``_dict_values``) ranks pytrec_eval-style dicts. Where the
 package was installed without a C compiler, pyarrow and numpy do the same work instead (the
 same results, several times slower on large inputs).
 """

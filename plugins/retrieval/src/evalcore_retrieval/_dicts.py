@@ -61,6 +61,16 @@ class _Block:
 
     def __init__(self, qrels: Qrels, run: Run, qids: list[str], ties: str) -> None:
         self.ties = ties
+        # the compiled reader ranks plain dicts of str keys and numbers in one pass (None for others)
+        ranked = None if _compiled.dict_reader is None else _compiled.dict_reader.ranked_grades(
+            qrels, run, qids, ties == "trec")
+        self._gains: np.ndarray | None = None
+        if ranked is not None:
+            gains, grades, lengths, judged_lengths, present = ranked
+            self._gains, self.grades = (np.frombuffer(values, np.float64) for values in (gains, grades))
+            self.lengths, self.judged_lengths = (np.frombuffer(n, np.int64) for n in (lengths, judged_lengths))
+            self.present = np.frombuffer(present, bool)
+            return
         self.judged = [qrels[qid] for qid in qids]
         self.docs = [run.get(qid, _EMPTY) for qid in qids]
         self.lengths = np.fromiter(map(len, self.docs), np.int64, len(self.docs))
@@ -73,7 +83,7 @@ class _Block:
     def by_judged(self) -> bool:
         """Whether ranks come from looking up the judged documents (trec ties, fewer judged than
         retrieved) rather than the grade of every retrieved document."""
-        return self.ties == "trec" and len(self.grades) <= len(self.scores)
+        return self._gains is None and self.ties == "trec" and len(self.grades) <= len(self.scores)
 
     @property
     def hits(self) -> Rankings:
@@ -95,12 +105,15 @@ class _Block:
 
     def _ranked_gains(self) -> tuple[np.ndarray, np.ndarray]:
         """The grade of every retrieved document in rank order (0 when unjudged), and which are unjudged."""
-        docs = self.docs
-        gains = np.fromiter(
-            chain.from_iterable(map(j.get, d, repeat(math.nan)) for j, d in zip(self.judged, docs)), float,
-            len(self.scores),
-        )
-        gains = gains[rank_order(self.scores, self.lengths, lambda q: list(docs[q]), self.ties)]
+        if self._gains is not None:
+            gains = self._gains.copy()
+        else:
+            docs = self.docs
+            gains = np.fromiter(
+                chain.from_iterable(map(j.get, d, repeat(math.nan)) for j, d in zip(self.judged, docs)), float,
+                len(self.scores),
+            )
+            gains = gains[rank_order(self.scores, self.lengths, lambda q: list(docs[q]), self.ties)]
         unjudged = np.isnan(gains)
         gains[unjudged] = 0.0
         return gains, unjudged
@@ -114,7 +127,14 @@ def _judged_ranks(block: _Block, selected: np.ndarray) -> tuple[np.ndarray, np.n
     ranked = sort_keys(np.repeat(np.arange(len(lengths), dtype=np.uint64), lengths), trec_scores(block.scores))
     ranked.sort()
     # look up the scores of the selected judged documents only
-    found = _looked_up(docs, judged, selected, judged_offsets)
+    chosen, bounds = selected.tobytes(), judged_offsets.tolist()
+    found = np.fromiter(
+        chain.from_iterable(
+            map(d.get, compress(j, chosen[a:b]), repeat(math.nan))
+            for d, j, a, b in zip(docs, judged, bounds[:-1], bounds[1:])
+        ),
+        float, int(selected.sum()),
+    )
     retrieved = ~np.isnan(found)
     hit = np.zeros(len(selected), dtype=bool)
     hit[np.flatnonzero(selected)[retrieved]] = True
@@ -135,37 +155,14 @@ def _judged_ranks(block: _Block, selected: np.ndarray) -> tuple[np.ndarray, np.n
     return query[order], position[order], block.grades[hit][order]
 
 
-def _looked_up(docs: list[Mapping[str, Any]], judged: list[Mapping[str, Any]], selected: np.ndarray,
-               judged_offsets: np.ndarray) -> np.ndarray:
-    """The score of each selected judged document (``selected`` over all of ``judged`` in order), NaN
-    when the query's run lacks it."""
-    chosen = selected.tobytes()
-    if _compiled.dict_reader is not None:
-        found = _compiled.dict_reader.looked_up(docs, judged, chosen)
-        if found is not None:
-            return np.frombuffer(found, np.float64)
-    bounds = judged_offsets.tolist()
-    return np.fromiter(
-        chain.from_iterable(
-            map(d.get, compress(j, chosen[a:b]), repeat(math.nan))
-            for d, j, a, b in zip(docs, judged, bounds[:-1], bounds[1:])
-        ),
-        float, int(selected.sum()),
-    )
-
-
 def _floats(dicts: list[Mapping[str, Any]], count: int, source: Mapping[str, Mapping[str, Any]], qids: list[str],
             name: str) -> np.ndarray:
     """Every value of ``dicts`` in order (``count`` in all) as float64; an :class:`InputError` naming the first
     value of ``source`` that is not a number."""
-    read = None if _compiled.dict_reader is None else _compiled.dict_reader.values(dicts, count)
-    if read is not None:
-        array: np.ndarray | None = np.frombuffer(read, np.float64)
-    else:
-        try:
-            array = np.fromiter(chain.from_iterable(map(_values, dicts)), float, count)
-        except (TypeError, ValueError, OverflowError):
-            array = None
+    try:
+        array = np.fromiter(chain.from_iterable(map(_values, dicts)), float, count)
+    except (TypeError, ValueError, OverflowError):
+        array = None
     if array is None or np.isnan(array).any():
         raise _find_bad_value(source, qids, name)
     return array
