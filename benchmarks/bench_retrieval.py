@@ -22,7 +22,7 @@ and their means:
   report), printed below the table.
 
 Every measurement runs in its own subprocess (for its peak RSS), repeats are interleaved
-(A B C A B C ...), and the table gives the min and median wall time of each, the ratios to
+(A B C, B C A, C A B ...), and the table gives the min and median wall time of each, the ratios to
 evalcore, and the min CPU time (all threads and child processes: on a shared machine the wall
 time also counts waiting for a core). The means are checked against pytrec_eval (1e-9), ir_measures (1e-4) and
 trec_eval (its 4 printed decimals).
@@ -30,6 +30,7 @@ trec_eval (its 4 printed decimals).
     python benchmarks/bench_retrieval.py            # 10k and 100k queries
     python benchmarks/bench_retrieval.py --quick    # 10k only
     python benchmarks/bench_retrieval.py --repeat 5 --trec-eval /path/to/trec_eval
+    python benchmarks/bench_retrieval.py --paths "command line" --before /path/to/older/checkout
 """
 
 from __future__ import annotations
@@ -65,7 +66,7 @@ PATHS = {  # path -> (contenders, evalcore's contender); each contender is a wor
 # C trec_eval 10 prints 4 decimals and compares scores in double precision; the trec_eval inside
 # pytrec_eval (which evalcore's ties='trec' matches exactly) compares them in single precision, so
 # scores equal only as floats rank differently (on these runs MRR differs by about 1e-4)
-TOLERANCE = {"pytrec_eval": 1e-9, "ir_measures": 1e-4, "trec_eval": 2e-4, "read+measure": 1e-12}
+TOLERANCE = {"pytrec_eval": 1e-9, "ir_measures": 1e-4, "trec_eval": 2e-4, "read+measure": 1e-12, "before": 1e-12}
 CHUNK = 1000  # the command's default --chunk-size
 
 
@@ -222,7 +223,7 @@ def _load(path: str, contender: str, qrels: str, run: str) -> tuple[object, obje
 
 def worker(path: str, contender: str, qrels: str, run: str) -> None:
     """Run one contender once and print its time, peak RSS and means as JSON."""
-    if path == "command line" and contender == "evalcore":
+    if path == "command line" and contender in ("evalcore", "before"):
         pass  # the command's start-up is part of its time
     elif contender == "evalcore":  # imports and plugin discovery are not timed
         import evalcore
@@ -240,6 +241,8 @@ def worker(path: str, contender: str, qrels: str, run: str) -> None:
             "columns": "columns" if contender == "evalcore" else "dicts", "dicts": "dicts"}[path]
     if contender == "read+measure":
         kind, contender = "floor", "evalcore"
+    if contender == "before":
+        kind, contender = "cli", "evalcore"
     function = globals()[f"{kind}_{contender}"]
     start, cpu_start, children_start = time.perf_counter(), time.process_time(), _children_cpu()
     means = function(first, second)
@@ -320,13 +323,21 @@ def main() -> None:
     parser.add_argument("--data", help="folder for the generated files (kept between runs)")
     parser.add_argument("--paths", help=f"comma-separated paths to measure (default all: {', '.join(PATHS)})")
     parser.add_argument("--skip", default="", help="comma-separated contenders to leave out (e.g. trec_eval)")
+    parser.add_argument("--before", help="another checkout of this repository: its command line is measured "
+                                         "too (contender 'before'), interleaved with this one's")
     args = parser.parse_args()
     scratch = Path(args.data or Path(tempfile.gettempdir()) / "evalcore-bench-retrieval")
     scratch.mkdir(parents=True, exist_ok=True)
     env = dict(os.environ)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # modules compiled once, as an installed package's are
     trec_eval = None if "trec_eval" in args.skip.split(",") else find_trec_eval(args.trec_eval, scratch)
     if trec_eval:
         env["BENCH_TREC_EVAL"] = trec_eval
+    envs = {}
+    if args.before:  # the older checkout's sources ahead of the installed (editable) ones
+        older = Path(args.before).resolve()
+        sources = [older / "core" / "src", older / "plugins" / "retrieval" / "src"]
+        envs["before"] = {**env, "PYTHONPATH": os.pathsep.join(map(str, sources))}
     print(f"metrics: {', '.join(METRICS)}; {DOCS_PER_QUERY} retrieved, {JUDGED_PER_QUERY} judged per query; "
           f"{args.repeat} interleaved runs each, one subprocess per run")
     print(f"{'queries':>8} {'path':<12} {'contender':<12} {'min s':>8} {'median s':>9} {'peak MB':>8} "
@@ -338,10 +349,13 @@ def main() -> None:
             if args.paths and path not in args.paths.split(","):
                 continue
             contenders = [c for c in contenders if (c != "trec_eval" or trec_eval) and c not in args.skip.split(",")]
+            if args.before and path == "command line":
+                contenders.insert(1, "before")
             results: dict[str, list[dict]] = {c: [] for c in contenders}
-            for _ in range(args.repeat):
-                for contender in contenders:
-                    results[contender].append(measure(path, contender, qrels, run, env))
+            for repeat in range(args.repeat):  # each repeat starts with another contender: none always
+                turn = repeat % len(contenders)  # follows the same one (a 2 GB run leaves the memory busy)
+                for contender in contenders[turn:] + contenders[:turn]:
+                    results[contender].append(measure(path, contender, qrels, run, envs.get(contender, env)))
             base = [r["seconds"] for r in results[ours]]
             base_cpu = min(r["cpu"] for r in results[ours])
             for contender, runs in results.items():
@@ -352,8 +366,9 @@ def main() -> None:
                       f"{statistics.median(times) / statistics.median(base):>12.1f}x {cpu:>10.2f} "
                       f"{cpu / base_cpu:>9.1f}x")
             print(f"{'':>8} {check(path, results)}")
-            if "read+measure" in results:
-                print(f"{'':>8} {beyond(results[ours], results['read+measure'])}")
+            for name in (ours, "before"):
+                if name in results and "read+measure" in results:
+                    print(f"{'':>8} {name}: {beyond(results[name], results['read+measure'])}")
 
 
 if __name__ == "__main__":
