@@ -57,9 +57,9 @@ def test_few_distinct_values_resampled_by_counts_match_index_draws(levels):
 
 
 @pytest.mark.parametrize("n_arrays", [1, 2, 5])
-def test_blocks_drawn_ahead_on_a_thread_are_the_draws_in_turn(monkeypatch, n_arrays):
-    """Many blocks of resamples (the next drawn while one is used): the same intervals as drawing
-    each block in turn, by indexing or through draw counts."""
+def test_many_blocks_of_resamples_are_the_draws_in_turn(monkeypatch, n_arrays):
+    """Resamples drawn in many blocks: the same intervals as resampling by definition, block after
+    block from one stream, by indexing or through draw counts."""
     monkeypatch.setattr("evalcore._stats._BOOTSTRAP_BLOCK", 7 * 2000)
     samples = [np.random.default_rng(k).random(2000) for k in range(n_arrays)]
     together = bootstrap_intervals(samples, seed=11, n_boot=52, confidence=0.9)

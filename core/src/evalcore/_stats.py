@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Literal
 
 import numpy as np
@@ -131,9 +131,13 @@ def _resampled_means(arrays: Sequence[np.ndarray], seed: int, n_boot: int) -> np
     (equal to indexing up to rounding in the last bits).
     """
     size = arrays[0].size
+    rng = np.random.default_rng(seed)
     out = np.empty((n_boot, len(arrays)))
     stacked = np.column_stack(arrays) if len(arrays) > _INDEXED_ARRAYS else None
-    for start, stop, idx in _index_blocks(np.random.default_rng(seed), size, n_boot):
+    block = max(1, _BOOTSTRAP_BLOCK // size)
+    for start in range(0, n_boot, block):
+        stop = min(start + block, n_boot)
+        idx = rng.integers(0, size, size=(stop - start, size))
         if stacked is None:
             for column, values in enumerate(arrays):
                 out[start:stop, column] = values[idx].mean(axis=1)
@@ -142,30 +146,6 @@ def _resampled_means(arrays: Sequence[np.ndarray], seed: int, n_boot: int) -> np
         counts = np.bincount(idx.ravel(), minlength=(stop - start) * size).reshape(stop - start, size)
         out[start:stop] = counts @ stacked / size
     return out
-
-
-def _index_blocks(rng: np.random.Generator, size: int, n_boot: int) -> Iterator[tuple[int, int, np.ndarray]]:
-    """``(start, stop, indices)`` of each block of resamples, in order, from one stream: the same
-    draws as one call per block in turn. With more than one block, the next is drawn on a second
-    thread while the caller uses this one (numpy draws and indexes without holding the GIL)."""
-    block = max(1, _BOOTSTRAP_BLOCK // size)
-    spans = [(start, min(start + block, n_boot)) for start in range(0, n_boot, block)]
-
-    def draw(span: tuple[int, int]) -> np.ndarray:
-        return rng.integers(0, size, size=(span[1] - span[0], size))
-
-    if len(spans) == 1:
-        yield *spans[0], draw(spans[0])
-        return
-    from concurrent.futures import ThreadPoolExecutor
-
-    with ThreadPoolExecutor(1, thread_name_prefix="evalcore-bootstrap") as pool:
-        drawn = pool.submit(draw, spans[0])
-        for k, span in enumerate(spans):
-            idx = drawn.result()
-            if k + 1 < len(spans):
-                drawn = pool.submit(draw, spans[k + 1])
-            yield *span, idx
 
 
 def _interval(quantiles: np.ndarray) -> tuple[float, float]:
