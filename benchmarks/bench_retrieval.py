@@ -13,10 +13,16 @@ and their means:
   vs pytrec_eval from dicts;
 * command line: ``evalcore evaluate --qrels Q --run R -m ...`` as a user runs it (interpreter
   start-up, plugin discovery, the engine's rows and bootstrap intervals included), vs pytrec_eval
-  parsing the same files in Python and evaluating (its imports not timed).
+  parsing the same files in Python and evaluating (its imports not timed), and vs what the command
+  cannot do without: reading the files and the measures (``read+measure``: the reader's import,
+  ``read_trec`` and the metrics' ``score_columns`` on the engine's 1000-query chunks; the registry's
+  and the measures' imports not timed). The difference between the command and ``read+measure`` is
+  the engine's own cost (interpreter start-up, the imports of numpy, the registry and the command,
+  plugin discovery, the run's scheduling, the samples journal, the bootstrap intervals, the
+  report), printed below the table.
 
 Every measurement runs in its own subprocess (for its peak RSS), repeats are interleaved
-(A B C A B C ...), and the table gives the min and median wall time of each, the ratios to
+(A B C, B C A, C A B ...), and the table gives the min and median wall time of each, the ratios to
 evalcore, and the min CPU time (all threads and child processes: on a shared machine the wall
 time also counts waiting for a core). The means are checked against pytrec_eval (1e-9), ir_measures (1e-4) and
 trec_eval (its 4 printed decimals).
@@ -24,6 +30,7 @@ trec_eval (its 4 printed decimals).
     python benchmarks/bench_retrieval.py            # 10k and 100k queries
     python benchmarks/bench_retrieval.py --quick    # 10k only
     python benchmarks/bench_retrieval.py --repeat 5 --trec-eval /path/to/trec_eval
+    python benchmarks/bench_retrieval.py --paths "command line" --before /path/to/older/checkout
 """
 
 from __future__ import annotations
@@ -54,12 +61,13 @@ PATHS = {  # path -> (contenders, evalcore's contender); each contender is a wor
     "TREC files": (["evalcore", "pytrec_eval", "ir_measures", "trec_eval"], "evalcore"),
     "dicts": (["evalcore", "pytrec_eval"], "evalcore"),
     "columns": (["evalcore", "pytrec_eval"], "evalcore"),
-    "command line": (["evalcore", "pytrec_eval"], "evalcore"),
+    "command line": (["evalcore", "read+measure", "pytrec_eval"], "evalcore"),
 }
 # C trec_eval 10 prints 4 decimals and compares scores in double precision; the trec_eval inside
 # pytrec_eval (which evalcore's ties='trec' matches exactly) compares them in single precision, so
 # scores equal only as floats rank differently (on these runs MRR differs by about 1e-4)
-TOLERANCE = {"pytrec_eval": 1e-9, "ir_measures": 1e-4, "trec_eval": 2e-4}
+TOLERANCE = {"pytrec_eval": 1e-9, "ir_measures": 1e-4, "trec_eval": 2e-4, "read+measure": 1e-12, "before": 1e-12}
+CHUNK = 1000  # the command's default --chunk-size
 
 
 # ---------------------------------------------------------------- data
@@ -155,6 +163,30 @@ def cli_evalcore(qrels: str, run: str) -> dict[str, float]:
     return {metric: metrics[metric]["value"] for metric in METRICS}
 
 
+def floor_evalcore(qrels: str, run: str) -> dict[str, float]:
+    """What the command cannot do without: read the files, score each chunk's columns."""
+    import numpy as np
+    from evalcore_retrieval._reader import trec_source  # pyarrow: the reader's import is reading
+
+    metrics = [evalcore_metric(metric_id) for metric_id in METRICS]
+    source = trec_source(qrels, run)
+    sums, counts = np.zeros(len(metrics)), np.zeros(len(metrics))
+    for chunk in source.chunks(CHUNK):
+        for k, metric in enumerate(metrics):
+            scores = metric.score_columns(chunk.columns)
+            kept = np.ones(len(scores.values), dtype=bool)
+            kept[list(scores.skipped)] = False
+            sums[k] += np.asarray(scores.values)[kept].sum()
+            counts[k] += kept.sum()
+    return {metric_id: float(total / count) for metric_id, total, count in zip(METRICS, sums, counts)}
+
+
+def evalcore_metric(metric_id: str) -> object:
+    import evalcore
+
+    return evalcore.get_metric(metric_id)
+
+
 def dicts_evalcore(qrels: dict, run: dict) -> dict[str, float]:
     from evalcore_retrieval import average, evaluate_run
 
@@ -191,11 +223,15 @@ def _load(path: str, contender: str, qrels: str, run: str) -> tuple[object, obje
 
 def worker(path: str, contender: str, qrels: str, run: str) -> None:
     """Run one contender once and print its time, peak RSS and means as JSON."""
-    if path == "command line" and contender == "evalcore":
+    if path == "command line" and contender in ("evalcore", "before"):
         pass  # the command's start-up is part of its time
     elif contender == "evalcore":  # imports and plugin discovery are not timed
         import evalcore
         import evalcore_retrieval._columnar  # noqa: F401
+
+        evalcore.get_metric("retrieval/map")
+    elif contender == "read+measure":  # the registry and the measures' imports are not timed, the reader's are
+        import evalcore
 
         evalcore.get_metric("retrieval/map")
     elif contender in ("pytrec_eval", "ir_measures"):
@@ -203,6 +239,10 @@ def worker(path: str, contender: str, qrels: str, run: str) -> None:
     first, second = _load(path, contender, qrels, run)
     kind = {"TREC files": "files", "command line": "files" if contender != "evalcore" else "cli",
             "columns": "columns" if contender == "evalcore" else "dicts", "dicts": "dicts"}[path]
+    if contender == "read+measure":
+        kind, contender = "floor", "evalcore"
+    if contender == "before":
+        kind, contender = "cli", "evalcore"
     function = globals()[f"{kind}_{contender}"]
     start, cpu_start, children_start = time.perf_counter(), time.process_time(), _children_cpu()
     means = function(first, second)
@@ -263,6 +303,17 @@ def check(path: str, results: dict[str, list[dict]]) -> str:
     return "max |diff| of means: " + ", ".join(notes)
 
 
+def beyond(command: list[dict], floor: list[dict]) -> str:
+    """The command's time beyond reading and the measures: least and median of the runs' differences
+    (each repeat's pair ran one after the other)."""
+    cpu = [c["cpu"] - f["cpu"] for c, f in zip(command, floor)]
+    wall = [c["seconds"] - f["seconds"] for c, f in zip(command, floor)]
+    least_cpu = min(c["cpu"] for c in command) - min(f["cpu"] for f in floor)
+    least_wall = min(c["seconds"] for c in command) - min(f["seconds"] for f in floor)
+    return (f"beyond reading and the measures: CPU {least_cpu:.2f} s (least of each; per repeat median "
+            f"{statistics.median(cpu):.2f}), wall {least_wall:.2f} s (median {statistics.median(wall):.2f})")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="10k queries only")
@@ -272,13 +323,21 @@ def main() -> None:
     parser.add_argument("--data", help="folder for the generated files (kept between runs)")
     parser.add_argument("--paths", help=f"comma-separated paths to measure (default all: {', '.join(PATHS)})")
     parser.add_argument("--skip", default="", help="comma-separated contenders to leave out (e.g. trec_eval)")
+    parser.add_argument("--before", help="another checkout of this repository: its command line is measured "
+                                         "too (contender 'before'), interleaved with this one's")
     args = parser.parse_args()
     scratch = Path(args.data or Path(tempfile.gettempdir()) / "evalcore-bench-retrieval")
     scratch.mkdir(parents=True, exist_ok=True)
     env = dict(os.environ)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # modules compiled once, as an installed package's are
     trec_eval = None if "trec_eval" in args.skip.split(",") else find_trec_eval(args.trec_eval, scratch)
     if trec_eval:
         env["BENCH_TREC_EVAL"] = trec_eval
+    envs = {}
+    if args.before:  # the older checkout's sources ahead of the installed (editable) ones
+        older = Path(args.before).resolve()
+        sources = [older / "core" / "src", older / "plugins" / "retrieval" / "src"]
+        envs["before"] = {**env, "PYTHONPATH": os.pathsep.join(map(str, sources))}
     print(f"metrics: {', '.join(METRICS)}; {DOCS_PER_QUERY} retrieved, {JUDGED_PER_QUERY} judged per query; "
           f"{args.repeat} interleaved runs each, one subprocess per run")
     print(f"{'queries':>8} {'path':<12} {'contender':<12} {'min s':>8} {'median s':>9} {'peak MB':>8} "
@@ -290,10 +349,13 @@ def main() -> None:
             if args.paths and path not in args.paths.split(","):
                 continue
             contenders = [c for c in contenders if (c != "trec_eval" or trec_eval) and c not in args.skip.split(",")]
+            if args.before and path == "command line":
+                contenders.insert(1, "before")
             results: dict[str, list[dict]] = {c: [] for c in contenders}
-            for _ in range(args.repeat):
-                for contender in contenders:
-                    results[contender].append(measure(path, contender, qrels, run, env))
+            for repeat in range(args.repeat):  # each repeat starts with another contender: none always
+                turn = repeat % len(contenders)  # follows the same one (a 2 GB run leaves the memory busy)
+                for contender in contenders[turn:] + contenders[:turn]:
+                    results[contender].append(measure(path, contender, qrels, run, envs.get(contender, env)))
             base = [r["seconds"] for r in results[ours]]
             base_cpu = min(r["cpu"] for r in results[ours])
             for contender, runs in results.items():
@@ -304,6 +366,9 @@ def main() -> None:
                       f"{statistics.median(times) / statistics.median(base):>12.1f}x {cpu:>10.2f} "
                       f"{cpu / base_cpu:>9.1f}x")
             print(f"{'':>8} {check(path, results)}")
+            for name in (ours, "before"):
+                if name in results and "read+measure" in results:
+                    print(f"{'':>8} {name}: {beyond(results[name], results['read+measure'])}")
 
 
 if __name__ == "__main__":

@@ -7,10 +7,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 
-def by_index_draws(values: np.ndarray, seed: int, n_boot: int, confidence: float) -> tuple[float, float]:
+def by_index_draws(values: np.ndarray, seed: int, n_boot: int, confidence: float,
+                   block_size: int = _BOOTSTRAP_BLOCK) -> tuple[float, float]:
     """The percentile bootstrap by definition: resamples of indices, blocks as the library draws them."""
     rng = np.random.default_rng(seed)
-    block = max(1, _BOOTSTRAP_BLOCK // values.size)
+    block = max(1, block_size // values.size)
     means = np.concatenate([
         values[rng.integers(0, values.size, size=(min(block, n_boot - start), values.size))].mean(axis=1)
         for start in range(0, n_boot, block)
@@ -53,3 +54,18 @@ def test_few_distinct_values_resampled_by_counts_match_index_draws(levels):
     by_indices = by_index_draws(values, 2, 4000, 0.95)
     assert by_counts != by_indices  # two ways, two sets of draws
     assert by_counts == pytest.approx(by_indices, abs=0.1 * (by_indices[1] - by_indices[0]))
+
+
+@pytest.mark.parametrize("n_arrays", [1, 2, 5])
+def test_many_blocks_of_resamples_are_the_draws_in_turn(monkeypatch, n_arrays):
+    """Resamples drawn in many blocks: the same intervals as resampling by definition, block after
+    block from one stream, by indexing or through draw counts."""
+    monkeypatch.setattr("evalcore._stats._BOOTSTRAP_BLOCK", 7 * 2000)
+    samples = [np.random.default_rng(k).random(2000) for k in range(n_arrays)]
+    together = bootstrap_intervals(samples, seed=11, n_boot=52, confidence=0.9)
+    for values, interval in zip(samples, together):
+        expected = by_index_draws(values, 11, 52, 0.9, block_size=7 * 2000)
+        if n_arrays > 3:
+            assert interval == pytest.approx(expected, rel=1e-12, abs=1e-15)
+        else:
+            assert interval == expected

@@ -25,6 +25,7 @@ from .._spec import Tier
 from .._stats import aggregate, describe_values
 from .accumulate import Column
 from .chunk import Chunk
+from .columnar import score_columns
 from .journal import encode_row
 from .plan import Plan
 from .runners import runner_for
@@ -79,29 +80,9 @@ def _all_columnar(plan: Plan, columns: Any) -> bool:
 
 
 async def _score_columns(plan: Plan, chunk: Chunk, pool: Executor) -> ChunkResult:
-    """The fast path of columnar readers: every metric over the whole chunk, no per-sample objects."""
-    loop = asyncio.get_running_loop()
-    results = [await loop.run_in_executor(pool, m.score_columns, chunk.columns) for m in plan.metrics]
-    columns, fragments = {}, []
-    for metric, result in zip(plan.metrics, results):
-        column = columns[metric.id] = Column.from_values(result.values, result.skipped)
-        fragments.append(_score_fragments(metric.id, column.values.tolist(), result.skipped))
-    lines = bytearray()
-    for record_id, position, scores in zip(chunk.columns.ids, chunk.positions, zip(*fragments)):
-        # the bytes encode_row gives for {"id": …, "i": …, "scores": {…}}, built without the dicts
-        lines += encode_row({"id": record_id, "i": position})[:-2]
-        lines += b',"scores":{' + b",".join(scores) + b"}}\n"
-    return ChunkResult(chunk.index, list(chunk.positions), lines, [{}] * len(chunk.positions), 0, columns)
-
-
-def _score_fragments(metric_id: str, values: list[float], skipped: dict[int, str]) -> list[bytes]:
-    """Each record's ``"metric_id":{score}`` JSON for one metric (``values`` NaN where skipped)."""
-    key = encode_row(metric_id)[:-1]
-    encoded = encode_row(values)[1:-2].split(b",") if values else []
-    fragments = [b"%s:{\"value\":%s,\"status\":\"ok\"}" % (key, value) for value in encoded]
-    for index, reason in skipped.items():
-        fragments[index] = key + b":" + encode_row({"value": None, "status": "skipped", "reason": reason})[:-1]
-    return fragments
+    """The fast path of columnar readers: the whole chunk in one worker call (see :mod:`.columnar`)."""
+    positions, lines, columns = await asyncio.get_running_loop().run_in_executor(pool, score_columns, plan, chunk)
+    return ChunkResult(chunk.index, positions, lines, [{}] * len(positions), 0, columns)
 
 
 def _result(plan: Plan, chunk: Chunk, units: Units, gate: list[dict[str, Any]] | None) -> ChunkResult:
