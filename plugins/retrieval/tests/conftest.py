@@ -1,6 +1,7 @@
 """Fixtures of the retrieval tests."""
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 
@@ -16,6 +17,22 @@ def trec_reference() -> Path:
     if not REFERENCE.is_dir():
         pytest.skip(f"trec_eval reference data not found at {REFERENCE} (the repository's sibling shared/)")
     return REFERENCE
+
+
+@pytest.fixture
+def reference_dicts(trec_reference: Path) -> Callable[[str], dict[str, dict[str, float]]]:
+    """``reference_dicts(name)``: a qrels or run file of the reference collection as pytrec_eval-style
+    dicts (``{qid: {docno: grade or score}}``)."""
+
+    def read(name: str) -> dict[str, dict[str, float]]:
+        column, kind = (3, int) if name.startswith("qrels") else (4, float)
+        table: dict[str, dict[str, float]] = {}
+        for line in (trec_reference / name).read_text().splitlines():
+            fields = line.split()
+            table.setdefault(fields[0], {})[fields[2]] = kind(fields[column])
+        return table
+
+    return read
 
 
 @pytest.fixture(params=["compiled", "pyarrow"])

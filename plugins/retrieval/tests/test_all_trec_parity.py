@@ -16,7 +16,6 @@ import pytest
 from evalcore.plugin import aggregate_values
 from evalcore_retrieval import evaluate_run, read_trec
 
-REFERENCE = Path(__file__).resolve().parents[3].parent / "shared" / "reference" / "trec_eval"
 NOT_MEASURES = ("runid", "relstring")
 
 CASES = [
@@ -27,16 +26,10 @@ CASES = [
 ]
 
 
-@pytest.fixture(scope="module", autouse=True)
-def reference_data() -> None:
-    if not REFERENCE.is_dir():
-        pytest.skip(f"trec_eval reference data not found at {REFERENCE} (the repository's sibling shared/)")
-
-
-def expected(out_file: str) -> dict[str, dict[str, float]]:
+def expected(reference: Path, out_file: str) -> dict[str, dict[str, float]]:
     """``{trec_eval measure: {qid or 'all': value}}`` from a trec_eval output file."""
     table: dict[str, dict[str, float]] = {}
-    for line in (REFERENCE / out_file).read_text().splitlines():
+    for line in (reference / out_file).read_text().splitlines():
         measure, qid, value = line.split()
         if not measure.startswith(NOT_MEASURES):
             table.setdefault(measure, {})[qid] = float(value)
@@ -54,17 +47,17 @@ def printed(values: dict[str, float], shown: dict[str, float]) -> dict[str, str]
     return {qid: f"{values.get(qid, float('nan')):.4f}" for qid in shown}
 
 
-def test_all_trec_set_is_every_measure_trec_eval_prints():
+def test_all_trec_set_is_every_measure_trec_eval_prints(trec_reference):
     names = [m.split("/")[-1] for m in evalcore.expand_metrics(["all_trec"])]
-    assert names == ["ndcg(k=None)" if m == "ndcg" else m for m in expected("out.test.a")]
+    assert names == ["ndcg(k=None)" if m == "ndcg" else m for m in expected(trec_reference, "out.test.a")]
     assert len(names) == 98
 
 
 @pytest.mark.parametrize(("out_file", "qrels", "run", "options"), CASES)
-def test_records_match_trec_eval(out_file, qrels, run, options):
-    data = read_trec(REFERENCE / qrels, REFERENCE / run)
+def test_records_match_trec_eval(trec_reference, out_file, qrels, run, options):
+    data = read_trec(trec_reference / qrels, trec_reference / run)
     examples, predictions = data.records()
-    for name, values in expected(out_file).items():
+    for name, values in expected(trec_reference, out_file).items():
         m = metric("ndcg(k=None)" if name == "ndcg" else name, options)
         scores = dict(zip(data.qids, m.score_many(examples, predictions)))
         got = {qid: s.value for qid, s in scores.items() if s.ok}
@@ -73,11 +66,10 @@ def test_records_match_trec_eval(out_file, qrels, run, options):
 
 
 @pytest.mark.parametrize(("out_file", "qrels", "run", "options"), CASES)
-def test_evaluate_run_matches_trec_eval(out_file, qrels, run, options):
-    table = expected(out_file)
+def test_evaluate_run_matches_trec_eval(trec_reference, reference_dicts, out_file, qrels, run, options):
+    table = expected(trec_reference, out_file)
     metrics = {name: metric("ndcg(k=None)" if name == "ndcg" else name, options) for name in table}
-    results = evaluate_run(_dicts(REFERENCE / qrels, 3, int), _dicts(REFERENCE / run, 4, float),
-                           list(metrics.values()))
+    results = evaluate_run(reference_dicts(qrels), reference_dicts(run), list(metrics.values()))
     for name, values in table.items():
         m = metrics[name]
         got = {qid: scores[m.id] for qid, scores in results.items()}
@@ -85,22 +77,14 @@ def test_evaluate_run_matches_trec_eval(out_file, qrels, run, options):
         assert printed(got, values) == printed(values, values), name
 
 
-def _dicts(path: Path, column: int, kind: type) -> dict[str, dict[str, float]]:
-    """``{qid: {docno: value}}`` from a qrels (value column 3) or run (column 4) file."""
-    table: dict[str, dict[str, float]] = {}
-    for line in path.read_text().splitlines():
-        fields = line.split()
-        table.setdefault(fields[0], {})[fields[2]] = kind(fields[column])
-    return table
-
 
 @pytest.mark.parametrize(("out_file", "qrels", "run", "options"), CASES)
-def test_trec_files_match_trec_eval(out_file, qrels, run, options):
+def test_trec_files_match_trec_eval(trec_reference, out_file, qrels, run, options):
     from evalcore_retrieval._api import score_queries
 
-    table = expected(out_file)
+    table = expected(trec_reference, out_file)
     metrics = {name: metric("ndcg(k=None)" if name == "ndcg" else name, options) for name in table}
-    data = read_trec(REFERENCE / qrels, REFERENCE / run)
+    data = read_trec(trec_reference / qrels, trec_reference / run)
     results = score_queries(data.qids, list(metrics.values()), data.rankings)
     for name, values in table.items():
         m = metrics[name]

@@ -8,8 +8,6 @@ queries it is scored with (sums run per query, never across queries).
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import evalcore
 import numpy as np
 import pytest
@@ -17,14 +15,7 @@ from evalcore_retrieval import read_trec
 from evalcore_retrieval._api import resolve
 from evalcore_retrieval._reader import trec_source
 
-REFERENCE = Path(__file__).resolve().parents[3].parent / "shared" / "reference" / "trec_eval"
 FILES = [("qrels.test", "results.test"), ("qrels.rel_level", "results.test"), ("qrels.test", "results.trunc")]
-
-
-@pytest.fixture(scope="module", autouse=True)
-def reference_data() -> None:
-    if not REFERENCE.is_dir():
-        pytest.skip(f"trec_eval reference data not found at {REFERENCE} (the repository's sibling shared/)")
 
 
 def all_trec(**options: object) -> list:
@@ -38,8 +29,8 @@ def all_trec(**options: object) -> list:
 
 @pytest.mark.parametrize(("qrels", "run"), FILES)
 @pytest.mark.parametrize("params", [{}, {"relevance_level": 2}, {"missing": "zero"}], ids=["default", "-l2", "-c"])
-def test_sharing_changes_no_value(qrels, run, params):
-    data = read_trec(REFERENCE / qrels, REFERENCE / run)
+def test_sharing_changes_no_value(trec_reference, qrels, run, params):
+    data = read_trec(trec_reference / qrels, trec_reference / run)
     metrics = all_trec(**params)
     alone = {m.id: m.values(data.rankings("trec")) for m in metrics}
     for order in (metrics, metrics[::-1]):
@@ -52,11 +43,11 @@ def test_sharing_changes_no_value(qrels, run, params):
 
 @pytest.mark.parametrize(("qrels", "run"), FILES)
 @pytest.mark.parametrize("size", [1, 3, 1000])
-def test_a_query_scores_the_same_in_any_chunk(qrels, run, size):
+def test_a_query_scores_the_same_in_any_chunk(trec_reference, qrels, run, size):
     metrics = all_trec()
-    data = read_trec(REFERENCE / qrels, REFERENCE / run)
+    data = read_trec(trec_reference / qrels, trec_reference / run)
     whole = {m.id: m.values(data.rankings("trec")) for m in metrics}
-    chunks = list(trec_source(REFERENCE / qrels, REFERENCE / run).chunks(size))
+    chunks = list(trec_source(trec_reference / qrels, trec_reference / run).chunks(size))
     assert sum(len(c.records) for c in chunks) == len(data.qids)
     for m in metrics:
         scores = [m.score_columns(c.columns) for c in chunks]

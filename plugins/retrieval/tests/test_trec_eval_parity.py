@@ -15,8 +15,6 @@ import pytest
 from evalcore_retrieval import average, evaluate_run, read_trec
 from evalcore_retrieval._api import score_queries
 
-REFERENCE = Path(__file__).resolve().parents[3].parent / "shared" / "reference" / "trec_eval"
-
 # trec_eval measure name -> evalcore metric id (k filled in from the name)
 MEASURES = {
     r"map": "map", r"map_cut_(\d+)": "map@{}", r"P_(\d+)": "precision@{}",
@@ -37,10 +35,10 @@ def metric_id(measure: str, params: str) -> str | None:
     return None
 
 
-def expected(out_file: str, params: str) -> dict[str, dict[str, str]]:
+def expected(reference: Path, out_file: str, params: str) -> dict[str, dict[str, str]]:
     """``{metric id: {qid or 'all': printed value}}`` from a trec_eval output file."""
     table: dict[str, dict[str, str]] = {}
-    for line in (REFERENCE / out_file).read_text().splitlines():
+    for line in (reference / out_file).read_text().splitlines():
         measure, qid, value = line.split()
         mid = metric_id(measure, params)
         if mid is not None:
@@ -56,17 +54,11 @@ CASES = [
 ]
 
 
-@pytest.fixture(scope="module", autouse=True)
-def reference_data() -> None:
-    if not REFERENCE.is_dir():
-        pytest.skip(f"trec_eval reference data not found at {REFERENCE} (the repository's sibling shared/)")
-
-
 @pytest.mark.parametrize(("out_file", "qrels", "run", "params"), CASES)
-def test_metrics_on_records_match_trec_eval(out_file, qrels, run, params):
-    table = expected(out_file, params)
+def test_metrics_on_records_match_trec_eval(trec_reference, out_file, qrels, run, params):
+    table = expected(trec_reference, out_file, params)
     assert len(table) >= 40  # every cut-off trec_eval prints for the eight measures
-    data = read_trec(REFERENCE / qrels, REFERENCE / run)
+    data = read_trec(trec_reference / qrels, trec_reference / run)
     examples, predictions = data.records()
     for mid, values in table.items():
         metric = evalcore.get_metric(mid)
@@ -79,13 +71,13 @@ def test_metrics_on_records_match_trec_eval(out_file, qrels, run, params):
 
 @pytest.mark.parametrize("way", ["dicts", "files"])
 @pytest.mark.parametrize(("out_file", "qrels", "run", "params"), CASES)
-def test_trec_eval_outputs_reproduced(out_file, qrels, run, params, way):
+def test_trec_eval_outputs_reproduced(trec_reference, reference_dicts, out_file, qrels, run, params, way):
     """From pytrec_eval-style dicts (``evaluate_run``) and from the files (``read_trec``)."""
-    table = expected(out_file, params)
+    table = expected(trec_reference, out_file, params)
     if way == "dicts":
-        results = evaluate_run(_dicts(REFERENCE / qrels, 3, int), _dicts(REFERENCE / run, 4, float), list(table))
+        results = evaluate_run(reference_dicts(qrels), reference_dicts(run), list(table))
     else:
-        data = read_trec(REFERENCE / qrels, REFERENCE / run)
+        data = read_trec(trec_reference / qrels, trec_reference / run)
         results = score_queries(data.qids, list(table), data.rankings)
     means = average(results)
     for mid, values in table.items():
@@ -94,11 +86,3 @@ def test_trec_eval_outputs_reproduced(out_file, qrels, run, params, way):
         got["all"] = f"{means[key]:.4f}"
         assert got == values, mid
 
-
-def _dicts(path: Path, column: int, kind: type) -> dict[str, dict[str, float]]:
-    """``{qid: {docno: value}}`` from a qrels (value column 3) or run (column 4) file."""
-    table: dict[str, dict[str, float]] = {}
-    for line in path.read_text().splitlines():
-        fields = line.split()
-        table.setdefault(fields[0], {})[fields[2]] = kind(fields[column])
-    return table

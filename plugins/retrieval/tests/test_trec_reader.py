@@ -11,7 +11,6 @@ from evalcore_retrieval import evaluate_columns, evaluate_run, read_trec
 from evalcore_retrieval._api import resolve
 from evalcore_retrieval._trec_lines import RUN, read_columns, read_slowly
 
-REFERENCE = Path(__file__).resolve().parents[3].parent / "shared" / "reference" / "trec_eval"
 pytestmark = pytest.mark.usefixtures("trec_reader")  # every test with each reader
 QRELS = "q1 0 a 1\nq1 0 b 0\nq3 0 c 2\n"
 RUN_TEXT = "q1 Q0 a 1 0.5 t\nq1 Q0 b 2 0.9 t\nq2 Q0 z 1 1.0 t\n"
@@ -124,10 +123,8 @@ def test_any_whitespace_layout_reads_the_same(tmp_path):
     assert values(spaced, "ndcg@10") == values(single, "ndcg@10")
 
 
-def test_fast_and_line_by_line_readers_agree_on_the_reference_run():
-    if not REFERENCE.is_dir():
-        pytest.skip(f"trec_eval reference data not found at {REFERENCE}")
-    body = (REFERENCE / "results.test").read_bytes()
+def test_fast_and_line_by_line_readers_agree_on_the_reference_run(trec_reference):
+    body = (trec_reference / "results.test").read_bytes()
     fast, slow = read_columns(body, "run", RUN), read_slowly(body, "run", RUN)
     assert fast.qids == slow.qids and np.array_equal(fast.query, slow.query)
     assert fast.docno.to_pylist() == slow.docno.to_pylist()
@@ -205,13 +202,11 @@ def test_files_columns_and_dicts_give_the_same_scores(tmp_path):
     assert columns == dicts == {"q1": {"retrieval/map": 0.5, "retrieval/ndcg@10": values(data, "ndcg@10")["q1"]}}
 
 
-def test_reads_trec_eval_test_collection():
-    if not REFERENCE.is_dir():
-        pytest.skip(f"trec_eval reference data not found at {REFERENCE}")
-    data = read_trec(REFERENCE / "qrels.test", REFERENCE / "results.trunc")
+def test_reads_trec_eval_test_collection(trec_reference):
+    data = read_trec(trec_reference / "qrels.test", trec_reference / "results.trunc")
     # out.test.aqc: num_rel 474/77/10 and num_ret 500/0/84 for queries 301/302/303
-    expected_rel = _measure(REFERENCE / "out.test.aqc", "num_rel")
-    expected_ret = _measure(REFERENCE / "out.test.aqc", "num_ret")
+    expected_rel = _measure(trec_reference / "out.test.aqc", "num_rel")
+    expected_ret = _measure(trec_reference / "out.test.aqc", "num_ret")
     rankings = data.rankings()
     num_rel = rankings.num_judged_at_least(1)
     for i, qid in enumerate(data.qids):
