@@ -12,8 +12,8 @@ import pytest
 def cli(make_distribution, toy_plugin, site, tmp_path):
     make_distribution("evalcore-toy", "1.2", plugins={"toy": "toy_pkg._register"}, modules=toy_plugin("toy_pkg"))
 
-    def run(*args, expect=0):
-        env = {**os.environ, "PYTHONPATH": str(site), "EVALCORE_STRICT_PLUGINS": ""}
+    def run(*args, expect=0, **environ):
+        env = {**os.environ, "PYTHONPATH": str(site), "EVALCORE_STRICT_PLUGINS": "", **environ}
         proc = subprocess.run([sys.executable, "-m", "evalcore", *args], capture_output=True, text=True,
                               env=env, cwd=tmp_path, timeout=60)
         assert proc.returncode == expect, proc.stdout + proc.stderr
@@ -125,6 +125,18 @@ def test_empty_input_file(cli, tmp_path):
     data = write(tmp_path, "empty.jsonl", [])
     proc = cli("evaluate", data, "-m", "toy/overlap", expect=2)
     assert f"{data}: no records: the file is empty" in proc.stderr
+
+
+def test_no_temporary_rows_left_behind(cli, tmp_path):
+    """Without --samples the rows live in a temporary journal, removed whether the run succeeds or fails."""
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    empty = write(tmp_path, "empty.jsonl", [])
+    bad = write(tmp_path, "bad.jsonl", ["{not json"])
+    cli("evaluate", empty, "-m", "toy/overlap", expect=2, TMPDIR=str(scratch))
+    cli("evaluate", bad, "-m", "toy/overlap", expect=2, TMPDIR=str(scratch))
+    cli("evaluate", write(tmp_path, "data.jsonl", [GOOD]), "-m", "toy/overlap", TMPDIR=str(scratch))
+    assert [p.name for p in scratch.iterdir()] == []
 
 
 def test_debug_shows_the_traceback(cli, tmp_path):

@@ -20,7 +20,7 @@ from .._summary import MetricSummary, MetricTally, summarise_all
 from .._version import __version__
 from .accumulate import Tally
 from .chunk import Chunk, Source
-from .executors import make_executor
+from .executors import ChunkExecutor, make_executor
 from .journal import JournalWriter, Rows, encode_rows
 from .plan import Plan
 from .progress import RunProgress
@@ -53,6 +53,19 @@ class Run:
             executor.close()
             raise
         try:
+            result = await self._score(executor, journal, path)
+        except BaseException:
+            if temporary:
+                _unlink(path)
+            raise
+        if temporary:
+            weakref.finalize(result, _unlink, path)
+        self._write_outputs(result, temporary)
+        return result
+
+    async def _score(self, executor: ChunkExecutor, journal: JournalWriter, path: Path) -> EvaluationResult:
+        """Score what the journal does not hold yet and summarise everything it holds."""
+        try:
             self.tally.add_rows(journal.done)
             done = {row.get("i") for row in journal.done}
             self.seen_ids = {hash(row["id"]) for row in journal.done}
@@ -66,13 +79,9 @@ class Run:
             executor.close()
             journal.close()
         try:
-            result = self._result(Rows(path, journal.rows))
+            return self._result(Rows(path, journal.rows))
         finally:
             self.progress.stop()
-        if temporary:
-            weakref.finalize(result, _unlink, path)
-        self._write_outputs(result, temporary)
-        return result
 
     # -- feeding ---------------------------------------------------------------------
 
