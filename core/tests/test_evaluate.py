@@ -112,10 +112,12 @@ def test_later_metrics_see_earlier_values():
     assert result.samples[0]["scores"]["t/reads"]["value"] == 0.75
 
 
-def test_sync_metrics_run_concurrently_in_threads():
+def test_io_bound_sync_metrics_run_concurrently_in_threads():
     active, peak, lock = [0], [0], threading.Lock()
 
     class Busy(SampleMetric):
+        io_bound = True
+
         def score(self, example, prediction):
             with lock:
                 active[0] += 1
@@ -127,6 +129,21 @@ def test_sync_metrics_run_concurrently_in_threads():
 
     evalcore.evaluate(records([1] * 8), [build(Busy, "busy")], concurrency=4)
     assert peak[0] == 4
+
+
+def test_computing_sync_metrics_run_on_the_engines_thread_unless_time_limited():
+    threads = []
+
+    class Compute(SampleMetric):
+        def score(self, example, prediction):
+            threads.append(threading.current_thread())
+            return 1.0
+
+    evalcore.evaluate(records([1] * 3), [build(Compute, "compute")], concurrency=4)
+    assert threads == [threading.main_thread()] * 3
+    threads.clear()
+    evalcore.evaluate(records([1] * 3), [build(Compute, "compute")], concurrency=4, timeout_s=5)
+    assert len(threads) == 3 and threading.main_thread() not in threads
 
 
 def test_async_metrics_run_on_the_event_loop_concurrently():

@@ -52,6 +52,8 @@ def detect_style(fn: Callable[..., Any]) -> Literal["dspy", "engine"]:
 class FunctionMetric(SampleMetric):
     """A metric backed by a plain callable."""
 
+    io_bound = True  # a callable may wait on anything (an API, a subprocess): it keeps the worker threads
+
     def __init__(
         self, spec: MetricSpec, params: Mapping[str, Any] | None, origin: Origin | None, *,
         fn: Callable[..., Any], style: Literal["dspy", "engine"], value_key: str | None = None,

@@ -252,6 +252,13 @@ class SampleMetric(Metric):
     :class:`~evalcore.SkipSample` to skip a sample.
     """
 
+    io_bound: ClassVar[bool] = False
+    """Whether a synchronous :meth:`score` spends its time waiting (on the network, a
+    subprocess, or native code that releases the GIL). The engine scores such metrics on
+    worker threads, ``concurrency`` at a time; the others on its own thread, since Python
+    code on more threads only takes turns under the GIL (and the turns cost). A metric
+    with a per-sample time limit always runs on worker threads, where it can be abandoned."""
+
     def score(self, example: Record, prediction: Record) -> Any:
         raise NotImplementedError(f"{type(self).__name__} implements neither score nor ascore")
 

@@ -1,8 +1,10 @@
 """One runner per metric kind: each scores a metric over the units of one chunk.
 
-* sample metrics: synchronous ones on worker threads, the chunk split in at most
-  ``concurrency`` slices (one thread hop per slice, not per sample); asynchronous ones on
-  the event loop, ``concurrency`` at a time;
+* sample metrics: synchronous ones that compute (most) in one call over the chunk on the
+  engine's thread; those that wait (:attr:`~evalcore.plugin.SampleMetric.io_bound`) or
+  have a time limit on worker threads, the chunk split in at most ``concurrency`` slices
+  (one thread hop per slice, not per sample); asynchronous ones on the event loop,
+  ``concurrency`` at a time;
 * batch metrics: one vectorised call per chunk (or over the reader's columns);
 * corpus metrics: per-sample states, merged later.
 
@@ -75,8 +77,10 @@ class MetricRunner:
 class SyncSampleRunner(MetricRunner):
     async def run(self, examples: Pairs, views: Pairs) -> Scored:
         n = len(examples)
-        slices = min(self.concurrency, n) or 1
         admission = OrderedAdmission(self.budget, self.timeout_s) if self.budget.limit_msats is not None else None
+        if self.timeout_s is None and not self.metric.io_bound:  # type: ignore[attr-defined]
+            return self._score_slice(examples, views, range(n), admission), None
+        slices = min(self.concurrency, n) or 1
         if admission is not None:  # round-robin: samples are admitted in input order without serialising
             parts = [range(start, n, slices) for start in range(slices)]
         else:  # neighbouring samples together

@@ -23,6 +23,8 @@ class _CommandMetric(SampleMetric):
     metric's cost (``cost_msats``, else the spec's estimate) so a budget counts it.
     """
 
+    io_bound = True  # it waits on the command: samples run side by side on worker threads
+
     def setup(self) -> None:
         self.argv = self._param("command", as_argv)
         self.environment = command_environment(self._param("env", _string_map),
