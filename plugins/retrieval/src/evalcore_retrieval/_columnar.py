@@ -63,8 +63,8 @@ def _arrays(table: Any, names: tuple[str, ...], kind: str) -> dict[str, Any]:
 
 
 def _strings(values: Any, kind: str, name: str) -> pa.Array:
-    if isinstance(values, pa.ChunkedArray):
-        values = values.combine_chunks()
+    if isinstance(values, pa.ChunkedArray):  # combine_chunks copies even a single chunk
+        values = values.chunk(0) if values.num_chunks == 1 else values.combine_chunks()
     if not isinstance(values, pa.Array):
         values = pa.array(np.asarray(values) if not isinstance(values, list) else values)
     if pa.types.is_dictionary(values.type):

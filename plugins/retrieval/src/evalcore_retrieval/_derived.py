@@ -110,6 +110,12 @@ class Ranked:
             return np.zeros(len(query))
         return np.where(m > 0, sums[np.maximum(self.start[query] + m - 1, 0)], 0.0)
 
+    def sum_top(self, values: np.ndarray, k: int) -> np.ndarray:
+        """Each query's sum of ``values`` (one per document) over its top ``k``: the same
+        additions in the same order as the running sums' (bincount adds in array order)."""
+        top = self.position < k
+        return np.bincount(self.query[top], weights=values[top], minlength=self.n)
+
     @cached_property
     def scan(self) -> Scan:
         """Running sums and maxima over each query's documents in rank order."""
@@ -223,7 +229,7 @@ class Ideal(Ranked):
 
     def dcg_at(self, k: int) -> np.ndarray:
         """The ideal DCG of each query's top ``k``."""
-        return self.at(self.dcg, self.every, np.minimum(self.count, k))
+        return self.sum_top(self._discounted, k)
 
     def at(self, sums: np.ndarray, query: np.ndarray, m: np.ndarray) -> np.ndarray:
         """``sums`` of ``query`` over its first ``m`` ideal ranks (``m`` capped at their number)."""
@@ -261,7 +267,7 @@ class HitGains(Ranked):
             k = None
         if k is None:  # the same additions in the same order as the running sums' last ones
             return _memo(self._dcg, k, lambda: np.bincount(self.query, weights=self.discounted, minlength=self.n))
-        return _memo(self._dcg, k, lambda: self.first(self.running_dcg, self.above(k)))
+        return _memo(self._dcg, k, lambda: self.sum_top(self.discounted, k))
 
     def through(self, query: np.ndarray, m: np.ndarray) -> np.ndarray:
         """The DCG of ``query``'s ranking over its first ``m`` ranks."""
