@@ -91,14 +91,15 @@ class TrecData:
         position = (self._trec_positions if ties == "trec" else self._input_positions)[lo:hi]
         grades = self._grades[lo:hi]
         hits = np.flatnonzero(grades > 0)
-        query = ranked.query[lo:hi] - start
-        hit_query, hit_position = query[hits], position[hits]
+        query = ranked.query[lo:hi]
+        hit_query, hit_position = query[hits] - start, position[hits]
         order = _by_query_and_position(hit_query, hit_position)
         if order is not None:
             hit_query, hit_position, hits = hit_query[order], hit_position[order], hits[order]
-        # judged retrieved documents that are not relevant (bpref, infAP, unj, judged-only need them)
-        misses = np.flatnonzero(~np.isnan(grades) & ~(grades > 0))
-        miss_query, miss_position = query[misses], position[misses]
+        # judged retrieved documents that are not relevant (bpref, infAP, unj, judged-only need
+        # them): grade <= 0, which leaves out NaN (not judged)
+        misses = np.flatnonzero(grades <= 0)
+        miss_query, miss_position = query[misses] - start, position[misses]
         order = _by_query_and_position(miss_query, miss_position)
         if order is not None:
             miss_query, miss_position, misses = miss_query[order], miss_position[order], misses[order]

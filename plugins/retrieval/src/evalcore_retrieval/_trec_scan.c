@@ -523,9 +523,16 @@ static int group(Side *side, Py_ssize_t n_queries)
     return 1;
 }
 
+/* What a table slot holds: a judged document not retrieved (yet), a judged document the run
+ * retrieved, or a retrieved document with no judgement. */
+enum { JUDGED, JUDGED_RETRIEVED, RETRIEVED };
+
+/* One query's documents, its judged ones first, then the ones its run retrieves: each run line
+ * is hashed and looked up once, finding its judgement or an earlier line of the run. */
 typedef struct {
-    int64_t *line; /* -1: empty */
+    int64_t *line;  /* -1: empty; else a qrels line (JUDGED*) or a run line (RETRIEVED) */
     uint64_t *hash;
+    uint8_t *kind;
     uint64_t mask;
 } Table;
 
@@ -536,33 +543,36 @@ static int same_doc(const Side *a, int64_t i, const Side *b, int64_t j)
         && memcmp(a->bytes + a->offsets[i], b->bytes + b->offsets[j], (size_t)size) == 0;
 }
 
-/* The slot of line i's document (hash h) in the table, or of the empty slot where it belongs. */
-static uint64_t find(const Table *t, const Side *tabled, const Side *side, int64_t i, uint64_t h)
+/* The slot of the document of line i of `side` (hash h), or the empty slot where it belongs. */
+static uint64_t find(const Table *t, const Side *judged, const Side *run, const Side *side, int64_t i, uint64_t h)
 {
     uint64_t slot = h & t->mask;
-    while (t->line[slot] >= 0 && !(t->hash[slot] == h && same_doc(tabled, t->line[slot], side, i)))
+    while (t->line[slot] >= 0
+           && !(t->hash[slot] == h && same_doc(t->kind[slot] == RETRIEVED ? run : judged, t->line[slot], side, i)))
         slot = (slot + 1) & t->mask;
     return slot;
 }
 
-static void clear(Table *t, int64_t entries)
+static uint64_t table_size(int64_t entries)
 {
     uint64_t size = 4;
     while (size < 2 * (uint64_t)entries)
         size *= 2;
+    return size;
+}
+
+static void clear(Table *t, int64_t entries)
+{
+    const uint64_t size = table_size(entries);
     t->mask = size - 1;
     memset(t->line, 0xff, size * sizeof(int64_t));
 }
 
-/* Put line i (hash h) in the table; whether its document was there already. */
-static int put(Table *t, const Side *side, int64_t i, uint64_t h)
+static void fill(Table *t, uint64_t slot, int64_t line, uint64_t h, uint8_t kind)
 {
-    const uint64_t slot = find(t, side, side, i, h);
-    if (t->line[slot] >= 0)
-        return 1;
-    t->line[slot] = i;
+    t->line[slot] = line;
     t->hash[slot] = h;
-    return 0;
+    t->kind[slot] = kind;
 }
 
 static void note_repeat(int64_t *repeated, int64_t line)
@@ -582,52 +592,54 @@ static int64_t longest(const Side *side, Py_ssize_t n_queries)
 
 static int new_table(Table *t, int64_t entries)
 {
-    uint64_t size = 4;
-    while (size < 2 * (uint64_t)entries)
-        size *= 2;
+    const uint64_t size = table_size(entries);
     t->line = malloc(size * sizeof(int64_t));
     t->hash = malloc(size * sizeof(uint64_t));
-    return t->line && t->hash;
+    t->kind = malloc(size);
+    return t->line && t->hash && t->kind;
 }
 
 static int judge_lines(Side *judged, const double *grades_of_judged, Side *run, Py_ssize_t n_queries,
                        double *grade, int64_t *repeated)
 {
     int ok = 0;
-    Table judged_table = {0}, run_table = {0};
-    if (!group(judged, n_queries) || !group(run, n_queries) || !new_table(&judged_table, longest(judged, n_queries))
-        || !new_table(&run_table, longest(run, n_queries)))
+    Table table = {0};
+    if (!group(judged, n_queries) || !group(run, n_queries)
+        || !new_table(&table, longest(judged, n_queries) + longest(run, n_queries)))
         goto done;
     repeated[0] = repeated[1] = -1;
     for (Py_ssize_t i = 0; i < run->lines; i++)
         grade[i] = NAN;
     for (Py_ssize_t q = 0; q < n_queries; q++) {
-        const int64_t n_judged = judged->starts[q + 1] - judged->starts[q];
-        clear(&judged_table, n_judged);
+        clear(&table, judged->starts[q + 1] - judged->starts[q] + run->starts[q + 1] - run->starts[q]);
         for (int64_t k = judged->starts[q]; k < judged->starts[q + 1]; k++) {
             const int64_t i = line_at(judged, k);
-            if (put(&judged_table, judged, i, hash_doc(judged, i)))
+            const uint64_t h = hash_doc(judged, i);
+            const uint64_t slot = find(&table, judged, run, judged, i, h);
+            if (table.line[slot] >= 0)
                 note_repeat(&repeated[0], i);
+            else
+                fill(&table, slot, i, h, JUDGED);
         }
-        clear(&run_table, run->starts[q + 1] - run->starts[q]);
         for (int64_t k = run->starts[q]; k < run->starts[q + 1]; k++) {
             const int64_t i = line_at(run, k);
             const uint64_t h = hash_doc(run, i);
-            if (put(&run_table, run, i, h))
+            const uint64_t slot = find(&table, judged, run, run, i, h);
+            if (table.line[slot] < 0) {
+                fill(&table, slot, i, h, RETRIEVED);
+            } else if (table.kind[slot] == JUDGED) {
+                grade[i] = grades_of_judged[table.line[slot]];
+                table.kind[slot] = JUDGED_RETRIEVED;
+            } else {
                 note_repeat(&repeated[1], i);
-            if (n_judged) {
-                const uint64_t slot = find(&judged_table, judged, run, i, h);
-                if (judged_table.line[slot] >= 0)
-                    grade[i] = grades_of_judged[judged_table.line[slot]];
             }
         }
     }
     ok = 1;
 done:
-    free(judged_table.line);
-    free(judged_table.hash);
-    free(run_table.line);
-    free(run_table.hash);
+    free(table.line);
+    free(table.hash);
+    free(table.kind);
     free(judged->order);
     free(judged->starts);
     free(run->order);
