@@ -9,7 +9,7 @@ from decimal import Decimal, localcontext
 import numpy as np
 import pytest
 from evalcore.plugin import InputError
-from evalcore_retrieval import _compiled, read_trec
+from evalcore_retrieval import _compiled, _pairs, read_trec
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
@@ -139,6 +139,9 @@ def test_files_read_the_same_with_every_reader(tmp_path_factory, monkeypatch, sc
     compiled = outcome(tmp_path, qrels.encode(), run.encode())
     with monkeypatch.context() as patch:
         patch.setattr(_compiled, "scanner", None)
+        assert outcome(tmp_path, qrels.encode(), run.encode()) == compiled
+    with monkeypatch.context() as patch:
+        patch.setattr(_pairs, "_TWO_THREADS", 1)  # the queries matched in two parts on two threads
         assert outcome(tmp_path, qrels.encode(), run.encode()) == compiled
 
 

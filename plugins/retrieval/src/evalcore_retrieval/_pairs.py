@@ -1,7 +1,7 @@
 """Exact (query, document) identity across a qrels and a run: duplicates, and the grade of each run line.
 
 The compiled scanner (:mod:`._compiled`) compares the document ids' bytes in a small hash
-table per query. Without it, each document id is hashed (64 bits, vectorised over the bytes of the ids) and a pair
+table per query (a large run's queries in two parts, on two threads). Without it, each document id is hashed (64 bits, vectorised over the bytes of the ids) and a pair
 becomes one integer, the query in the high bits and the hash below; every pair the hashes
 match is then confirmed on the strings, so the result is exact. On a hash collision (or
 when too few bits are left for the hash) one dictionary of the document ids of both files
@@ -12,6 +12,7 @@ every id).
 from __future__ import annotations
 
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -28,6 +29,7 @@ Duplicate = Callable[[Layout, int], InputError]
 _GOLDEN, _MIX1, _MIX2 = np.uint64(0x9E3779B97F4A7C15), np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB)
 _HASH_BLOCK = 1 << 18  # strings hashed at a time (the temporary arrays stay in cache)
 _LIKELY_COLLISIONS = 0.01  # expected colliding pairs above which the exact way is taken directly
+_TWO_THREADS = 1 << 20  # run lines from which the compiled matching runs on two threads
 
 
 @dataclass(frozen=True)
@@ -49,14 +51,24 @@ def judge(qrels: Side, grades: np.ndarray, run: Side, n_queries: int, duplicate:
         out = np.full(len(run.query), np.nan)
         out[run_lines] = grades[judged_lines]
         return out
-    out, qrels_repeat, run_repeat = _compiled.scanner.judge(
-        n_queries, _int64(qrels.query), *string_buffers(qrels.docno), np.ascontiguousarray(grades, np.float64),
-        _int64(run.query), *string_buffers(run.docno))
-    if qrels_repeat >= 0:
-        raise duplicate(QRELS, qrels_repeat)
-    if run_repeat >= 0:
-        raise duplicate(RUN, run_repeat)
-    return np.frombuffer(out, np.float64)
+    out = np.empty(len(run.query))
+    judged_side = (_int64(qrels.query), *string_buffers(qrels.docno), np.ascontiguousarray(grades, np.float64))
+    run_side = (_int64(run.query), *string_buffers(run.docno))
+
+    def judge_queries(first: int, stop: int) -> tuple[int, int]:
+        return _compiled.scanner.judge(n_queries, first, stop, *judged_side, *run_side, out)
+
+    if len(out) < _TWO_THREADS or n_queries < 2:
+        repeats = [judge_queries(0, n_queries)]
+    else:  # the queries in two parts, judged at once on two threads (the GIL is released)
+        middle = min(max(int(run_side[0][len(out) // 2]), 1), n_queries - 1)
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            repeats = list(pool.map(judge_queries, (0, middle), (middle, n_queries)))
+    for layout, lines in ((QRELS, [r[0] for r in repeats]), (RUN, [r[1] for r in repeats])):
+        found = [line for line in lines if line >= 0]
+        if found:
+            raise duplicate(layout, min(found))
+    return out
 
 
 def _int64(values: np.ndarray) -> np.ndarray:

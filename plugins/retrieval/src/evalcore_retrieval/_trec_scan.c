@@ -6,9 +6,10 @@
  * exactly as Python's int() / float() would, invalid UTF-8 in a query id -- so that the caller
  * reads the file line by line, which accepts every valid file and names the first bad line.
  *
- * judge(...) gives each run line the grade of its (query, document) judgement, NaN when the pair
- * is not judged, comparing the document ids' bytes (a small hash table per query), and the first
- * line of each file that repeats a pair of its file.
+ * judge(...) gives each run line of a range of queries the grade of its (query, document)
+ * judgement, NaN when the pair is not judged, comparing the document ids' bytes (a small hash table
+ * per query), and the first line of each file among theirs that repeats a pair of its file. Two
+ * threads may judge two ranges into the same output at once.
  *
  * rank(...) orders each query's documents as trec_eval does (or by score alone, ties in input order).
  *
@@ -599,8 +600,10 @@ static int new_table(Table *t, int64_t entries)
     return t->line && t->hash && t->kind;
 }
 
+/* The grades of the run lines of queries first .. stop - 1 (NaN where not judged), and the first
+ * line of each file among theirs that repeats a pair of its file. */
 static int judge_lines(Side *judged, const double *grades_of_judged, Side *run, Py_ssize_t n_queries,
-                       double *grade, int64_t *repeated)
+                       Py_ssize_t first, Py_ssize_t stop, double *grade, int64_t *repeated)
 {
     int ok = 0;
     Table table = {0};
@@ -608,9 +611,7 @@ static int judge_lines(Side *judged, const double *grades_of_judged, Side *run, 
         || !new_table(&table, longest(judged, n_queries) + longest(run, n_queries)))
         goto done;
     repeated[0] = repeated[1] = -1;
-    for (Py_ssize_t i = 0; i < run->lines; i++)
-        grade[i] = NAN;
-    for (Py_ssize_t q = 0; q < n_queries; q++) {
+    for (Py_ssize_t q = first; q < stop; q++) {
         clear(&table, judged->starts[q + 1] - judged->starts[q] + run->starts[q + 1] - run->starts[q]);
         for (int64_t k = judged->starts[q]; k < judged->starts[q + 1]; k++) {
             const int64_t i = line_at(judged, k);
@@ -625,6 +626,7 @@ static int judge_lines(Side *judged, const double *grades_of_judged, Side *run, 
             const int64_t i = line_at(run, k);
             const uint64_t h = hash_doc(run, i);
             const uint64_t slot = find(&table, judged, run, run, i, h);
+            grade[i] = NAN;
             if (table.line[slot] < 0) {
                 fill(&table, slot, i, h, RETRIEVED);
             } else if (table.kind[slot] == JUDGED) {
@@ -673,36 +675,36 @@ static int queries_in_range(const Side *side, Py_ssize_t n_queries)
 
 static PyObject *judge(PyObject *module, PyObject *args)
 {
-    Py_ssize_t n_queries;
-    Py_buffer bufs[7] = {{0}};
-    if (!PyArg_ParseTuple(args, "ny*y*y*y*y*y*y*", &n_queries, &bufs[0], &bufs[1], &bufs[2], &bufs[3],
-                          &bufs[4], &bufs[5], &bufs[6]))
+    Py_ssize_t n_queries, first, stop;
+    Py_buffer bufs[8] = {{0}};
+    if (!PyArg_ParseTuple(args, "nnny*y*y*y*y*y*y*w*", &n_queries, &first, &stop, &bufs[0], &bufs[1], &bufs[2],
+                          &bufs[3], &bufs[4], &bufs[5], &bufs[6], &bufs[7]))
         return NULL;
-    PyObject *grades = NULL, *result = NULL;
+    PyObject *result = NULL;
     Side judged = {0}, run = {0};
     int64_t repeated[2];
     if (!side_of(&bufs[0], &bufs[1], &bufs[2], &judged) || !side_of(&bufs[4], &bufs[5], &bufs[6], &run)
         || !queries_in_range(&judged, n_queries) || !queries_in_range(&run, n_queries))
         goto done;
-    if (bufs[3].len < judged.lines * 8) {
-        PyErr_SetString(PyExc_ValueError, "one grade per qrels line is needed");
+    if (bufs[3].len < judged.lines * 8 || bufs[7].len < run.lines * 8) {
+        PyErr_SetString(PyExc_ValueError, "one grade per qrels line and one output per run line are needed");
         goto done;
     }
-    if (!(grades = new_bytes(run.lines * 8)))
+    if (first < 0 || stop < first || stop > n_queries) {
+        PyErr_SetString(PyExc_ValueError, "the queries to judge are out of range");
         goto done;
+    }
     int ok;
-    double *out = (double *)PyByteArray_AS_STRING(grades);
     Py_BEGIN_ALLOW_THREADS
-    ok = judge_lines(&judged, bufs[3].buf, &run, n_queries, out, repeated);
+    ok = judge_lines(&judged, bufs[3].buf, &run, n_queries, first, stop, bufs[7].buf, repeated);
     Py_END_ALLOW_THREADS
     if (!ok) {
         PyErr_NoMemory();
         goto done;
     }
-    result = Py_BuildValue("(OLL)", grades, (long long)repeated[0], (long long)repeated[1]);
+    result = Py_BuildValue("(LL)", (long long)repeated[0], (long long)repeated[1]);
 done:
-    Py_XDECREF(grades);
-    for (int i = 0; i < 7; i++)
+    for (int i = 0; i < 8; i++)
         if (bufs[i].obj)
             PyBuffer_Release(&bufs[i]);
     return result;
@@ -842,10 +844,11 @@ static PyMethodDef methods[] = {
      "(int64 grades or float64 scores) and whether a byte >= 0x80 occurs; None when the file needs\n"
      "the line-by-line reader."},
     {"judge", judge, METH_VARARGS,
-     "judge(n_queries, qrels_query, qrels_offsets, qrels_bytes, qrels_grades, run_query, run_offsets,\n"
-     "      run_bytes) -> (grades, qrels_repeat, run_repeat)\n\n"
-     "The float64 grade of every run line (NaN: not judged), and the first line of each file that\n"
-     "repeats a (query, document) pair of its file (-1: none). Queries are int64 indices below\n"
+     "judge(n_queries, first, stop, qrels_query, qrels_offsets, qrels_bytes, qrels_grades, run_query,\n"
+     "      run_offsets, run_bytes, out) -> (qrels_repeat, run_repeat)\n\n"
+     "Writes the float64 grade of every run line of queries first .. stop - 1 into out (NaN: not\n"
+     "judged; other lines are left as they are), and gives the first line of each file among theirs\n"
+     "that repeats a (query, document) pair of its file (-1: none). Queries are int64 indices below\n"
      "n_queries, grades float64, offsets int64."},
     {"rank", rank, METH_VARARGS,
      "rank(starts, scores, rows, docno_offsets, docno_bytes, trec) -> int64 bytes\n\n"
