@@ -1,8 +1,9 @@
 """Exact (query, document) identity across a qrels and a run: duplicates, and the grade of each run line.
 
 The compiled scanner (:mod:`._compiled`) compares the document ids' bytes in a small hash
-table per query (a large run's queries in two parts, on two threads). Without it, each document id is hashed (64 bits, vectorised over the bytes of the ids) and a pair
-becomes one integer, the query in the high bits and the hash below; every pair the hashes
+table per query (a large run's queries in two parts, on two threads). Without it, each
+document id is hashed (64 bits, vectorised over the bytes of the ids) and a pair becomes
+one integer, the query in the high bits and the hash below; every pair the hashes
 match is then confirmed on the strings, so the result is exact. On a hash collision (or
 when too few bits are left for the hash) one dictionary of the document ids of both files
 gives exact integer codes instead (several times slower on large files: a hash table of
