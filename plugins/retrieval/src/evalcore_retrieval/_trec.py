@@ -176,8 +176,8 @@ def build(qrels: Columns, run: Columns, duplicate: Callable[[Layout, int], Input
     qids = [q for q in run_qids if q in judged] + [q for q in qrels_qids if q not in in_run]
     # queries only in the run come after qids: they are checked, not scored
     index = {qid: i for i, qid in enumerate(qids + [q for q in run_qids if q not in judged])}
-    run_query = np.array([index[q] for q in run_qids], dtype=np.int64)[run_code]
-    qrels_query = np.array([index[q] for q in qrels_qids], dtype=np.int64)[qrels_code]
+    run_query = _recoded(run_code, [index[q] for q in run_qids])
+    qrels_query = _recoded(qrels_code, [index[q] for q in qrels_qids])
 
     grades = judge(Side(qrels_query, qrels.docno), qrels.value, Side(run_query, run.docno), len(index), duplicate)
 
@@ -193,6 +193,14 @@ def build(qrels: Columns, run: Columns, duplicate: Callable[[Layout, int], Input
     data = TrecData(qids, present, (qrels, judged_entries), (run, ranked), grades, len(in_run - judged),
                     sources or {}, max_docs)
     return data if max_docs is None else _cap(data, max_docs)
+
+
+def _recoded(codes: np.ndarray, new_codes: list[int]) -> np.ndarray:
+    """``codes`` (int64) mapped through ``new_codes``; ``codes`` itself where each keeps its value
+    (a run whose queries are all judged: no copy of its 10M query codes)."""
+    if new_codes == list(range(len(new_codes))):
+        return codes
+    return np.array(new_codes, dtype=np.int64)[codes]
 
 
 def _group(query: np.ndarray, n: int, row: np.ndarray, value: np.ndarray) -> tuple[_Entries, np.ndarray | None]:
