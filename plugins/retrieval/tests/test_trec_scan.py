@@ -9,7 +9,7 @@ from decimal import Decimal, localcontext
 import numpy as np
 import pytest
 from evalcore.plugin import InputError
-from evalcore_retrieval import _compiled, _pairs, read_trec
+from evalcore_retrieval import _compiled, read_trec
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
@@ -136,13 +136,25 @@ def outcome(tmp_path, qrels: bytes, run: bytes):
 @example(qrels="q1 0 a 1\n", run="q1 Q0 a 1 1 t\nq1 Q0 b 2 1 t\n")  # equal scores: ids descending
 def test_files_read_the_same_with_every_reader(tmp_path_factory, monkeypatch, scanner, qrels, run):
     tmp_path = tmp_path_factory.mktemp("files")
+    with monkeypatch.context() as patch:
+        patch.setattr(_compiled, "TWO_THREADS", 1)  # the queries matched and ranked in two parts on two threads
+        split = outcome(tmp_path, qrels.encode(), run.encode())
     compiled = outcome(tmp_path, qrels.encode(), run.encode())
+    assert split == compiled
     with monkeypatch.context() as patch:
         patch.setattr(_compiled, "scanner", None)
         assert outcome(tmp_path, qrels.encode(), run.encode()) == compiled
-    with monkeypatch.context() as patch:
-        patch.setattr(_pairs, "_TWO_THREADS", 1)  # the queries matched in two parts on two threads
-        assert outcome(tmp_path, qrels.encode(), run.encode()) == compiled
+
+
+@pytest.mark.parametrize(("lines", "middle", "parts"), [
+    (3, 2, [(0, 5)]),  # fewer lines than the threshold: one part
+    (4, 2, [(0, 2), (2, 5)]),
+    (4, 0, [(0, 1), (1, 5)]),  # the middle line in the first query: that query alone first
+    (4, 5, [(0, 4), (4, 5)]),  # past the last query: the last query alone second
+])
+def test_two_parts_cover_every_query_once(monkeypatch, lines, middle, parts):
+    monkeypatch.setattr(_compiled, "TWO_THREADS", 4)
+    assert _compiled.in_two_parts(lambda first, stop: (first, stop), 5, lines, lambda: middle) == parts
 
 
 def test_invalid_utf8_is_named_by_the_line_reader(tmp_path, trec_reader):

@@ -13,7 +13,6 @@ every id).
 from __future__ import annotations
 
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -30,7 +29,6 @@ Duplicate = Callable[[Layout, int], InputError]
 _GOLDEN, _MIX1, _MIX2 = np.uint64(0x9E3779B97F4A7C15), np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB)
 _HASH_BLOCK = 1 << 18  # strings hashed at a time (the temporary arrays stay in cache)
 _LIKELY_COLLISIONS = 0.01  # expected colliding pairs above which the exact way is taken directly
-_TWO_THREADS = 1 << 20  # run lines from which the compiled matching runs on two threads
 
 
 @dataclass(frozen=True)
@@ -59,12 +57,7 @@ def judge(qrels: Side, grades: np.ndarray, run: Side, n_queries: int, duplicate:
     def judge_queries(first: int, stop: int) -> tuple[int, int]:
         return _compiled.scanner.judge(n_queries, first, stop, *judged_side, *run_side, out)
 
-    if len(out) < _TWO_THREADS or n_queries < 2:
-        repeats = [judge_queries(0, n_queries)]
-    else:  # the queries in two parts, judged at once on two threads (the GIL is released)
-        middle = min(max(int(run_side[0][len(out) // 2]), 1), n_queries - 1)
-        with ThreadPoolExecutor(max_workers=2) as pool:
-            repeats = list(pool.map(judge_queries, (0, middle), (middle, n_queries)))
+    repeats = _compiled.in_two_parts(judge_queries, n_queries, len(out), lambda: int(run_side[0][len(out) // 2]))
     for layout, lines in ((QRELS, [r[0] for r in repeats]), (RUN, [r[1] for r in repeats])):
         found = [line for line in lines if line >= 0]
         if found:

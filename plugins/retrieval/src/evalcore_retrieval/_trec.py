@@ -73,10 +73,16 @@ class TrecData:
     def _positions(self, ties: str) -> np.ndarray:
         ranked = self._ranked
         if _compiled.scanner is not None:
-            ranks = _compiled.scanner.rank(
-                np.ascontiguousarray(ranked.offsets, np.int64), np.ascontiguousarray(ranked.value, np.float64),
-                np.ascontiguousarray(ranked.row, np.int64), *string_buffers(self._run_columns.docno), ties == "trec")
-            return np.frombuffer(ranks, np.int64)
+            out = np.empty(len(ranked.value), np.int64)
+            entries = (np.ascontiguousarray(ranked.offsets, np.int64), np.ascontiguousarray(ranked.value, np.float64),
+                       np.ascontiguousarray(ranked.row, np.int64), *string_buffers(self._run_columns.docno),
+                       ties == "trec")
+
+            def rank_queries(first: int, stop: int) -> None:
+                _compiled.scanner.rank(*entries, first, stop, out)
+
+            _compiled.in_two_parts(rank_queries, len(self.qids), len(out), lambda: int(ranked.query[len(out) // 2]))
+            return out
         return positions(ranked.query, ranked.value, ranked.offsets, ties, self._run_doc_ids)
 
     def _run_doc_ids(self, entries: np.ndarray) -> list[str]:
@@ -170,16 +176,11 @@ def build(qrels: Columns, run: Columns, duplicate: Callable[[Layout, int], Input
 
     ``duplicate(layout, row)`` is the error for row ``row`` repeating a (query, document) pair.
     """
-    qrels_code, qrels_qids = qrels.query, qrels.qids
-    run_code, run_qids = run.query, run.qids
-    judged, in_run = set(qrels_qids), set(run_qids)
-    qids = [q for q in run_qids if q in judged] + [q for q in qrels_qids if q not in in_run]
-    # queries only in the run come after qids: they are checked, not scored
-    index = {qid: i for i, qid in enumerate(qids + [q for q in run_qids if q not in judged])}
-    run_query = _recoded(run_code, [index[q] for q in run_qids])
-    qrels_query = _recoded(qrels_code, [index[q] for q in qrels_qids])
-
-    grades = judge(Side(qrels_query, qrels.docno), qrels.value, Side(run_query, run.docno), len(index), duplicate)
+    qids, n_shared, qrels_codes, run_codes = _queries(qrels.qids, run.qids)
+    run_query, qrels_query = _recoded(run.query, run_codes), _recoded(qrels.query, qrels_codes)
+    # the queries only in the run come after qids: they are checked, not scored
+    n_queries = len(qrels.qids) + len(run.qids) - n_shared
+    grades = judge(Side(qrels_query, qrels.docno), qrels.value, Side(run_query, run.docno), n_queries, duplicate)
 
     scored: slice | np.ndarray = slice(None)
     rows = np.arange(len(run))
@@ -189,18 +190,40 @@ def build(qrels: Columns, run: Columns, duplicate: Callable[[Layout, int], Input
     grades = grades[scored] if order is None else grades[scored][order]
     judged_entries, _ = _group(qrels_query, len(qids), np.arange(len(qrels)), qrels.value)
     present = np.zeros(len(qids), dtype=bool)
-    present[: len(qids) - len(judged - in_run)] = True
-    data = TrecData(qids, present, (qrels, judged_entries), (run, ranked), grades, len(in_run - judged),
+    present[:n_shared] = True
+    data = TrecData(qids, present, (qrels, judged_entries), (run, ranked), grades, len(run.qids) - n_shared,
                     sources or {}, max_docs)
     return data if max_docs is None else _cap(data, max_docs)
 
 
-def _recoded(codes: np.ndarray, new_codes: list[int]) -> np.ndarray:
+def _queries(qrels_qids: list[str], run_qids: list[str]) -> tuple[list[str], int, np.ndarray, np.ndarray]:
+    """The scored queries (``TrecData.qids``), how many of them are in the run (they come first),
+    and each file's query codes renumbered: ``qids`` first, then the queries only in the run.
+
+    Each list is of distinct ids; one dict of the run's is built, everything else is arrays.
+    """
+    run_index = dict(zip(run_qids, range(len(run_qids))))
+    in_run = np.fromiter((run_index.get(q, -1) for q in qrels_qids), np.int64, len(qrels_qids))
+    found = in_run >= 0
+    judged = np.zeros(len(run_qids), dtype=bool)
+    judged[in_run[found]] = True
+    n_shared, qrels_only = int(judged.sum()), np.flatnonzero(~found)
+    run_codes = np.empty(len(run_qids), np.int64)
+    run_codes[judged] = np.arange(n_shared)
+    run_codes[~judged] = n_shared + len(qrels_only) + np.arange(len(run_qids) - n_shared)
+    qrels_codes = np.empty(len(qrels_qids), np.int64)
+    qrels_codes[found] = run_codes[in_run[found]]
+    qrels_codes[qrels_only] = n_shared + np.arange(len(qrels_only))
+    shared = run_qids if n_shared == len(run_qids) else [run_qids[i] for i in np.flatnonzero(judged).tolist()]
+    return [*shared, *(qrels_qids[i] for i in qrels_only.tolist())], n_shared, qrels_codes, run_codes
+
+
+def _recoded(codes: np.ndarray, new_codes: np.ndarray) -> np.ndarray:
     """``codes`` (int64) mapped through ``new_codes``; ``codes`` itself where each keeps its value
     (a run whose queries are all judged: no copy of its 10M query codes)."""
-    if new_codes == list(range(len(new_codes))):
+    if np.array_equal(new_codes, np.arange(len(new_codes))):
         return codes
-    return np.array(new_codes, dtype=np.int64)[codes]
+    return new_codes[codes]
 
 
 def _group(query: np.ndarray, n: int, row: np.ndarray, value: np.ndarray) -> tuple[_Entries, np.ndarray | None]:

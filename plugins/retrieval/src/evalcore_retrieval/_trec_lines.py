@@ -93,10 +93,10 @@ def _factorize(strings: pa.ChunkedArray) -> tuple[np.ndarray, list[str]]:
         return np.zeros(0, dtype=np.int64), []
     starts = np.concatenate([[0], np.flatnonzero(pc.not_equal(strings[1:], strings[:-1]).to_numpy(
         zero_copy_only=False)) + 1])
-    heads = take_strings(strings, starts)
-    codes: dict[str, int] = {}
-    head_codes = np.fromiter((codes.setdefault(h, len(codes)) for h in heads), np.int64, len(heads))
-    return np.repeat(head_codes, np.diff(np.append(starts, len(strings)))), list(codes)
+    # dictionary codes are given in order of first appearance
+    heads = strings.take(arrow_indices(starts)).combine_chunks().dictionary_encode()
+    head_codes = heads.indices.to_numpy().astype(np.int64)
+    return np.repeat(head_codes, np.diff(np.append(starts, len(strings)))), heads.dictionary.to_pylist()
 
 
 class _Unusual(Exception):

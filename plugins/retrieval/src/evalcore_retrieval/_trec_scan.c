@@ -756,10 +756,10 @@ static void sort_entries(const Order *o, int64_t *entries, int64_t *scratch, int
     }
 }
 
-static int rank_entries(const Order *o, const int64_t *starts, Py_ssize_t n_queries, int64_t *position)
+static int rank_entries(const Order *o, const int64_t *starts, Py_ssize_t first, Py_ssize_t stop, int64_t *position)
 {
     int64_t longest = 1;
-    for (Py_ssize_t q = 0; q < n_queries; q++)
+    for (Py_ssize_t q = first; q < stop; q++)
         if (starts[q + 1] - starts[q] > longest)
             longest = starts[q + 1] - starts[q];
     int64_t *entries = malloc((size_t)longest * sizeof(int64_t)), *scratch = malloc((size_t)longest * sizeof(int64_t));
@@ -768,7 +768,7 @@ static int rank_entries(const Order *o, const int64_t *starts, Py_ssize_t n_quer
         free(scratch);
         return 0;
     }
-    for (Py_ssize_t q = 0; q < n_queries; q++) {
+    for (Py_ssize_t q = first; q < stop; q++) {
         const int64_t a = starts[q], n = starts[q + 1] - a;
         int64_t k = 1;
         while (k < n && !after(o, a + k - 1, a + k))
@@ -789,48 +789,55 @@ static int rank_entries(const Order *o, const int64_t *starts, Py_ssize_t n_quer
     return 1;
 }
 
-/* rank(starts, scores, rows, docno_offsets, docno_bytes, trec) -> int64 bytes: the 0-based rank of each entry
- * within its query (entries of query q: starts[q]:starts[q + 1]). */
+/* rank(starts, scores, rows, docno_offsets, docno_bytes, trec, first, stop, out): writes the 0-based rank
+ * of each entry of queries first .. stop - 1 within its query (entries of query q: starts[q]:starts[q + 1])
+ * into out. */
 static PyObject *rank(PyObject *module, PyObject *args)
 {
-    Py_buffer bufs[5] = {{0}};
+    Py_buffer bufs[5] = {{0}}, out = {0};
     int trec;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*y*p", &bufs[0], &bufs[1], &bufs[2], &bufs[3], &bufs[4], &trec))
+    Py_ssize_t first, stop;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*pnnw*", &bufs[0], &bufs[1], &bufs[2], &bufs[3], &bufs[4], &trec,
+                          &first, &stop, &out))
         return NULL;
     PyObject *result = NULL;
     const Py_ssize_t n_queries = bufs[0].len / 8 - 1, n = bufs[1].len / 8;
     const int64_t *starts = bufs[0].buf, *rows = bufs[2].buf, *offsets = bufs[3].buf;
     const Py_ssize_t n_lines = bufs[3].len / 8 - 1;
-    if (n_queries < 0 || starts[0] != 0 || starts[n_queries] != n || bufs[2].len != bufs[1].len) {
-        PyErr_SetString(PyExc_ValueError, "starts must bound the entries, one row per score");
+    if (n_queries < 0 || starts[0] != 0 || starts[n_queries] != n || bufs[2].len != bufs[1].len
+        || out.len != bufs[1].len) {
+        PyErr_SetString(PyExc_ValueError, "starts must bound the entries, one row and one output per score");
         goto done;
     }
-    for (Py_ssize_t q = 0; q < n_queries; q++)
+    if (first < 0 || stop > n_queries || first > stop) {
+        PyErr_SetString(PyExc_ValueError, "first and stop must be a range of the queries");
+        goto done;
+    }
+    for (Py_ssize_t q = first; q < stop; q++)
         if (starts[q + 1] < starts[q]) {
             PyErr_SetString(PyExc_ValueError, "starts must not decrease");
             goto done;
         }
-    for (Py_ssize_t i = 0; i < n; i++)
+    for (Py_ssize_t i = starts[first]; i < starts[stop]; i++)
         if (rows[i] < 0 || rows[i] >= n_lines) {
             PyErr_SetString(PyExc_ValueError, "a row is out of range");
             goto done;
         }
-    if (!(result = new_bytes(n * 8)))
-        goto done;
     const Order order = {bufs[1].buf, rows, offsets, bufs[4].buf, trec};
-    int64_t *position = (int64_t *)PyByteArray_AS_STRING(result);
     int ok;
     Py_BEGIN_ALLOW_THREADS
-    ok = rank_entries(&order, starts, n_queries, position);
+    ok = rank_entries(&order, starts, first, stop, (int64_t *)out.buf);
     Py_END_ALLOW_THREADS
-    if (!ok) {
-        Py_CLEAR(result);
+    if (ok)
+        result = Py_NewRef(Py_None);
+    else
         PyErr_NoMemory();
-    }
 done:
     for (int i = 0; i < 5; i++)
         if (bufs[i].obj)
             PyBuffer_Release(&bufs[i]);
+    if (out.obj)
+        PyBuffer_Release(&out);
     return result;
 }
 
@@ -851,8 +858,9 @@ static PyMethodDef methods[] = {
      "that repeats a (query, document) pair of its file (-1: none). Queries are int64 indices below\n"
      "n_queries, grades float64, offsets int64."},
     {"rank", rank, METH_VARARGS,
-     "rank(starts, scores, rows, docno_offsets, docno_bytes, trec) -> int64 bytes\n\n"
-     "The 0-based rank of each entry within its query (entries of query q: starts[q]:starts[q + 1]):\n"
+     "rank(starts, scores, rows, docno_offsets, docno_bytes, trec, first, stop, out)\n\n"
+     "Writes the 0-based rank of each entry of queries first .. stop - 1 within its query (entries of\n"
+     "query q: starts[q]:starts[q + 1]) into out (int64, one per entry; other entries are left as they are):\n"
      "trec=True: scores descending as C floats, equal ones by document id descending (trec_eval);\n"
      "trec=False: scores descending, equal ones in entry order. rows[i] is entry i's line in the\n"
      "document id columns. starts and rows int64, scores float64."},
