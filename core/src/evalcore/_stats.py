@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, Literal
 
 import numpy as np
@@ -128,23 +129,40 @@ def _resampled_means(arrays: Sequence[np.ndarray], seed: int, n_boot: int) -> np
 
     A few arrays are resampled by indexing; for more, a block of resamples becomes a matrix of
     how often each position is drawn, and all arrays' resampled sums are one matrix product
-    (equal to indexing up to rounding in the last bits).
+    (equal to indexing up to rounding in the last bits). Blocks are drawn in order on the
+    calling thread while another thread resamples the block before (numpy releases the GIL in
+    both), so the draws are the same as on one thread.
     """
     size = arrays[0].size
     rng = np.random.default_rng(seed)
     out = np.empty((n_boot, len(arrays)))
     stacked = np.column_stack(arrays) if len(arrays) > _INDEXED_ARRAYS else None
     block = max(1, _BOOTSTRAP_BLOCK // size)
-    for start in range(0, n_boot, block):
-        stop = min(start + block, n_boot)
-        idx = rng.integers(0, size, size=(stop - start, size))
+
+    def resample(start: int, idx: np.ndarray) -> None:
+        stop = start + len(idx)
         if stacked is None:
             for column, values in enumerate(arrays):
                 out[start:stop, column] = values[idx].mean(axis=1)
-            continue
+            return
         idx += np.arange(stop - start)[:, None] * size  # resample r counts positions r*size ...
         counts = np.bincount(idx.ravel(), minlength=(stop - start) * size).reshape(stop - start, size)
         out[start:stop] = counts @ stacked / size
+
+    draws = ((start, rng.integers(0, size, size=(min(start + block, n_boot) - start, size)))
+             for start in range(0, n_boot, block))
+    if n_boot <= block:
+        for start, idx in draws:
+            resample(start, idx)
+        return out
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        pending: Future[None] | None = None
+        for start, idx in draws:  # the next block is drawn while the previous one is resampled
+            if pending is not None:
+                pending.result()
+            pending = pool.submit(resample, start, idx)
+        if pending is not None:
+            pending.result()
     return out
 
 

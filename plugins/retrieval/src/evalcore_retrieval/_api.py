@@ -86,7 +86,7 @@ def average(results: Mapping[str, Mapping[str, float]]) -> dict[str, float]:
         metric_ids = list(dict.fromkeys(chain.from_iterable(results.values())))
     for metric_id in metric_ids:
         if isinstance(results, QueryScores):
-            values = results.column(metric_id)[1].tolist()
+            values = results.values(metric_id).tolist()
         else:
             values = [scores[metric_id] for scores in results.values() if metric_id in scores]
         value = aggregate_values(values, evalcore.describe(metric_id).spec.aggregate)

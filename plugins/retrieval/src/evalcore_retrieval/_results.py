@@ -55,12 +55,16 @@ class QueryScores(Mapping[str, Mapping[str, float]]):
         scored = np.flatnonzero(~np.isnan(values))
         return [self._qids[i] for i in scored.tolist()], values[scored]
 
+    def values(self, metric_id: str) -> np.ndarray:
+        """A metric's values for the queries it scored, in query order (:meth:`column` without the queries)."""
+        values = self._matrix[:, self.metric_ids.index(metric_id)]
+        return values[~np.isnan(values)]
+
     def mean(self) -> dict[str, float]:
         """The mean of each metric over the queries it scored (absent when it scored none)."""
         means = {}
-        for j, metric_id in enumerate(self.metric_ids):
-            values = self._matrix[:, j]
-            values = values[~np.isnan(values)]
+        for metric_id in self.metric_ids:
+            values = self.values(metric_id)
             if len(values):
                 means[metric_id] = sum(values.tolist()) / len(values)
         return means
