@@ -20,7 +20,7 @@ import sys
 import time
 from collections.abc import Callable
 
-from evalcore._result import Score, Status, coerce_score
+from evalcore._contract.scores import Score, Status, coerce_score
 from evalcore.plugin import schema_validator
 from evalcore_outcome.process import run_command
 from jsonschema import Draft202012Validator

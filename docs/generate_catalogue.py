@@ -10,7 +10,7 @@ import pathlib
 import sys
 
 import evalcore
-from evalcore._display import dollars, listing_id, scale
+from evalcore._contract.display import dollars, listing_id, scale
 
 OUT = pathlib.Path(__file__).with_name("metrics.md")
 

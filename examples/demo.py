@@ -5,7 +5,7 @@ from __future__ import annotations
 import pathlib
 
 import evalcore
-from evalcore._identity import parse_metric_id
+from evalcore._contract.identity import parse_metric_id
 
 DATA = pathlib.Path(__file__).with_name("rag.jsonl")
 

@@ -7,7 +7,7 @@ import re
 
 import evalcore
 import pytest
-from evalcore._display import dollars, fit_rows, listing_id, scale
+from evalcore._contract.display import dollars, fit_rows, listing_id, scale
 
 INTERNAL_NAMES = re.compile(r"\b[Ss]eeds? ?0\d\d|§|\b[Tt]he seeds?\b|\bseed's\b")
 
@@ -32,8 +32,8 @@ def test_every_listed_id_with_choices_filled_in_creates_its_metric():
         if "=<" in shown:  # a required parameter without choices: the id says what to write
             assert all(p.required and not p.choices for p in info.spec.params if f"{p.name}=<" in shown)
             continue
-        bound = info.spec.bind_params(evalcore._identity.parse_metric_id(shown).params)
-        assert evalcore._identity.canonical_id(info.spec, bound) == shown
+        bound = info.spec.bind_params(evalcore._contract.identity.parse_metric_id(shown).params)
+        assert evalcore._contract.identity.canonical_id(info.spec, bound) == shown
 
 
 def test_list_shows_required_parameters_with_choices_scales_and_units(evalcore_cli):

@@ -5,7 +5,7 @@ import json
 import pytest
 from click.testing import CliRunner
 from evalcore import compare, evaluate
-from evalcore._cli import main
+from evalcore._cli.main import main
 
 METRICS = ["retrieval/ndcg@10", "overlap/bleu(variable_references=True)", "overlap/token_f1"]
 

@@ -33,11 +33,11 @@ def test_list_metrics_imports_no_heavy_module_and_no_implementation(run_python):
 
 
 def test_the_command_line_imports_only_click_until_a_command_needs_more(run_python):
-    code = ("import sys, evalcore._cli\n"
+    code = ("import sys, evalcore._cli.main\n"
             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('evalcore', 'pydantic', 'pluggy', 'attr')))")
     proc = run_python(code)
     assert proc.returncode == 0, proc.stderr
-    assert eval(proc.stdout) == ["evalcore", "evalcore._cli", "evalcore._errors", "evalcore._lazy",
+    assert eval(proc.stdout) == ["evalcore", "evalcore._cli.main", "evalcore._contract.errors", "evalcore._lazy",
                                  "evalcore._version"]
 
 
@@ -46,5 +46,5 @@ def test_a_registration_module_that_takes_only_specs_loads_no_metric_machinery(r
             "print(sorted(m for m in sys.modules if m.startswith('evalcore')))")
     proc = run_python(code)
     assert proc.returncode == 0, proc.stderr
-    assert eval(proc.stdout) == ["evalcore", "evalcore._errors", "evalcore._hooks", "evalcore._lazy",
-                                 "evalcore._spec", "evalcore._version", "evalcore.plugin"]
+    assert eval(proc.stdout) == ["evalcore", "evalcore._contract.errors", "evalcore._contract.hooks", "evalcore._lazy",
+                                 "evalcore._contract.spec", "evalcore._version", "evalcore.plugin"]

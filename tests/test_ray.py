@@ -13,7 +13,7 @@ import evalcore
 import pytest
 from evalcore import MetricSpec, SampleMetric, Score
 from evalcore._engine.ray_worker import Rebuild
-from evalcore._registry import default_registry
+from evalcore._registry.registry import default_registry
 
 ray = pytest.importorskip("ray")
 ROOT = pathlib.Path(__file__).resolve().parents[1]

@@ -9,7 +9,7 @@ import textwrap
 from collections.abc import Callable, Iterator
 
 import pytest
-from evalcore._registry import Registry, reset_default_registry
+from evalcore._registry.registry import Registry, reset_default_registry
 
 DistributionMaker = Callable[..., pathlib.Path]
 

@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from evalcore._stats import _BOOTSTRAP_BLOCK, bootstrap_interval, bootstrap_intervals
+from evalcore._engine.stats import _BOOTSTRAP_BLOCK, bootstrap_interval, bootstrap_intervals
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -60,7 +60,7 @@ def test_few_distinct_values_resampled_by_counts_match_index_draws(levels):
 def test_many_blocks_of_resamples_are_the_draws_in_turn(monkeypatch, n_arrays):
     """Resamples drawn in many blocks: the same intervals as resampling by definition, block after
     block from one stream, by indexing or through draw counts."""
-    monkeypatch.setattr("evalcore._stats._BOOTSTRAP_BLOCK", 7 * 2000)
+    monkeypatch.setattr("evalcore._engine.stats._BOOTSTRAP_BLOCK", 7 * 2000)
     samples = [np.random.default_rng(k).random(2000) for k in range(n_arrays)]
     together = bootstrap_intervals(samples, seed=11, n_boot=52, confidence=0.9)
     for values, interval in zip(samples, together):

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 from evalcore import EvalcoreError, compare
-from evalcore._cli import main
+from evalcore._cli.main import main
 from evalcore._compare import RecordMismatchError
 from evalcore._compare.correct import adjust
 from evalcore.testing import write_journal

@@ -10,7 +10,8 @@ dspy = pytest.importorskip("dspy")
 
 import evalcore  # noqa: E402
 from dspy.utils import DummyLM  # noqa: E402
-from evalcore.dspy import RETURN_OUTPUTS_ERROR, Evaluate, as_program  # noqa: E402
+from evalcore._compat.dspy import RETURN_OUTPUTS_ERROR  # noqa: E402
+from evalcore.dspy import Evaluate, as_program  # noqa: E402
 
 QUESTIONS = {"capital of France": "Paris", "capital of Italy": "Rome", "capital of Spain": "Lisbon",
              "largest planet": "Jupiter", "red planet": "Venus"}

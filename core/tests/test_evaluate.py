@@ -358,7 +358,7 @@ def test_a_repeated_id_is_rejected_and_its_first_record_kept(tmp_path, chunk_siz
 def test_bootstrap_in_many_blocks_through_evaluate_matches_resampling_by_definition(monkeypatch):
     """Blocks drawn on one thread and summed on another: the interval of index draws made in turn."""
     values = np.random.default_rng(3).random(300)
-    monkeypatch.setattr("evalcore._stats._BOOTSTRAP_BLOCK", 7 * 300)
+    monkeypatch.setattr("evalcore._engine.stats._BOOTSTRAP_BLOCK", 7 * 300)
     summary = evalcore.evaluate(records(values.tolist()), [build(Length, "v")], seed=5).metrics["t/v"]
     rng = np.random.default_rng(5)
     means = np.concatenate([values[rng.integers(0, 300, size=(min(7, 1000 - start), 300))].mean(axis=1)

@@ -5,9 +5,9 @@ import time
 
 import pytest
 from evalcore import EvalcoreError, MetricIdError, ParameterError, Score
-from evalcore._identity import MAX_ID_CHARS, parse_metric_id
-from evalcore._registry import PluginStatus
-from evalcore._result import MAX_DETAIL_DEPTH, MAX_DETAIL_ITEMS, MAX_TEXT_CHARS, coerce_score
+from evalcore._contract.identity import MAX_ID_CHARS, parse_metric_id
+from evalcore._contract.scores import MAX_DETAIL_DEPTH, MAX_DETAIL_ITEMS, MAX_TEXT_CHARS, coerce_score
+from evalcore._registry.registry import PluginStatus
 from evalcore.plugin import InputError, regex_search, schema_validator
 from evalcore.testing import nested_list
 from hypothesis import given, settings

@@ -2,7 +2,7 @@
 
 import pytest
 from evalcore import MetricIdError, MetricSpec, ParamSpec
-from evalcore._identity import canonical_id, parse_metric_id
+from evalcore._contract.identity import canonical_id, parse_metric_id
 
 SPEC = MetricSpec(
     name="ndcg", namespace="retrieval", implementation="m:C", summary="s",

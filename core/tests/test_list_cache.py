@@ -229,14 +229,14 @@ def test_the_warning_about_a_foreign_evalcore_is_printed_from_the_cache_too(list
 
 def test_a_listing_read_from_the_cache_imports_neither_the_registry_nor_a_plugin(lister, add_plugin):
     add_plugin("evalcore-toy", "toy")
-    code = ("import sys\nfrom evalcore._cli import main\nsys.argv = ['evalcore', 'list']\n"
+    code = ("import sys\nfrom evalcore._cli.main import main\nsys.argv = ['evalcore', 'list']\n"
             "try:\n    main()\nexcept SystemExit:\n    pass\nprint(sorted(sys.modules), file=sys.stderr)")
     first, second = (lister("-c", code, program=[sys.executable]) for _ in range(2))
-    heavy = {"pydantic", "pluggy", "attr", "importlib.metadata", "toy_pkg._register", "evalcore._registry",
-             "evalcore._spec"}
+    heavy = {"pydantic", "pluggy", "attr", "importlib.metadata", "toy_pkg._register", "evalcore._registry.registry",
+             "evalcore._contract.spec"}
     assert heavy <= set(eval(first[2].splitlines()[-1]))  # loading the plugins
     assert first[1] == second[1]
-    assert not (heavy | {"asyncio", "evalcore._metric"}) & set(eval(second[2].splitlines()[-1]))  # reading the cache
+    assert not (heavy | {"asyncio", "evalcore._contract.metric"}) & set(eval(second[2].splitlines()[-1]))  # reading the cache
 
 
 FINDER = '''

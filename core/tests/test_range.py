@@ -2,7 +2,7 @@
 
 import pytest
 from evalcore import BatchMetric, CorpusMetric, MetricSpec, SampleMetric, Status
-from evalcore._metric import guarded
+from evalcore._contract.metric import guarded
 
 
 class Fixed(SampleMetric):

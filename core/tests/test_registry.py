@@ -8,7 +8,7 @@ from evalcore import (
     PluginError,
     UnknownMetricError,
 )
-from evalcore._registry import PluginStatus
+from evalcore._registry.registry import PluginStatus
 
 
 def test_discovers_a_plugin_through_its_distribution(make_distribution, toy_plugin, registry_at):
@@ -164,7 +164,7 @@ def test_strict_mode_imports_every_implementation_at_load_time(make_distribution
 
 
 def test_the_unrelated_evalcore_distribution_is_reported_with_the_fix(site):
-    from evalcore._registry import foreign_core_warning
+    from evalcore._registry.registry import foreign_core_warning
 
     assert foreign_core_warning([str(site)]) is None
     info = site / "evalcore-2.6.1.dist-info"

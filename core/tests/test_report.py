@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 from evalcore import write_report
-from evalcore._cli import main
+from evalcore._cli.main import main
 from evalcore.testing import write_journal
 
 HEADER = {m: {"granularity": "sample", "direction": "higher", "metric_version": "2", "distribution": "evalcore-toy",

@@ -1,5 +1,5 @@
 """``python -m evalcore`` runs the CLI."""
 
-from ._cli import main
+from evalcore._cli.main import main
 
 main()

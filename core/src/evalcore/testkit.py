@@ -28,11 +28,11 @@ from typing import Any, ClassVar
 
 import pytest
 
-from ._identity import canonical_id, parse_metric_id
-from ._metric import CorpusMetric, Metric, implementation_kind
-from ._registry import default_registry, load_implementation
-from ._result import Score, Status
-from ._spec import Granularity, MetricSpec
+from evalcore._contract.identity import canonical_id, parse_metric_id
+from evalcore._contract.metric import CorpusMetric, Metric, implementation_kind
+from evalcore._contract.scores import Score, Status
+from evalcore._contract.spec import Granularity, MetricSpec
+from evalcore._registry.registry import default_registry, load_implementation
 
 __all__ = ["PluginConformance"]
 

@@ -8,7 +8,8 @@ from typing import Any
 import attrs
 import numpy as np
 
-from .._errors import EvalcoreError, InputError
+from evalcore._contract.errors import EvalcoreError, InputError
+
 from . import resample
 from . import tests as stat_tests
 from .correct import CORRECTIONS, adjust

@@ -17,7 +17,7 @@ from typing import Any
 
 import attrs
 
-from .._errors import EvalcoreError, InputError
+from evalcore._contract.errors import EvalcoreError, InputError
 
 RunLike = Any
 """An :class:`~evalcore.EvaluationResult`, or the path of a JSON report or samples journal."""
@@ -48,7 +48,7 @@ def metric_of(run: Run, metric_id: str) -> Any:
 
     Needed for corpus metrics, whose values are computed again from per-record states.
     """
-    from .._api import get_metric
+    from evalcore._registry.api import get_metric
 
     params = run.metrics.get(metric_id, {}).get("params") or {}
     try:
@@ -134,7 +134,7 @@ def read_journal(path: str) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
     Rows are read as the engine reads them when it resumes: where checkpoint lines exist,
     rows after the last one belong to an unfinished chunk and are left out.
     """
-    from .._engine.journal import iter_rows
+    from evalcore._engine.journal import iter_rows
 
     if not os.path.isfile(path):
         raise InputError("samples journal not found", source=path)

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from .._errors import EvalcoreError
+from evalcore._contract.errors import EvalcoreError
 
 _TOLERANCE = 1e-12
 

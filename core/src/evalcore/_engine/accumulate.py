@@ -14,8 +14,9 @@ from typing import Any
 
 import numpy as np
 
-from .._metric import CorpusMetric, Metric
-from .._result import Score, Status
+from evalcore._contract.metric import CorpusMetric, Metric
+from evalcore._contract.scores import Score, Status
+
 from .runners import BUDGET_SKIP
 
 OK, SKIPPED, ERROR, BUDGET = 0, 1, 2, 3

@@ -14,9 +14,9 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from .._errors import SkipSample
-from .._metric import SampleMetric, guarded_call, result_check
-from .._result import Score
+from evalcore._contract.errors import SkipSample
+from evalcore._contract.metric import SampleMetric, guarded_call, result_check
+from evalcore._contract.scores import Score
 
 
 def sample_caller(metric: SampleMetric) -> Callable[[Any, Any], Score]:
@@ -28,7 +28,7 @@ def sample_caller(metric: SampleMetric) -> Callable[[Any, Any], Score]:
 async def aguard(fn: Callable[..., Any], args: Sequence[Any], timeout_s: float | None,
                  check: Callable[[Any], Score]) -> Score:
     """Await ``fn(*args)`` (at most ``timeout_s``) and turn the outcome into a :class:`Score`
-    with ``check`` (a metric's :func:`~evalcore._metric.result_check`)."""
+    with ``check`` (a metric's :func:`~evalcore._contract.metric.result_check`)."""
     try:
         return check(await asyncio.wait_for(fn(*args), timeout_s))
     except SkipSample as skip:

@@ -13,8 +13,9 @@ from typing import Any
 
 import orjson
 
+from evalcore._contract.chunk import Chunk
+
 from .accumulate import Column
-from .chunk import Chunk
 from .journal import encode_row
 from .plan import Plan
 

@@ -9,12 +9,14 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from .._errors import EvalcoreError
-from .._registry import Registry, default_registry
-from .chunk import Source
-from .context import RunContext
+from evalcore._contract.chunk import Source
+from evalcore._contract.context import RunContext
+from evalcore._contract.errors import EvalcoreError
+from evalcore._registry.registry import Registry, default_registry
+
 from .options import RunOptions, check_paths, make_options
 from .plan import MetricLike, Plan, bind_metrics
+from .programs import as_program, is_dspy_module
 from .readers import DataSource, JsonlSource, stdin_source
 from .result import EvaluationResult
 from .run import Run
@@ -95,8 +97,6 @@ async def aevaluate(
     check_paths(run_options, source.inputs())
     _check_parquet(run_options)
     if program is not None:
-        from ..dspy import as_program, is_dspy_module
-
         if is_dspy_module(program):  # called with its inputs as keywords, as dspy.Evaluate does
             program = as_program(program)
     if run_options.rollouts > 1 and program is None:
@@ -132,7 +132,7 @@ def make_source(data: Any, examples: Any, predictions: Any, program: Any,
         raise EvalcoreError("nothing to evaluate: pass data, or examples (with predictions or a program)")
     if predictions is None and program is None:
         raise EvalcoreError("examples need predictions or a program that produces them")
-    from .._records import pair_items
+    from evalcore._contract.records import pair_items
 
     return DataSource(pair_items(examples, predictions))
 

@@ -11,7 +11,8 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Protocol
 
-from .chunk import Chunk
+from evalcore._contract.chunk import Chunk
+
 from .plan import Plan
 from .score import ChunkResult, score_chunk
 
@@ -63,11 +64,3 @@ class LocalExecutor:
 
     def close(self) -> None:
         self.pool.shutdown(wait=False, cancel_futures=True)
-
-
-def make_executor(plan: Plan, program: Callable[..., Any] | None) -> ChunkExecutor:
-    if plan.options.executor == "ray":
-        from .ray_executor import RayExecutor
-
-        return RayExecutor(plan, program)
-    return LocalExecutor(plan, program)

@@ -6,7 +6,8 @@ import os
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from .._errors import EvalcoreError, InputError
+from evalcore._contract.errors import EvalcoreError, InputError
+
 from .readers import DataSource
 
 

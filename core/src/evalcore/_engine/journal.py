@@ -18,7 +18,7 @@ from typing import Any
 
 import orjson
 
-from .._errors import EvalcoreError
+from evalcore._contract.errors import EvalcoreError
 
 FORMAT_VERSION = 1
 

@@ -9,9 +9,10 @@ from typing import Any, Literal
 
 import attrs
 
-from .._budget import Budget
-from .._errors import EvalcoreError
-from .._stats import AggregateMethod, aggregate
+from evalcore._contract.budget import Budget
+from evalcore._contract.errors import EvalcoreError
+
+from .stats import AggregateMethod, aggregate
 
 Executor = Literal["local", "ray"]
 SamplesFormat = Literal["jsonl", "parquet"]

@@ -7,12 +7,13 @@ from typing import Any
 
 import attrs
 
-from .._errors import EvalcoreError
-from .._functions import metric_from_callable
-from .._metric import Metric
-from .._registry import Registry
-from .._spec import Tier
-from .context import RunContext
+from evalcore._contract.context import RunContext
+from evalcore._contract.errors import EvalcoreError
+from evalcore._contract.metric import Metric
+from evalcore._contract.spec import Tier
+from evalcore._registry.functions import metric_from_callable
+from evalcore._registry.registry import Registry
+
 from .options import RunOptions
 
 MetricLike = str | Metric | Callable[..., Any]

@@ -19,7 +19,7 @@ from typing import Any
 
 import attrs
 
-from .._budget import Budget
+from evalcore._contract.budget import Budget
 
 
 @attrs.define

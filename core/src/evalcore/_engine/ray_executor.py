@@ -16,9 +16,10 @@ import uuid
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from .._errors import EvalcoreError
-from .._metric import Metric
-from .chunk import Chunk
+from evalcore._contract.chunk import Chunk
+from evalcore._contract.errors import EvalcoreError
+from evalcore._contract.metric import Metric
+
 from .executors import OnResult
 from .plan import Plan
 from .ray_budget import SharedBudget, Usage
@@ -58,7 +59,7 @@ class RayExecutor:
     """Chunks scored as Ray tasks, at most ``in_flight`` at a time (twice the cluster's CPUs)."""
 
     def __init__(self, plan: Plan, program: Callable[..., Any] | None) -> None:
-        from ..cache import default_cache_dir
+        from evalcore._contract.cache import default_cache_dir
 
         ray = import_ray()
         connect(ray, plan.options.ray_address)

@@ -20,11 +20,12 @@ from typing import Any
 
 import attrs
 
-from .._errors import EvalcoreError
-from .._metric import Metric, Origin
-from .._registry import Registry
-from .chunk import Chunk
-from .context import RunContext
+from evalcore._contract.chunk import Chunk
+from evalcore._contract.context import RunContext
+from evalcore._contract.errors import EvalcoreError
+from evalcore._contract.metric import Metric, Origin
+from evalcore._registry.registry import Registry
+
 from .options import RunOptions
 from .plan import Plan
 from .ray_budget import BudgetProxy, Usage
@@ -90,7 +91,7 @@ class _Prepared:
     """A rebuilt plan and the worker threads that score its chunks."""
 
     def __init__(self, recipe: PlanRecipe) -> None:
-        from .._registry import default_registry
+        from evalcore._registry.registry import default_registry
 
         registry = default_registry()
         metrics = [m.build(registry) if isinstance(m, Rebuild) else m for m in recipe.metrics]

@@ -9,7 +9,6 @@ start of the file is skipped.
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import sys
 from collections.abc import Iterable, Iterator
@@ -19,56 +18,10 @@ from typing import Any
 import attrs
 import orjson
 
-from .._errors import InputError
-from .._records import Record, parse_record
-from .chunk import Chunk
-
-_BOM = b"\xef\xbb\xbf"
-_MAX_LINE_BYTES = 64 * 1024 * 1024
-
-
-def parse_json_line(line: bytes, source: str) -> Any:
-    """One JSON value from one line, or :class:`InputError` naming the line."""
-    try:
-        return orjson.loads(line)
-    except orjson.JSONDecodeError as exc:
-        message = str(exc)
-    if "64-bit" in message:  # a big integer: valid JSON that orjson does not hold
-        try:
-            value = json.loads(line)
-            json.dumps(value, ensure_ascii=False).encode()
-            return value
-        except (ValueError, RecursionError, UnicodeError) as exc:
-            message = str(exc)
-    return InputError(f"malformed JSON: {_short(message)}", source=source)
-
-
-_BLANK_START = frozenset(b" \t\n\r\x0b\x0c")  # what bytes.strip() removes
-
-
-def iter_json_lines(path: Path) -> Iterator[tuple[str, int, Any]]:
-    """``(source, line number, value or InputError)`` for each non-blank line."""
-    name = os.fspath(path)
-    try:
-        handle = open(name, "rb")  # noqa: SIM115 - closed below, also when the caller stops early
-    except OSError as exc:
-        raise InputError(f"cannot read: {exc.strerror or exc}", source=name) from None
-    loads, decode_error = orjson.loads, orjson.JSONDecodeError
-    with handle:
-        for lineno, line in enumerate(handle, start=1):  # binary files split on b"\n" only
-            if lineno == 1 and line.startswith(_BOM):
-                line = line[len(_BOM):]
-            if (not line or line[0] in _BLANK_START) and not line.strip():
-                continue
-            source = f"{name}:{lineno}"
-            if len(line) > _MAX_LINE_BYTES:
-                yield source, lineno, InputError(f"line longer than {_MAX_LINE_BYTES} bytes", source=source)
-                continue
-            try:
-                value = loads(line)
-            except decode_error:
-                value = parse_json_line(line, source)
-            yield source, lineno, value
+from evalcore._contract.chunk import Chunk
+from evalcore._contract.errors import InputError
+from evalcore._contract.jsonl import iter_json_lines
+from evalcore._contract.records import Record, parse_record
 
 
 class JsonlSource:
@@ -209,7 +162,3 @@ def stdin_source() -> JsonlSource:
     source = JsonlSource(spool.name)
     source.name = "<stdin>"
     return source
-
-
-def _short(message: str, limit: int = 200) -> str:
-    return message if len(message) <= limit else message[:limit] + "…"

@@ -8,9 +8,10 @@ from typing import Any
 
 import attrs
 
-from .._errors import InputError
-from .._output import format_table
-from .._summary import MetricSummary
+from evalcore._contract.errors import InputError
+
+from .output import format_table
+from .summary import MetricSummary
 
 
 @attrs.frozen

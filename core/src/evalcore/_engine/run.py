@@ -14,18 +14,19 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from .._errors import InputError
-from .._output import write_csv, write_json
-from .._summary import MetricSummary, MetricTally, summarise_all
-from .._version import __version__
+from evalcore._contract.chunk import Chunk, Source
+from evalcore._contract.errors import InputError
+from evalcore._version import __version__
+
 from .accumulate import Tally
-from .chunk import Chunk, Source
-from .executors import ChunkExecutor, make_executor
+from .executors import ChunkExecutor, LocalExecutor
 from .journal import JournalWriter, Rows, encode_rows
+from .output import write_csv, write_json
 from .plan import Plan
 from .progress import RunProgress
 from .result import EvaluationResult
 from .score import ChunkResult
+from .summary import MetricSummary, MetricTally, summarise_all
 
 
 class Run:
@@ -253,3 +254,12 @@ def _unlink(path: Path) -> None:
         path.unlink()
     except OSError:
         pass
+
+
+def make_executor(plan: Plan, program: Callable[..., Any] | None) -> ChunkExecutor:
+    """The executor the run's options name: Ray (imported only then) or this machine."""
+    if plan.options.executor == "ray":
+        from .ray_executor import RayExecutor
+
+        return RayExecutor(plan, program)
+    return LocalExecutor(plan, program)

@@ -19,8 +19,9 @@ from collections.abc import Sequence
 from concurrent.futures import Executor
 from typing import Any
 
-from .._metric import BatchMetric, CorpusMetric, Metric, SampleMetric, result_check
-from .._result import Score
+from evalcore._contract.metric import BatchMetric, CorpusMetric, Metric, SampleMetric, result_check
+from evalcore._contract.scores import Score
+
 from .admission import OrderedAdmission
 from .calls import aguard, call_each, sample_caller
 

@@ -16,19 +16,20 @@ from typing import Any
 import attrs
 import orjson
 
-from .._fields import as_record
-from .._functions import RecordView
-from .._metric import BatchMetric, CorpusMetric, Metric
-from .._records import Record
-from .._result import Score
-from .._spec import Tier
-from .._stats import aggregate, describe_values
+from evalcore._contract.chunk import Chunk
+from evalcore._contract.fields import as_record
+from evalcore._contract.metric import BatchMetric, CorpusMetric, Metric
+from evalcore._contract.records import Record
+from evalcore._contract.scores import Score
+from evalcore._contract.spec import Tier
+from evalcore._registry.functions import RecordView
+
 from .accumulate import Column
-from .chunk import Chunk
 from .columnar import score_columns
 from .journal import encode_row
 from .plan import Plan
 from .runners import runner_for
+from .stats import aggregate, describe_values
 from .units import Units
 
 

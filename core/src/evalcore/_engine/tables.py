@@ -31,7 +31,7 @@ def write_parquet(path: Path, rows: Iterable[dict[str, Any]], metric_ids: Sequen
         import pyarrow as pa
         import pyarrow.parquet as pq
     except ImportError:
-        from .._errors import EvalcoreError
+        from evalcore._contract.errors import EvalcoreError
 
         raise EvalcoreError('Parquet samples need pyarrow: pip install "evalcore-core[parquet]"') from None
     table = flatten(rows, metric_ids)

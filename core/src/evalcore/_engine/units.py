@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from .._result import Score, Status
+from evalcore._contract.scores import Score, Status
 
 
 class Units:

@@ -6,7 +6,7 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
-from .._compare import compare, load_run, load_runs
+from evalcore._compare import compare, load_run, load_runs
 
 
 def write_report(

@@ -8,9 +8,9 @@ from html import escape
 from importlib import resources
 from typing import Any
 
-from .._compare.load import Run
-from .._compare.result import TEST_NAMES, Comparison
-from .._compare.table import format_p
+from evalcore._compare.load import Run
+from evalcore._compare.result import TEST_NAMES, Comparison, format_p
+
 from .plots import histogram
 from .summary import aggregates, failures, values_of
 

@@ -7,9 +7,9 @@ from typing import Any
 
 import numpy as np
 
-from .._compare.load import Run, metric_of
-from .._errors import EvalcoreError
-from .._stats import bootstrap_interval, standard_error
+from evalcore._compare.load import Run, metric_of
+from evalcore._contract.errors import EvalcoreError
+from evalcore._engine.stats import bootstrap_interval, standard_error
 
 
 def aggregates(run: Run) -> dict[str, dict[str, Any]]:

@@ -1,0 +1,180 @@
+"""``evalcore evaluate``: records (JSONL, ``-`` for stdin, or a plugin reader's files) -> report.
+
+Readers that plugins provide (TREC qrels and run files from evalcore-retrieval) add their
+options to this command when it runs, so ``evalcore --help`` loads no plugin.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import click
+
+from evalcore._contract.errors import EvalcoreError, InputError
+
+from .common import echo_json
+
+EXIT_INPUT = 1
+
+
+class _EvaluateCommand(click.Command):
+    """Adds the options of the readers plugins provide, looked up when the command runs."""
+
+    def get_params(self, ctx: click.Context) -> list[click.Parameter]:
+        params = super().get_params(ctx)
+        known = {opt for p in params for opt in getattr(p, "opts", [])}
+        if not ctx.find_root().obj:
+            return params  # building help outside a run
+        from .common import registry_of
+
+        registry = registry_of(ctx.find_root())
+        extra = []
+        for reader in registry.readers():
+            for option in reader.options:
+                if option.flag not in known:
+                    known.add(option.flag)
+                    kind = {"path": click.Path(dir_okay=False), "int": click.IntRange(min=1)}.get(option.kind, str)
+                    extra.append(click.Option([option.flag, option.dest], type=kind,
+                                              help=f"{option.help} ({reader.namespace} reader)".strip()))
+        return params[:-1] + extra + params[-1:]  # keep --help last
+
+
+@click.command("evaluate", cls=_EvaluateCommand, context_settings={"ignore_unknown_options": False})
+@click.argument("data", required=False, type=click.Path(dir_okay=False, allow_dash=True))
+@click.option("-m", "--metric", "metric_ids", multiple=True, required=True, help="Metric id (repeatable).")
+@click.option("--program", help="module:callable producing a prediction from each example.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write the JSON report here.")
+@click.option("--samples", type=click.Path(dir_okay=False),
+              help="The per-record rows journal (JSONL), streamed as records finish; needed for --resume.")
+@click.option("--csv", type=click.Path(dir_okay=False), help="Write per-record values (CSV).")
+@click.option("--resume", is_flag=True, help="Continue an interrupted run from its --samples journal.")
+@click.option("--concurrency", default=8, show_default=True, type=click.IntRange(min=1))
+@click.option("--chunk-size", default=1000, show_default=True, type=click.IntRange(min=1),
+              help="Records read and scored together (memory is bounded by it).")
+@click.option("--executor", type=click.Choice(["local", "ray"]), default="local", show_default=True)
+@click.option("--ray-address", help="Ray cluster to connect to (default: start a local Ray instance).")
+@click.option("--timeout-s", type=click.FloatRange(min=0, min_open=True),
+              help="Per-sample time limit for every metric (default: each metric's own).")
+@click.option("--failure-score", type=float, help="Count errors with this value in the aggregates.")
+@click.option("--max-errors", type=click.FloatRange(min=0),
+              help="Stop after this many errors (or this fraction if < 1).")
+@click.option("--threshold", type=float, help="Run truth metrics only where the proxy score reaches this.")
+@click.option("--rollouts", default=1, show_default=True, type=click.IntRange(min=1),
+              help="Program runs per example (needs --program).")
+@click.option("--aggregate", "aggregate_by", default="mean", show_default=True,
+              type=click.Choice(["mean", "median", "min", "max", "trimmed_mean"]))
+@click.option("--trim", default=0.1, show_default=True, type=float, help="Fraction cut per end (trimmed_mean).")
+@click.option("--budget-msats", type=click.IntRange(min=0), help="Never spend more than this (millisatoshis).")
+@click.option("--seed", default=0, show_default=True, type=click.IntRange(min=0), help="Bootstrap seed.")
+@click.option("--dry-run", is_flag=True, help="Print the calls and estimated tokens and cost; call nothing.")
+@click.option("--cache-mode", type=click.Choice(["readwrite", "readonly", "refresh", "off"]),
+              help="Model-call cache mode of judge and embedding metrics.")
+@click.option("--cache-dir", type=click.Path(file_okay=False), help="Model-call cache folder.")
+@click.option("--progress/--no-progress", default=None, help="Progress bar (default: on a terminal).")
+@click.option("--json", "as_json", is_flag=True, help="Print the JSON report instead of the table.")
+@click.option("--per-query", type=click.Path(dir_okay=False, allow_dash=True),
+              help="Write each record's values as trec_eval -q does (measure, query, value; - for stdout).")
+@click.pass_context
+def evaluate_command(ctx: click.Context, data: str | None, metric_ids: Sequence[str], program: str | None,
+                     dry_run: bool, as_json: bool, max_errors: float | None, per_query: str | None,
+                     **options: Any) -> None:
+    """Evaluate metrics over JSONL records (or a plugin reader's files, e.g. TREC --qrels/--run)."""
+    from .common import handle_errors
+
+    handle_errors(ctx, lambda: _evaluate(ctx, data, metric_ids, program, dry_run, as_json, max_errors, per_query,
+                                         options))
+
+
+def _evaluate(ctx: click.Context, data: str | None, metric_ids: Sequence[str], program: str | None,
+              dry_run: bool, as_json: bool, max_errors: float | None, per_query: str | None,
+              options: dict[str, Any]) -> None:
+    from evalcore._engine.entry import evaluate as run_evaluation
+    from evalcore._engine.entry import make_source
+
+    from .common import registry_of
+
+    registry = registry_of(ctx.find_root())
+    source = _reader_source(registry, options)
+    if source is not None and data is not None:
+        raise EvalcoreError(f"give either a JSONL file or the {source.name} reader's files, not both")
+    if source is None and data is None:
+        raise EvalcoreError("nothing to evaluate: give a JSONL file (- for standard input) or a reader's files")
+    if source is None:
+        source = make_source(data, None, None, None)
+    names = [m for metric_id in metric_ids for m in registry.expand(metric_id)]
+    metrics = [registry.create(name) for name in names]
+    if dry_run:
+        from evalcore._engine.dry_run import format_plan, plan
+
+        estimate = plan(source, metrics, chunk_size=options["chunk_size"])
+        echo_json(estimate) if as_json else click.echo(format_plan(estimate))
+        return
+    result = run_evaluation(
+        source, metrics, program=_load_program(program) if program else None, registry=registry,
+        max_errors=int(max_errors) if max_errors is not None and max_errors >= 1 else max_errors,
+        **options,
+    )
+    for error in result.rejected[:20]:
+        click.echo(f"error: {error}", err=True)
+    if len(result.rejected) > 20:
+        click.echo(f"error: … and {len(result.rejected) - 20} more rejected records", err=True)
+    if per_query is not None:
+        from evalcore._engine.per_query import write_per_query
+
+        with click.open_file(per_query, "w") as out:
+            write_per_query(out, [(n.split("/")[-1], m) for n, m in zip(names, metrics)], result.samples,
+                            result.metrics)
+    if as_json:
+        echo_json(result.to_dict())
+    elif per_query != "-":
+        click.echo(result.table())
+        click.echo(f"\n{len(result.samples)} records from {source.name}"
+                   + (f", {len(result.rejected)} rejected" if result.rejected else ""))
+    if result.stopped:
+        click.echo(f"warning: {result.stopped}; partial results kept", err=True)
+    if result.rejected or result.stopped:
+        sys.exit(EXIT_INPUT)
+
+
+def _reader_source(registry: Any, options: dict[str, Any]) -> Any:
+    """The source of the plugin reader whose file options were all given (every reader's options
+    are removed from ``options``). Readers may share an option, such as ``--run``: the reader
+    chosen is the one whose files are all given and whose options cover everything given."""
+    readers = registry.readers()
+    given = {}
+    for reader in readers:
+        for option in reader.options:
+            value = options.pop(option.dest, None)
+            if value is not None:
+                given[option.dest] = value
+    if not given:
+        return None
+    named = [r for r in readers if any(o.dest in given for o in r.options)]
+    complete = [r for r in named if all(o.dest in given for o in r.options if o.kind == "path")]
+    if not complete:
+        required = [o for o in named[0].options if o.kind == "path"]
+        raise EvalcoreError(f"{' and '.join(o.flag for o in required)} go together")
+    covering = [r for r in complete if set(given) <= {o.dest for o in r.options}]
+    if len(covering) != 1:
+        raise EvalcoreError("give the files of one reader only")
+    return covering[0].open(**{o.dest: given.get(o.dest) for o in covering[0].options})
+
+
+def _load_program(spec: str) -> Callable[..., Any]:
+    module_name, _, attr = spec.partition(":")
+    if not attr:
+        raise EvalcoreError(f"--program must be 'module:callable'; got {spec!r}")
+    sys.path.insert(0, os.getcwd())
+    try:
+        target: Any = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise EvalcoreError(f"cannot import program module {module_name!r}: {exc}") from None
+    for part in attr.split("."):
+        target = getattr(target, part, None)
+    if not callable(target):
+        raise InputError(f"{spec} is not callable")
+    return target

@@ -1,0 +1,190 @@
+"""The ``evalcore`` command line: list, describe, plugins, evaluate, compare, report.
+
+Only click is imported up front, so ``--help`` stays fast; each command imports what it needs.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import click
+
+from evalcore._contract.errors import EvalcoreError, InputError
+
+from .common import echo_json, echo_rows, registry_of, render_listing, reports_errors
+
+if TYPE_CHECKING:
+    from evalcore._registry.listing import Listing
+
+class _LazyGroup(click.Group):
+    """Commands that live in their own modules load only when they run (or help lists them)."""
+
+    lazy = {"evaluate": "_cli.evaluate:evaluate_command", "compare": "_cli.compare:compare_command",
+            "report": "_cli.compare:report_command"}
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted([*super().list_commands(ctx), *self.lazy])
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name in self.lazy:
+            import importlib
+
+            module, _, attr = self.lazy[name].partition(":")
+            return getattr(importlib.import_module(f"evalcore.{module}"), attr)
+        return super().get_command(ctx, name)
+
+
+@click.group(cls=_LazyGroup)
+@click.option("--strict", is_flag=True, help="Fail if any plugin fails to load (also EVALCORE_STRICT_PLUGINS=1).")
+@click.option("--debug", is_flag=True, help="Show tracebacks.")
+@click.version_option(package_name="evalcore-core")
+@click.pass_context
+def main(ctx: click.Context, strict: bool, debug: bool) -> None:
+    """Evaluation metrics for ML, LLM, RAG and agent systems."""
+    ctx.ensure_object(dict)
+    ctx.obj["debug"] = debug
+    ctx.obj["strict"] = True if strict else None
+
+
+@main.command("list")
+@click.option("--family", help="Only metrics of this family or namespace.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.option("--no-cache", is_flag=True,
+              help="Load every plugin instead of reading the cached listing (also EVALCORE_NO_LIST_CACHE=1).")
+@click.pass_context
+@reports_errors
+def list_command(ctx: click.Context, family: str | None, as_json: bool, no_cache: bool) -> None:
+    """List installed metrics (each id can be evaluated as printed)."""
+    from evalcore._contract.env import list_cache_disabled, strict_from_env
+
+    strict = ctx.obj["strict"] or (ctx.obj["strict"] is None and strict_from_env())
+    listing = _listing(ctx) if no_cache or strict or list_cache_disabled() else _cached_listing(ctx)
+    render_listing(listing, family, as_json)
+
+
+def _cached_listing(ctx: click.Context) -> Listing:
+    """The cached listing while the installed distributions are unchanged, else a fresh one (then cached)."""
+    from evalcore._registry import list_cache as cache
+
+    now = cache.scan()
+    listing = cache.load(now) if now is not None else None
+    if listing is not None:
+        if listing.warning:
+            click.echo(f"warning: {listing.warning}", err=True)
+        return listing
+    listing = _listing(ctx)
+    if now is not None:
+        packages = {p.module.partition(":")[0].partition(".")[0] for p in registry_of(ctx).plugins()}
+        cache.store(now, listing, ["evalcore", *sorted(packages)])
+    return listing
+
+
+def _listing(ctx: click.Context) -> Listing:
+    """The listing of this invocation's registry (plugins loaded now)."""
+    from evalcore._registry.listing import listing_from_registry
+
+    registry = registry_of(ctx)
+    return listing_from_registry(registry, ctx.obj.get("warning"))
+
+
+@main.command()
+@click.argument("metric_id")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.pass_context
+@reports_errors
+def describe(ctx: click.Context, metric_id: str, as_json: bool) -> None:
+    """Show everything known about one metric (its parameters checked as evaluate checks them)."""
+    import textwrap
+
+    from evalcore._contract.display import dollars, scale, terminal_width
+    from evalcore._contract.identity import canonical_id
+
+    info, params = registry_of(ctx).resolve(metric_id)
+    data = info.to_dict()
+    data["id"] = canonical_id(info.spec, info.spec.bind_params(params))
+    if as_json:
+        echo_json(data)
+        return
+    click.echo(f"{data['id']}  ({data['distribution']} {data['version']}, metric version "
+               f"{data['metric_version']})")
+    click.echo(f"  {data['summary']}")
+    if data["description"]:
+        click.echo("")
+        width = min(terminal_width() or 100, 100) - 2
+        for line in data["description"].splitlines():
+            click.echo(textwrap.fill(line, width, initial_indent="  ", subsequent_indent="  ") if line else "")
+    click.echo("")
+    shown = {"scale": scale(info.spec), "cost": f"{dollars(info.spec.cost_msats)} per sample (estimate)"}
+    for key in ("family", "target", "tier", "direction", "scale", "granularity", "deterministic",
+                "cost", "inputs", "requires", "env", "implementation"):
+        click.echo(f"  {key + ':':<16}{shown.get(key, data.get(key))}")
+    if data["params"]:
+        click.echo("  params:")
+        for param in data["params"]:
+            flags = " (identity)" if param["identity"] else ""
+            choices = f" one of {param['choices']}" if param["choices"] else ""
+            click.echo(f"    {param['name']}: {param['type']} = {param['default']!r}{choices}{flags}"
+                       f"  {param['description']}".rstrip())
+
+
+@main.command()
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.pass_context
+@reports_errors
+def plugins(ctx: click.Context, as_json: bool) -> None:
+    """List discovered plugins with their load status."""
+    infos = registry_of(ctx).plugins()
+    if as_json:
+        echo_json([p.to_dict() for p in infos])
+        return
+    rows = [(p.name, p.distribution, p.version, p.status.value,
+             p.error or f"{len(p.metrics)} metrics") for p in infos]
+    echo_rows(("plugin", "distribution", "version", "status", "metrics / error"), rows)
+
+
+@main.command("new-plugin")
+@click.argument("name")
+@click.option("--dir", "parent", default=".", show_default=True, type=click.Path(file_okay=False),
+              help="Folder to create the package in.")
+@click.pass_context
+@reports_errors
+def new_plugin(ctx: click.Context, name: str, parent: str) -> None:
+    """Create a plugin package evalcore-NAME: specs, a sample and a corpus metric, tests using the kit."""
+    import pathlib
+
+    from .scaffold import scaffold
+
+    root = scaffold(name, pathlib.Path(parent))
+    click.echo(f"created {root}; next: pip install -e '{root}[test]' && evalcore list --family {name} "
+               f"&& pytest {root / 'tests'}")
+
+
+@main.command()
+@click.argument("labels", type=click.Path(dir_okay=False, exists=True))
+@click.option("-m", "--metric", "metric_id", required=True, help="The metric (usually a judge) to calibrate.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.pass_context
+@reports_errors
+def calibrate(ctx: click.Context, labels: str, metric_id: str, as_json: bool) -> None:
+    """Compare a metric with human labels (JSONL records with a "label" field)."""
+    from evalcore._contract.records import read_records
+    from evalcore._engine.calibrate import calibrate as run_calibration
+
+    record_set = read_records(labels)
+    for error in record_set.errors:
+        click.echo(f"error: {error}", err=True)
+    missing = [r.id for r in record_set.records if "label" not in r.raw]
+    if missing:
+        raise InputError(f"records without a 'label': {', '.join(missing[:5])}", source=labels, field="label")
+    items = [(dict(r.example), dict(r.prediction), r.raw["label"]) for r in record_set.records]
+    try:
+        result = run_calibration(registry_of(ctx).create(metric_id), items)
+    except ValueError as exc:
+        raise EvalcoreError(str(exc)) from None
+    if as_json:
+        echo_json(result.to_dict())
+        return
+    click.echo(f"{metric_id}: n={result.n}  agreement={result.agreement:.4f}  kappa={result.kappa:.4f}"
+               f"  skipped={result.skipped}  errors={result.errors}")
+    echo_rows(("human \\ metric", *map(str, result.labels)),
+               [(str(label), *map(str, row)) for label, row in zip(result.labels, result.confusion)])

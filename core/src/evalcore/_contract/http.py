@@ -1,0 +1,461 @@
+"""OpenAI-compatible model APIs (chat completions and embeddings) through the official ``openai`` client.
+
+It covers OpenAI, vLLM, Ollama, llama.cpp's server and LiteLLM proxies (anything that
+serves ``POST {base_url}/chat/completions`` and ``POST {base_url}/embeddings``), with:
+
+* one ``AsyncOpenAI`` per event loop (a run) with a connection pool, over aiohttp when
+  ``openai[aiohttp]`` is installed, and a concurrency limit;
+* ``$OPENAI_BASE_URL`` and ``$OPENAI_API_KEY`` honoured as the ``openai`` client does;
+* a per-call timeout; retries with exponential backoff and jitter on HTTP 429, 5xx,
+  timeouts and refused connections, honouring ``Retry-After``;
+* errors that say what went wrong (:class:`BackendError` and its subclasses);
+* token usage from the response, turned into a cost by a :class:`PriceTable`.
+
+``openai`` is imported on first call (install ``evalcore-core[http]``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import importlib
+import json
+import math
+import os
+import random
+import time
+import weakref
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import attrs
+
+ENV_PRICES = "EVALCORE_PRICES"
+ENV_BASE_URL = "OPENAI_BASE_URL"
+ENV_API_KEY = "OPENAI_API_KEY"
+
+
+class BackendError(Exception):
+    """A call to a model backend failed; ``retryable`` says whether trying again may help."""
+
+    retryable = False
+
+    def __init__(
+        self, message: str, *, status: int | None = None, body: str | None = None,
+        retry_after: float | None = None,
+    ) -> None:
+        self.status = status
+        self.body = body
+        self.retry_after = retry_after
+        super().__init__(message)
+
+
+class BackendUnreachable(BackendError):
+    """No connection could be made (wrong URL, server down)."""
+
+    retryable = True
+
+
+class BackendTimeout(BackendError):
+    """The call took longer than the per-call timeout."""
+
+    retryable = True
+
+
+class RateLimited(BackendError):
+    """HTTP 429."""
+
+    retryable = True
+
+
+class ServerError(BackendError):
+    """HTTP 5xx."""
+
+    retryable = True
+
+
+class AuthenticationError(BackendError):
+    """HTTP 401 or 403: a missing or wrong API key."""
+
+
+class RequestRejected(BackendError):
+    """Another 4xx answer (unknown model, prompt too long, bad parameters)."""
+
+
+class MalformedResponse(BackendError):
+    """The answer is not the JSON an OpenAI-compatible API returns; ``body`` keeps it."""
+
+
+@attrs.frozen
+class Usage:
+    """Tokens of one call; ``reported`` is false when the backend sent no usage (estimated)."""
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    reported: bool = True
+
+    @property
+    def total_tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens,
+                "reported": self.reported}
+
+
+def estimate_tokens(text: str) -> int:
+    """A rough token count (four characters a token), for budgets and missing usage."""
+    return max(1, math.ceil(len(text) / 4)) if text else 0
+
+
+@attrs.frozen
+class Price:
+    """Millisatoshis per 1000 prompt tokens and per 1000 completion tokens."""
+
+    prompt: float
+    completion: float
+
+    def cost_msats(self, usage: Usage) -> int:
+        return math.ceil((usage.prompt_tokens * self.prompt + usage.completion_tokens * self.completion) / 1000)
+
+
+DEFAULT_PRICE = Price(prompt=100.0, completion=500.0)
+
+
+class PriceTable:
+    """Prices by model name; models not listed use ``default`` (``None``: they cost 0).
+
+    ``prices`` maps a model to a :class:`Price`, a ``(prompt, completion)`` pair or a
+    mapping with those keys, all in millisatoshis per 1000 tokens. :meth:`from_env` reads
+    the same mapping as JSON from ``$EVALCORE_PRICES`` (key ``"*"`` sets the default).
+    """
+
+    def __init__(self, prices: Mapping[str, Any] | None = None, default: Price | None = DEFAULT_PRICE) -> None:
+        table = dict(prices or {})
+        if "*" in table:
+            default = _as_price("*", table.pop("*"))
+        self.prices = {model: _as_price(model, value) for model, value in table.items()}
+        self.default = default
+
+    @classmethod
+    def from_env(cls, default: Price | None = DEFAULT_PRICE) -> PriceTable:
+        raw = os.environ.get(ENV_PRICES)
+        if not raw:
+            return cls(default=default)
+        try:
+            return cls(json.loads(raw), default=default)
+        except ValueError as exc:
+            raise ValueError(f"${ENV_PRICES} is not a JSON price table: {exc}") from None
+
+    def price(self, model: str) -> Price | None:
+        return self.prices.get(model, self.default)
+
+    def cost_msats(self, model: str, usage: Usage) -> int:
+        """What ``usage`` of ``model`` costs, rounded up to whole millisatoshis."""
+        price = self.price(model)
+        return price.cost_msats(usage) if price else 0
+
+
+def _as_price(model: str, value: Any) -> Price:
+    if isinstance(value, Price):
+        return value
+    if isinstance(value, Mapping):
+        return Price(float(value["prompt"]), float(value["completion"]))
+    if isinstance(value, Sequence) and len(value) == 2:
+        return Price(float(value[0]), float(value[1]))
+    raise ValueError(f"price of {model!r} must be (prompt, completion) msats per 1000 tokens; got {value!r}")
+
+
+@attrs.frozen
+class ChatResult:
+    """One chat completion: the text, why generation stopped, usage and the raw answer."""
+
+    text: str
+    model: str
+    usage: Usage
+    finish_reason: str | None = None
+    raw: Mapping[str, Any] = attrs.field(factory=dict, repr=False)
+
+
+@attrs.frozen
+class EmbeddingResult:
+    """Vectors in input order, with usage."""
+
+    vectors: list[list[float]]
+    model: str
+    usage: Usage
+
+
+def parse_retry_after(value: str | None, now: float | None = None) -> float | None:
+    """Seconds to wait from a ``Retry-After`` header (seconds or an HTTP date)."""
+    if not value:
+        return None
+    value = value.strip()
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - (time.time() if now is None else now))
+
+
+class OpenAIClient:
+    """Calls one model on an OpenAI-compatible server through the official ``openai`` client.
+
+    ``base_url`` includes the API prefix (``http://127.0.0.1:8000/v1``); ``None`` reads
+    ``$OPENAI_BASE_URL``. The API key is ``api_key`` or the value of the environment
+    variable ``api_key_env`` (``OPENAI_API_KEY`` when neither is given); local servers need
+    none. ``timeout`` bounds each attempt; ``max_retries`` retries follow retryable failures
+    after ``backoff_base * 2**attempt`` seconds (at most ``backoff_max``, with jitter), or
+    after ``Retry-After`` (at most ``max_retry_after``).
+
+    One ``AsyncOpenAI`` (with its connection pool) is made per event loop and closed when
+    that loop shuts down, so a run shares its connections; the aiohttp transport is used
+    when ``openai[aiohttp]`` is installed.
+    """
+
+    def __init__(
+        self, base_url: str | None, model: str, *, api_key: str | None = None, api_key_env: str | None = None,
+        timeout: float = 60.0, max_retries: int = 4, backoff_base: float = 0.5, backoff_max: float = 30.0,
+        max_retry_after: float = 120.0, max_concurrency: int = 8, max_response_bytes: int = 10_000_000,
+        rng: random.Random | None = None,
+    ) -> None:
+        base_url = base_url or os.environ.get(ENV_BASE_URL) or ""
+        if not base_url.startswith(("http://", "https://")):
+            raise ValueError(f"base URL must start with http:// or https://; got {base_url!r}")
+        if max_concurrency < 1:
+            raise ValueError("max_concurrency must be at least 1")
+        self.base_url = base_url.rstrip("/")
+        self.model = model
+        self.api_key_env = api_key_env or (None if api_key is not None else ENV_API_KEY)
+        self._api_key = api_key if api_key is not None else os.environ.get(self.api_key_env or "")
+        self.timeout = timeout
+        self.max_retries = max_retries
+        self.backoff_base = backoff_base
+        self.backoff_max = backoff_max
+        self.max_retry_after = max_retry_after
+        self.max_concurrency = max_concurrency
+        self.max_response_bytes = max_response_bytes
+        self.calls = 0
+        self._rng = rng or random.Random()
+        self._per_loop: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _LoopState] = (
+            weakref.WeakKeyDictionary()
+        )
+
+    def __repr__(self) -> str:
+        return f"<OpenAIClient {self.base_url} model={self.model!r}>"
+
+    # -- public calls ------------------------------------------------------------------
+
+    async def achat(
+        self, messages: Sequence[Mapping[str, str]], *, temperature: float = 0.0, seed: int | None = None,
+        max_tokens: int | None = None, **extra: Any,
+    ) -> ChatResult:
+        """One chat completion (``temperature`` 0 and ``seed`` make it as repeatable as the server allows)."""
+        payload: dict[str, Any] = {"model": self.model, "messages": list(messages), "temperature": temperature}
+        if seed is not None:
+            payload["seed"] = seed
+        if max_tokens is not None:
+            payload["max_tokens"] = max_tokens
+        payload.update(extra)
+        data, body = await self._call("/chat/completions", payload)
+        try:
+            choice = data["choices"][0]
+            text = choice["message"]["content"]
+            if text is None:
+                text = ""
+            if not isinstance(text, str):
+                raise TypeError("message content is not a string")
+        except (KeyError, IndexError, TypeError) as exc:
+            raise MalformedResponse(f"chat completion without choices[0].message.content ({exc})", body=body) from None
+        usage = _usage(data.get("usage"), prompt=_message_text(messages), completion=text)
+        return ChatResult(text, str(data.get("model") or self.model), usage, choice.get("finish_reason"), data)
+
+    async def aembed(self, texts: Sequence[str]) -> EmbeddingResult:
+        """Embeddings of ``texts`` in input order."""
+        payload = {"model": self.model, "input": list(texts), "encoding_format": "float"}
+        data, body = await self._call("/embeddings", payload)
+        try:
+            items = sorted(data["data"], key=lambda item: item["index"])
+            vectors = [[float(x) for x in item["embedding"]] for item in items]
+        except (KeyError, TypeError, ValueError) as exc:
+            raise MalformedResponse(f"embedding response without data[].embedding ({exc})", body=body) from None
+        if len(vectors) != len(texts):
+            raise MalformedResponse(f"asked for {len(texts)} embeddings, got {len(vectors)}", body=body)
+        usage = _usage(data.get("usage"), prompt="".join(texts), completion="")
+        return EmbeddingResult(vectors, str(data.get("model") or self.model), usage)
+
+    def chat(self, messages: Sequence[Mapping[str, str]], **kwargs: Any) -> ChatResult:
+        """Blocking :meth:`achat` (not from inside a running event loop)."""
+        return asyncio.run(self.achat(messages, **kwargs))
+
+    def embed(self, texts: Sequence[str]) -> EmbeddingResult:
+        """Blocking :meth:`aembed`."""
+        return asyncio.run(self.aembed(texts))
+
+    # -- transport -----------------------------------------------------------------------
+
+    def _state(self) -> _LoopState:
+        """This event loop's ``AsyncOpenAI`` and concurrency limit, made on first use."""
+        loop = asyncio.get_running_loop()
+        state = self._per_loop.get(loop)
+        if state is None:
+            state = self._per_loop[loop] = _LoopState(self._new_api(), asyncio.Semaphore(self.max_concurrency))
+            state.start_closer()
+        return state
+
+    def _new_api(self) -> Any:
+        import openai
+
+        http_client = None
+        try:
+            http_client = openai.DefaultAioHttpClient(timeout=self.timeout)
+        except (AttributeError, RuntimeError):  # openai without the aiohttp extra: its httpx transport
+            http_client = None
+        return openai.AsyncOpenAI(base_url=self.base_url, api_key=self._api_key or "unused", timeout=self.timeout,
+                                  max_retries=0, http_client=http_client)
+
+    def backoff(self, attempt: int) -> float:
+        """Seconds to wait before retry number ``attempt + 1`` (equal jitter)."""
+        cap = min(self.backoff_max, self.backoff_base * 2**attempt)
+        return cap / 2 + self._rng.uniform(0, cap / 2)
+
+    async def _call(self, path: str, payload: Mapping[str, Any]) -> tuple[dict[str, Any], str]:
+        state = self._state()
+        async with state.semaphore:
+            attempt = 0
+            while True:
+                try:
+                    return await self._attempt(state.api, path, payload)
+                except BackendError as exc:
+                    if not exc.retryable or attempt >= self.max_retries:
+                        if attempt:
+                            exc.args = (f"{exc.args[0]} (after {attempt + 1} attempts)",)
+                        raise
+                    wait = exc.retry_after
+                    wait = self.backoff(attempt) if wait is None else min(wait, self.max_retry_after)
+                    attempt += 1
+                    await asyncio.sleep(wait)
+
+    async def _attempt(self, api: Any, path: str, payload: Mapping[str, Any]) -> tuple[dict[str, Any], str]:
+        """One request through the client's generic ``post`` (the JSON body as it is: the typed
+        endpoint methods re-validate every message, which costs more than the call on a fast server)."""
+        import openai
+
+        self.calls += 1
+        url = self.base_url + path
+        # Without a key no Authorization header is sent (local servers need none).
+        options = {} if self._api_key else {"headers": {"Authorization": openai.Omit()}}
+        try:
+            async with asyncio.timeout(self.timeout):
+                response = await api.post(path, cast_to=_response_class(), body=dict(payload), options=options)
+        except (TimeoutError, openai.APIConnectionError) as exc:
+            refused = _refused(exc)
+            if refused is not None:
+                raise BackendUnreachable(f"cannot connect to {url}: {refused}") from None
+            if isinstance(exc, openai.APITimeoutError | TimeoutError):
+                raise BackendTimeout(f"{url} did not answer within {self.timeout:g} s") from None
+            raise BackendUnreachable(f"connection to {url} failed: {exc.__cause__ or exc}") from None
+        except openai.APIStatusError as exc:
+            response = exc.response
+            raise self._http_error(url, response.status_code, response.text,
+                                   response.headers.get("retry-after")) from None
+        content = response.content
+        if len(content) > self.max_response_bytes:
+            raise MalformedResponse(
+                f"{url} answered {len(content)} bytes, more than {self.max_response_bytes}",
+                status=response.status_code,
+            )
+        body = response.text
+        try:
+            data = json.loads(body)
+        except ValueError:
+            raise MalformedResponse(f"{url} answered with invalid JSON: {body[:200]!r}", status=response.status_code,
+                                    body=body) from None
+        if not isinstance(data, dict):
+            raise MalformedResponse(f"{url} answered with JSON that is not an object", status=response.status_code,
+                                    body=body)
+        return data, body
+
+    def _http_error(self, url: str, status: int, body: str, retry_after: str | None) -> BackendError:
+        detail = f"{url} answered HTTP {status}: {body[:300]}"
+        if status == 429:
+            error: BackendError = RateLimited(
+                detail, status=status, body=body, retry_after=parse_retry_after(retry_after)
+            )
+        elif status >= 500:
+            error = ServerError(detail, status=status, body=body, retry_after=parse_retry_after(retry_after))
+        elif status in (401, 403):
+            if self.api_key_env:
+                hint = f"check ${self.api_key_env}" + ("" if self._api_key else " (it is not set)")
+            else:
+                hint = "check the API key given"
+            error = AuthenticationError(f"{detail} -- authentication failed; {hint}", status=status, body=body)
+        else:
+            error = RequestRejected(detail, status=status, body=body)
+        return error
+
+
+class _LoopState:
+    """One event loop's client and concurrency limit; the client is closed as the loop shuts down."""
+
+    def __init__(self, api: Any, semaphore: asyncio.Semaphore) -> None:
+        self.api = api
+        self.semaphore = semaphore
+        self._closer: Any = None
+
+    def start_closer(self) -> None:
+        """Park an async generator on the loop: ``asyncio.run`` finalises it (and so closes the
+        client's connection pool) when it shuts the loop's async generators down."""
+
+        async def closer() -> Any:
+            try:
+                yield
+            finally:
+                await self.api.close()
+
+        self._closer = closer()
+        try:
+            self._closer.asend(None).send(None)
+        except StopIteration:
+            pass
+
+
+def _response_class() -> type:
+    """The raw HTTP response class of the installed ``openai`` (httpx before 3.0, httpx2 from 3.0);
+    asking for it returns the response unparsed."""
+    import openai
+
+    name = "httpx2" if int(openai.__version__.split(".")[0]) >= 3 else "httpx"
+    return importlib.import_module(name).Response
+
+
+def _refused(exc: BaseException) -> OSError | None:
+    """The refused or reset connection behind ``exc``, if there is one (a transport may report
+    a refused connection as a connect timeout)."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, OSError) and not isinstance(current, TimeoutError):
+            return current
+        current = current.__cause__ or current.__context__
+    return None
+
+
+def _message_text(messages: Sequence[Mapping[str, str]]) -> str:
+    return "\n".join(str(m.get("content") or "") for m in messages)
+
+
+def _usage(raw: Any, *, prompt: str, completion: str) -> Usage:
+    if isinstance(raw, Mapping):
+        try:
+            prompt_tokens = int(raw.get("prompt_tokens") or 0)
+            completion_tokens = int(raw.get("completion_tokens") or 0)
+            return Usage(prompt_tokens, completion_tokens)
+        except (TypeError, ValueError):
+            pass
+    return Usage(estimate_tokens(prompt), estimate_tokens(completion), reported=False)

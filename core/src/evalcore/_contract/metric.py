@@ -1,0 +1,393 @@
+"""Metric implementations: the base classes plugins subclass.
+
+* :class:`SampleMetric` scores one example/prediction pair (``score``, or ``ascore`` when
+  the work is I/O-bound, e.g. an LLM call).
+* :class:`BatchMetric` scores many pairs at once (vectorised retrieval metrics).
+* :class:`CorpusMetric` scores a whole dataset from per-sample partial states that merge,
+  so a value computed over shards equals the value over the whole.
+
+An instance is bound to validated parameters; the framework builds it from a
+:class:`~evalcore.MetricSpec` (see :meth:`Metric.from_spec`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import math
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
+
+import attrs
+
+from .errors import EvalcoreError, ParameterError, SetupError, SkipSample
+from .fields import as_record
+from .identity import canonical_id
+from .origin import Origin
+from .scores import ColumnScores, Score, Status, coerce_score, within_caps
+from .spec import Granularity, MetricSpec
+
+if TYPE_CHECKING:
+    from .context import RunContext
+
+Record = Mapping[str, Any]
+State = TypeVar("State")
+
+
+@attrs.frozen
+class FeedbackScore:
+    """A score with textual feedback, for optimizers that read feedback (DSPy's GEPA)."""
+
+    score: float
+    feedback: str | None
+    details: Mapping[str, Any] = attrs.field(factory=dict)
+
+
+class Metric:
+    """Base class of every metric implementation.
+
+    Attributes set at construction: ``spec`` (the :class:`MetricSpec`), ``params`` (every
+    parameter, defaults filled in), ``id`` (the canonical id) and ``origin``. Subclasses
+    put one-time preparation in :meth:`setup` rather than overriding ``__init__``.
+    """
+
+    granularity: ClassVar[Granularity] = Granularity.SAMPLE
+    default_timeout_s: ClassVar[float | None] = None
+    """The per-sample time limit when neither the run nor a ``timeout_s`` parameter sets
+    one; model-backed and execution metrics set it, cheap ones leave it ``None``."""
+    context: RunContext
+
+    def __init__(
+        self, spec: MetricSpec, params: Mapping[str, Any] | None = None,
+        origin: Origin | None = None,
+    ) -> None:
+        self.spec = spec
+        self.params: dict[str, Any] = spec.bind_params(dict(params or {}))
+        self.id = canonical_id(spec, self.params)
+        self.origin = origin or Origin.local()
+        self.context = _default_context()
+        try:
+            self.setup()
+        except EvalcoreError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - a setup failure is named by the metric's id
+            raise EvalcoreError(f"{self.id}: cannot be set up: {type(exc).__name__}: {str(exc)[:2000]}") from exc
+
+    @classmethod
+    def from_spec(cls, spec: MetricSpec, origin: Origin | None = None, **params: Any) -> Metric:
+        """Build the implementation named by ``spec`` with ``params``."""
+        return cls(spec, params, origin)
+
+    def setup(self) -> None:
+        """One-time preparation after parameters are bound (override when needed)."""
+
+    def parameter_error(self, name: str, problem: str) -> ParameterError:
+        """A :class:`SetupError` (a :class:`ParameterError`) naming this metric's id and its parameter ``name``."""
+        return SetupError(self.id, name, problem)
+
+    def bind_context(self, context: RunContext) -> None:
+        """Receive the run's settings (cache, budget, time limit, seed) before scoring.
+
+        Read ``self.context`` when the work needs it (e.g. when opening a cache), not in
+        :meth:`setup`, which runs before the metric joins a run.
+        """
+        self.context = context
+
+    def estimate(self, example: Record, prediction: Record) -> dict[str, int]:
+        """The expected cost of scoring one pair: ``calls``, ``prompt_tokens``,
+        ``completion_tokens`` and ``cost_msats`` (an upper bound, for the budget and dry
+        runs). The default is the spec's per-sample cost and no model call."""
+        return {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0, "cost_msats": self.spec.cost_msats}
+
+    def usage_summary(self) -> dict[str, Any]:
+        """What this instance has used so far (calls, tokens, cost, cache hits); reported with
+        the metric's aggregate. Metrics that call models or caches override it."""
+        return {}
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.id}>"
+
+    # -- scoring one pair, whatever the kind -----------------------------------------
+
+    def score_one(self, example: Record, prediction: Record) -> Score:
+        """Score one pair; exceptions become ``error`` results, :class:`SkipSample` ``skipped``."""
+        return self.score_many([example], [prediction])[0]
+
+    def score_many(self, examples: Sequence[Record], predictions: Sequence[Record]) -> list[Score]:
+        """Score pairs; one failing pair never hides the results of the others."""
+        raise NotImplementedError
+
+    # -- DSPy calling convention -----------------------------------------------------
+
+    def __call__(
+        self, gold: Any, pred: Any, trace: Any = None, pred_name: str | None = None,
+        pred_trace: Any = None,
+    ) -> Any:
+        """Call the metric DSPy-style: a float, or pass/fail when ``trace`` is given.
+
+        Called with the five arguments of DSPy's GEPA (``pred_name`` or ``pred_trace``
+        given), a metric that has feedback returns ``dspy.Prediction(score=..., feedback=...)``
+        so the optimiser reads the explanation. Errors propagate as exceptions (DSPy's
+        ``Evaluate`` applies its ``failure_score``); a sample the metric cannot score raises
+        :class:`SkipSample`.
+        """
+        score = self._dspy_score(gold, pred)
+        value = self.spec.passes(score.value) if trace is not None else score.value
+        if (pred_name is not None or pred_trace is not None) and score.feedback is not None:
+            import dspy
+
+            return dspy.Prediction(score=value, feedback=score.feedback)
+        return value
+
+    def feedback(self, gold: Any, pred: Any) -> FeedbackScore:
+        """Score one pair and return the value with the metric's feedback text."""
+        score = self._dspy_score(gold, pred)
+        return FeedbackScore(score.value, score.feedback, score.details)
+
+    def _dspy_score(self, gold: Any, pred: Any) -> Score:
+        score = self.score_one(as_record(gold, role="example"), as_record(pred, role="prediction"))
+        if score.status is Status.SKIPPED:
+            raise SkipSample(f"{self.id}: {score.reason}")
+        if score.status is Status.ERROR:
+            raise RuntimeError(f"{self.id}: {score.error_type}: {score.error_message}")
+        return score
+
+
+def _default_context() -> RunContext:
+    from .context import RunContext
+
+    return RunContext()
+
+
+def guarded(fn: Any, *args: Any) -> Score:
+    """Call a scoring function and turn its outcome or exception into a :class:`Score`.
+
+    When ``fn`` is a metric's method, a value outside the metric's declared range is an error.
+    """
+    return guarded_call(fn, result_check(_spec_of(fn)))(*args)
+
+
+def guarded_call(fn: Callable[..., Any], check: Callable[[Any], Score]) -> Callable[..., Score]:
+    """``fn`` as a call whose every outcome is a :class:`Score`: what it returns passed through
+    ``check`` (see :func:`result_check`), a skip, or an error. Only ``KeyboardInterrupt``
+    propagates; one sample's failure (``SystemExit`` too) is a result."""
+
+    def call(*args: Any) -> Score:
+        try:
+            return check(fn(*args))
+        except SkipSample as skip:
+            return Score.skipped(skip.reason)
+        except KeyboardInterrupt:
+            raise
+        except BaseException as exc:  # noqa: BLE001 - one sample's failure (SystemExit too) is a result
+            return Score.error(exc)
+
+    return call
+
+
+async def aguarded(fn: Any, *args: Any) -> Score:
+    """Async :func:`guarded`."""
+    try:
+        return within_range(coerce_score(await fn(*args)), _spec_of(fn))
+    except SkipSample as skip:
+        return Score.skipped(skip.reason)
+    except (KeyboardInterrupt, asyncio.CancelledError):
+        raise
+    except BaseException as exc:  # noqa: BLE001
+        return Score.error(exc)
+
+
+def within_range(score: Score, spec: MetricSpec | None) -> Score:
+    """``score``, or an ``error`` naming the declared range when its value lies outside it."""
+    if spec is None or score.status is not Status.OK or score.value is None:
+        return score
+    lowest, highest = value_bounds(spec)
+    value = score.value
+    if value < lowest or value > highest:
+        low, high = spec.value_range
+        bounds = f"[{'-inf' if low is None else f'{low:g}'}, {'inf' if high is None else f'{high:g}'}]"
+        return Score.error("ValueOutOfRange", f"{spec.key}: value {value!r} is outside its declared range {bounds}",
+                           value=value)
+    return score
+
+
+def value_bounds(spec: MetricSpec) -> tuple[float, float]:
+    """The declared value range widened by a rounding tolerance (infinite where open)."""
+    low, high = spec.value_range
+    return (-math.inf if low is None else low - 1e-9 * max(1.0, abs(low)),
+            math.inf if high is None else high + 1e-9 * max(1.0, abs(high)))
+
+
+def result_check(spec: MetricSpec | None) -> Callable[[Any], Score]:
+    """``raw -> within_range(coerce_score(raw), spec)``, the bounds worked out once and the
+    common case (a float, or an ``ok`` :class:`Score` with nothing to cap, inside the range)
+    decided without further calls. For scoring many samples of one metric."""
+    lowest, highest = value_bounds(spec) if spec is not None else (-math.inf, math.inf)
+    ok = Status.OK
+
+    def check(raw: Any) -> Score:
+        kind = type(raw)
+        if kind is float:
+            if lowest <= raw <= highest:
+                return Score(raw)
+        elif kind is Score and raw.status is ok:
+            value = raw.value
+            if type(value) is float and lowest <= value <= highest and within_caps(raw):
+                return raw
+        return within_range(coerce_score(raw), spec)
+
+    return check
+
+
+def _spec_of(fn: Any) -> MetricSpec | None:
+    owner = getattr(fn, "__self__", None)
+    return owner.spec if isinstance(owner, Metric) else None
+
+
+class SampleMetric(Metric):
+    """A metric that scores one example/prediction pair at a time.
+
+    Implement :meth:`score` (sync) or :meth:`ascore` (async). Return a number, a bool,
+    ``(value, feedback)``, or a :class:`~evalcore.Score`; raise
+    :class:`~evalcore.SkipSample` to skip a sample.
+    """
+
+    io_bound: ClassVar[bool] = False
+    """Whether a synchronous :meth:`score` spends its time waiting (on the network, a
+    subprocess, or native code that releases the GIL). The engine scores such metrics on
+    worker threads, ``concurrency`` at a time; the others on its own thread, since Python
+    code on more threads only takes turns under the GIL (and the turns cost). A metric
+    with a per-sample time limit always runs on worker threads, where it can be abandoned."""
+
+    def score(self, example: Record, prediction: Record) -> Any:
+        raise NotImplementedError(f"{type(self).__name__} implements neither score nor ascore")
+
+    async def ascore(self, example: Record, prediction: Record) -> Any:
+        return self.score(example, prediction)
+
+    @property
+    def is_async(self) -> bool:
+        """Whether the subclass implements :meth:`ascore` itself (evaluated on the event loop)."""
+        return type(self).ascore is not SampleMetric.ascore
+
+    def score_many(self, examples: Sequence[Record], predictions: Sequence[Record]) -> list[Score]:
+        if self.is_async:
+            async def run_all() -> list[Score]:
+                return list(await asyncio.gather(
+                    *(aguarded(self.ascore, e, p) for e, p in zip(examples, predictions))
+                ))
+
+            return asyncio.run(run_all())
+        call = guarded_call(self.score, result_check(self.spec))
+        return [call(e, p) for e, p in zip(examples, predictions)]
+
+
+class BatchMetric(Metric):
+    """A metric that scores many pairs in one call (vectorised).
+
+    Implement :meth:`score_batch`, returning one result per pair in the same forms a
+    :class:`SampleMetric` may return (a :class:`~evalcore.Score` for skips and errors).
+    """
+
+    def score_batch(self, examples: Sequence[Record], predictions: Sequence[Record]) -> Sequence[Any]:
+        raise NotImplementedError
+
+    def accepts_columns(self, columns: Any) -> bool:
+        """Whether :meth:`score_columns` reads this reader's columnar chunk (``False`` by default)."""
+        return False
+
+    def score_columns(self, columns: Any) -> ColumnScores:
+        """Score a reader's columnar chunk directly (e.g. TREC runs for retrieval metrics),
+        when :meth:`accepts_columns` says so; the engine uses the records otherwise."""
+        raise NotImplementedError
+
+    def score_many(self, examples: Sequence[Record], predictions: Sequence[Record]) -> list[Score]:
+        try:
+            raw = self.score_batch(examples, predictions)
+        except Exception as exc:  # noqa: BLE001 - isolate the bad pair by scoring one at a time
+            if len(examples) == 1:
+                return [Score.error(exc)]
+            return [self.score_one(e, p) for e, p in zip(examples, predictions)]
+        if len(raw) != len(examples):
+            raise RuntimeError(f"{self.id} returned {len(raw)} results for {len(examples)} samples")
+        call = guarded_call(_identity, result_check(self.spec))
+        return [call(r) for r in raw]
+
+
+def _identity(value: Any) -> Any:
+    return value
+
+
+class CorpusMetric(Metric, Generic[State]):
+    """A metric over a whole dataset, computed from mergeable per-sample states.
+
+    Implement :meth:`sample_state` (the partial statistics of one pair; raise
+    :class:`~evalcore.SkipSample` to leave it out), :meth:`merge` (combine states; ``merge([])``
+    is the empty state) and :meth:`compute` (the value of a merged state). Merging is
+    associative, so shards can be scored separately and combined.
+    """
+
+    granularity: ClassVar[Granularity] = Granularity.CORPUS
+    bootstrap: ClassVar[bool] = True
+    """Whether resampling samples with replacement gives a meaningful interval. Statistics
+    that count distinct items (distinct-n) are biased by the duplicates a resample holds,
+    so they set this to ``False`` and report no interval."""
+
+    def sample_state(self, example: Record, prediction: Record) -> State:
+        raise NotImplementedError
+
+    def merge(self, states: Sequence[State]) -> State:
+        raise NotImplementedError
+
+    def compute(self, state: State) -> Any:
+        raise NotImplementedError
+
+    def sample_value(self, state: State) -> float | None:
+        """A per-sample value shown next to each record (``None`` by default)."""
+        return None
+
+    def encode_state(self, state: State) -> Any:
+        """A JSON-ready form of a state, for the samples journal (resume, compare)."""
+        from .state_codec import encode_state
+
+        return encode_state(state)
+
+    def decode_state(self, data: Any) -> State:
+        """The state :meth:`encode_state` wrote."""
+        from .state_codec import decode_state
+
+        return decode_state(data)
+
+    def states(self, examples: Sequence[Record], predictions: Sequence[Record]) -> list[tuple[Score, Any]]:
+        """Per-sample ``(score, state)``; the state is ``None`` for skipped and failed samples."""
+        results: list[tuple[Score, Any]] = []
+        for example, prediction in zip(examples, predictions):
+            try:
+                state = self.sample_state(example, prediction)
+                results.append((Score(self.sample_value(state)), state))
+            except SkipSample as skip:
+                results.append((Score.skipped(skip.reason), None))
+            except Exception as exc:  # noqa: BLE001
+                results.append((Score.error(exc), None))
+        return results
+
+    def corpus_score(self, states: Sequence[State]) -> Score:
+        """The corpus value of ``states`` (an ``error`` result if computing it fails).
+
+        ``None`` states (samples that were skipped or failed) are left out.
+        """
+        return guarded_call(lambda: self.compute(self.merge([s for s in states if s is not None])),
+                            result_check(self.spec))()
+
+    def score_many(self, examples: Sequence[Record], predictions: Sequence[Record]) -> list[Score]:
+        """Per-sample status for each pair (the corpus value comes from :meth:`corpus_score`)."""
+        return [score for score, _ in self.states(examples, predictions)]
+
+
+def implementation_kind(obj: Any) -> str:
+    """``"sample"``, ``"batch"`` or ``"corpus"`` for a metric class or instance."""
+    cls = obj if inspect.isclass(obj) else type(obj)
+    for kind, base in (("corpus", CorpusMetric), ("batch", BatchMetric), ("sample", SampleMetric)):
+        if issubclass(cls, base):
+            return kind
+    raise TypeError(f"{cls.__name__} is not an evalcore metric class")

@@ -1,0 +1,174 @@
+"""The cache of ``evalcore list``: the listing kept until the Python environment changes.
+
+Listing every metric means importing each plugin's registration module and validating its
+specs (pydantic, importlib.metadata), most of the command's start-up. The listing is plain
+data, so it is kept as JSON in ``listing/`` under the cache folder (``$EVALCORE_CACHE_DIR``,
+else ``$XDG_CACHE_HOME/evalcore``, else ``~/.cache/evalcore``), one file per interpreter.
+A cached listing is used only while everything it was made from is unchanged:
+
+* the interpreter, evalcore's version and ``sys.path``;
+* the distributions in each ``sys.path`` folder: every ``*.dist-info`` / ``*.egg-info`` by
+  name (installing, upgrading or removing one changes the names) and its ``entry_points.txt``;
+* every file and folder of evalcore's package and of each plugin's package, and no module of
+  the same name in a folder earlier on ``sys.path`` (nor, for a package that was missing or came
+  from an import hook, in any).
+
+Checking this takes ``os.scandir`` and ``os.stat`` alone. A cache file that cannot be read, is
+malformed or is stale is a miss; one that cannot be written is left alone.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import zlib
+from collections.abc import Iterable
+from typing import Any, NamedTuple
+
+from evalcore._contract.env import cache_root
+
+from .listing import Listing, is_listing
+
+FORMAT = 1
+_DIST_SUFFIXES = (".dist-info", ".egg-info")
+_MODULE_SUFFIXES = (".py", ".pyc", ".so", ".pyd")
+
+
+class Scan(NamedTuple):
+    """The environment as the cache sees it: ``key`` (compared whole) and the entries of each
+    ``sys.path`` folder (to tell where a module would be imported from)."""
+
+    key: list[Any]
+    folders: list[tuple[str, frozenset[str]]]
+
+
+def cache_file() -> str:
+    """The cache file of this interpreter."""
+    tag = zlib.crc32(f"{sys.executable}\0{sys.prefix}".encode())
+    return os.path.join(cache_root(), "listing", f"{tag:08x}.json")
+
+
+def scan() -> Scan | None:
+    """The installed distributions now; ``None`` when they cannot be told this way (an import
+    hook that provides distributions of its own)."""
+    from importlib.machinery import PathFinder
+
+    if any(hasattr(f, "find_distributions") and f is not PathFinder for f in sys.meta_path):
+        return None
+    from evalcore._version import __version__
+
+    entries, folders = [], []
+    for entry in sys.path:
+        folder = os.path.abspath(entry or ".")
+        try:
+            with os.scandir(folder) as found:
+                names = frozenset(e.name for e in found)
+        except OSError:  # a zip file, a file or nothing
+            entries.append([entry, folder, _stamp(folder)])
+            continue
+        folders.append((folder, names))
+        dists = sorted(n for n in names if n.endswith(_DIST_SUFFIXES))
+        entries.append([entry, folder, [[n, _stamp(os.path.join(folder, n, "entry_points.txt"))] for n in dists]])
+    return Scan([FORMAT, __version__, sys.version, sys.executable, entries], folders)
+
+
+def load(now: Scan) -> Listing | None:
+    """The cached listing when it was made in the environment ``now`` describes."""
+    try:
+        with open(cache_file(), encoding="utf-8") as handle:
+            data = json.load(handle)
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or data.get("key") != now.key or not is_listing(data.get("listing")):
+        return None
+    files, packages = data.get("files"), data.get("packages")
+    if not (isinstance(files, list) and all(map(_unchanged, files))
+            and isinstance(packages, list) and all(_same_origin(p, now) for p in packages)):
+        return None
+    return Listing(*data["listing"])
+
+
+def store(now: Scan, listing: Listing, packages: Iterable[str]) -> None:
+    """Keep ``listing``, made in the environment ``now`` describes from ``packages`` (the
+    top-level modules of evalcore and of the plugins); I/O errors are ignored."""
+    path = cache_file()
+    origins = {name: _origin_folder(name) for name in packages}
+    files = sorted({f for name in origins for f in _package_files(name)})
+    data = {"key": now.key, "files": [[f, _stamp(f)] for f in files],
+            "packages": [[name, folder] for name, folder in sorted(origins.items())], "listing": list(listing)}
+    temporary = f"{path}.{os.getpid()}.tmp"
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(temporary, "w", encoding="utf-8") as handle:
+            json.dump(data, handle)
+        os.replace(temporary, path)
+    except (OSError, TypeError, ValueError):
+        try:
+            os.unlink(temporary)
+        except OSError:
+            pass
+
+
+def _stamp(path: str) -> list[int] | None:
+    try:
+        found = os.stat(path)
+    except OSError:
+        return None
+    return [found.st_mtime_ns, found.st_size]
+
+
+def _unchanged(item: Any) -> bool:
+    return isinstance(item, list) and len(item) == 2 and isinstance(item[0], str) and _stamp(item[0]) == item[1]
+
+
+def _same_origin(item: Any, now: Scan) -> bool:
+    """Whether the top-level module ``item[0]`` would still come from where it came from, ``item[1]``:
+    a ``sys.path`` folder, a folder elsewhere (an import hook of an editable install) or nowhere
+    (``None``). It would not when a folder earlier on ``sys.path`` holds a module of that name, or a
+    package (for a module that came from outside ``sys.path``, even a folder without ``__init__.py``)."""
+    if not (isinstance(item, list) and len(item) == 2 and isinstance(item[0], str)):
+        return False
+    name, origin = item
+    on_path = any(folder == origin for folder, _ in now.folders)
+    for folder, names in now.folders:
+        if folder == origin:
+            return True
+        if any(n.startswith(name + ".") and n.endswith(_MODULE_SUFFIXES) for n in names):
+            return False
+        if name in names and (not on_path or os.path.isfile(os.path.join(folder, name, "__init__.py"))):
+            return False
+    return True
+
+
+def _spec(name: str) -> Any:
+    from importlib.util import find_spec
+
+    try:
+        return find_spec(name)
+    except (ImportError, ValueError):
+        return None
+
+
+def _origin_folder(name: str) -> str | None:
+    """The ``sys.path`` folder the top-level module ``name`` is imported from (``None``: none)."""
+    spec = _spec(name)
+    if spec is None:
+        return None
+    locations = list(spec.submodule_search_locations or ())
+    place = locations[0] if locations else spec.origin
+    return os.path.dirname(os.path.abspath(place)) if place else None
+
+
+def _package_files(name: str) -> list[str]:
+    """Every file and folder of the top-level module or package ``name`` (nothing is imported)."""
+    spec = _spec(name)
+    if spec is None:
+        return []
+    found = [spec.origin] if spec.origin and os.path.isfile(spec.origin) else []
+    for root in spec.submodule_search_locations or ():
+        for folder, subfolders, names in os.walk(root):
+            subfolders[:] = [s for s in subfolders if s != "__pycache__"]
+            found.append(folder)
+            found.extend(os.path.join(folder, n) for n in names)
+    return found

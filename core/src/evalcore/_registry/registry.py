@@ -1,0 +1,504 @@
+"""The metric registry: plugin discovery through entry points, and metric id resolution.
+
+Each entry point in the ``evalcore.plugins`` group names a plugin: the entry-point name is
+its namespace, its value a light registration module implementing the
+``evalcore_metrics`` hook. Loading a plugin never imports metric implementations; a
+plugin that fails to load is recorded with its status and error and never hides the
+others (unless strict mode asks for an error).
+"""
+
+from __future__ import annotations
+
+import difflib
+import importlib
+import sys
+import threading
+from collections.abc import Callable, Iterable, Sequence
+from enum import Enum
+from importlib import metadata
+from typing import TYPE_CHECKING, Any
+
+import attrs
+from pydantic import ValidationError
+
+from evalcore._contract.env import strict_from_env
+from evalcore._contract.errors import (
+    AmbiguousMetricError,
+    EvalcoreError,
+    MetricConflictError,
+    MetricIdError,
+    ParameterError,
+    PluginError,
+    SpecError,
+    UnknownMetricError,
+)
+from evalcore._contract.hooks import ENTRY_POINT_GROUP, PLUGIN_API_VERSION, new_plugin_manager
+from evalcore._contract.identity import canonical_id, parse_metric_id
+from evalcore._contract.origin import Origin
+from evalcore._contract.spec import MetricSpec
+
+if TYPE_CHECKING:
+    import pluggy
+
+    from evalcore._contract.metric import Metric
+
+FOREIGN_DISTRIBUTION = "evalcore"  # an unrelated project on the package index with the same import name
+MetricFactory = Callable[[MetricSpec, dict[str, Any], Origin], "Metric"]
+
+
+class PluginStatus(str, Enum):
+    """How loading a plugin went."""
+
+    LOADED = "loaded"
+    IMPORT_ERROR = "import_error"
+    INVALID = "invalid"
+    INCOMPATIBLE = "incompatible"
+    CONFLICT = "conflict"
+
+
+@attrs.frozen
+class PluginInfo:
+    """One discovered plugin: where it comes from, whether it loaded, what it provides."""
+
+    name: str
+    distribution: str
+    version: str
+    module: str
+    status: PluginStatus
+    error: str | None = None
+    api_version: Any = None
+    metrics: tuple[str, ...] = ()
+
+    @property
+    def ok(self) -> bool:
+        return self.status is PluginStatus.LOADED
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name, "distribution": self.distribution, "version": self.version,
+            "module": self.module, "status": self.status.value, "error": self.error,
+            "api_version": self.api_version, "metrics": list(self.metrics),
+        }
+
+
+@attrs.frozen
+class MetricInfo:
+    """A registered metric: its spec, who provides it, and any distribution it conflicts with."""
+
+    spec: MetricSpec
+    origin: Origin
+    conflicts_with: tuple[str, ...] = ()
+    factory: MetricFactory | None = attrs.field(default=None, eq=False, repr=False)
+
+    @property
+    def key(self) -> str:
+        return self.spec.key
+
+    @property
+    def default_id(self) -> str:
+        """The canonical id with every parameter at its default."""
+        try:
+            return canonical_id(self.spec, self.spec.bind_params({}))
+        except ParameterError:
+            return self.spec.key
+
+    def to_dict(self) -> dict[str, Any]:
+        spec = self.spec
+        return {
+            "id": self.default_id,
+            "key": spec.key,
+            "name": spec.name,
+            "namespace": spec.namespace,
+            "distribution": self.origin.distribution,
+            "version": self.origin.version,
+            "metric_version": spec.version,
+            "family": spec.family,
+            "summary": spec.summary,
+            "description": spec.description,
+            "target": spec.target.value if spec.target else None,
+            "tier": spec.tier.value,
+            "cost_msats": spec.cost_msats,
+            "direction": spec.direction.value,
+            "range": list(spec.value_range),
+            "granularity": spec.granularity.value,
+            "deterministic": spec.deterministic,
+            "inputs": list(spec.inputs),
+            "requires": list(spec.requires),
+            "env": list(spec.env),
+            "params": [p.model_dump(mode="json") for p in spec.params],
+            "implementation": spec.implementation,
+            "conflicts_with": list(self.conflicts_with),
+            "aggregate": spec.aggregate,
+            "aliases": [a.name for a in spec.aliases],
+        }
+
+
+def foreign_core_warning(path: Sequence[str] | None = None) -> str | None:
+    """One line saying how to fix it when the unrelated ``evalcore`` distribution is installed."""
+    found = next(iter(metadata.distributions(name=FOREIGN_DISTRIBUTION, path=list(path or sys.path))), None)
+    if found is None:
+        return None
+    return (f"the unrelated package 'evalcore' {found.version} is installed and shares the import name "
+            "'evalcore'; fix: pip uninstall -y evalcore && pip install --force-reinstall evalcore-core")
+
+
+class Registry:
+    """Discovers plugins and resolves metric ids to implementations.
+
+    ``path`` restricts discovery to distributions found on those directories (default:
+    ``sys.path``). Loading happens on first use and only once.
+    """
+
+    def __init__(self, *, path: Sequence[str] | None = None, strict: bool | None = None) -> None:
+        self._path = list(path) if path is not None else None
+        self._strict = strict_from_env() if strict is None else strict
+        self._lock = threading.RLock()
+        self._loaded = False
+        self._plugins: list[PluginInfo] = []
+        self._readers: list[Any] = []
+        self._metrics: dict[str, list[MetricInfo]] = {}
+        self._sets: dict[str, list[str]] = {}
+
+    # -- loading ---------------------------------------------------------------------
+
+    def _entry_points(self) -> list[tuple[metadata.EntryPoint, str, str]]:
+        """Each entry point of the group with its distribution's name and version, once."""
+        if self._path is None:
+            found = metadata.entry_points(group=ENTRY_POINT_GROUP)
+        else:
+            found = [
+                ep for dist in metadata.distributions(path=self._path)
+                for ep in dist.entry_points if ep.group == ENTRY_POINT_GROUP
+            ]
+        unique: dict[tuple[str, str, str], tuple[metadata.EntryPoint, str, str]] = {}
+        for ep in found:
+            name, version = _dist_name_version(ep)
+            unique.setdefault((name, ep.name, ep.value), (ep, name, version))
+        return sorted(unique.values(), key=lambda found: (found[0].name, found[1]))
+
+    def load(self) -> Registry:
+        """Discover and load every plugin (once). Returns ``self``."""
+        with self._lock:
+            if not self._loaded:
+                entry_points = self._entry_points()
+                claimed: dict[str, list[str]] = {}
+                for ep, distribution, _ in entry_points:
+                    claimed.setdefault(ep.name, []).append(distribution)
+                for ep, distribution, version in entry_points:
+                    self._load_plugin(ep, distribution, version, claimed[ep.name])
+                self._loaded = True
+            if self._strict:
+                self.raise_for_failed_plugins()
+        return self
+
+    def _load_plugin(self, ep: metadata.EntryPoint, distribution: str, version: str, claimants: list[str]) -> None:
+        base = {"name": ep.name, "distribution": distribution, "version": version, "module": ep.value}
+        try:
+            module = ep.load()
+        except BaseException as exc:  # noqa: BLE001 - a broken plugin is a state, not a crash
+            _reraise_interrupt(exc)
+            self._plugins.append(PluginInfo(**base, status=PluginStatus.IMPORT_ERROR, error=_describe(exc)))
+            return
+        api_version = getattr(module, "PLUGIN_API_VERSION", None)
+        if api_version != PLUGIN_API_VERSION:
+            self._plugins.append(PluginInfo(
+                **base, status=PluginStatus.INCOMPATIBLE, api_version=api_version,
+                error=_api_mismatch(ep.value, api_version),
+            ))
+            return
+        try:
+            manager = new_plugin_manager()
+            manager.register(module, name=ep.name)
+            specs = _collect_specs(manager, ep.name)
+            self._readers.extend(_collect_readers(manager, ep.name))
+            sets = _collect_sets(manager, ep.name)
+            if self._strict:
+                _check_implementations(specs)
+        except BaseException as exc:  # noqa: BLE001
+            _reraise_interrupt(exc)
+            self._plugins.append(PluginInfo(
+                **base, status=PluginStatus.INVALID, api_version=api_version, error=_describe(exc),
+            ))
+            return
+        origin = Origin(base["distribution"], base["version"])
+        others = tuple(d for d in claimants if d != origin.distribution)
+        for spec in specs:
+            self._add(MetricInfo(spec, origin, conflicts_with=others))
+        for name, ids in sets.items():
+            self._sets.setdefault(name, ids)
+            self._sets.setdefault(f"{ep.name}/{name}", ids)
+        status, error = PluginStatus.LOADED, None
+        if others:
+            status = PluginStatus.CONFLICT
+            error = (f"namespace {ep.name!r} is claimed by several distributions: "
+                     + ", ".join(sorted(claimants)))
+        self._plugins.append(PluginInfo(
+            **base, status=status, error=error, api_version=api_version,
+            metrics=tuple(s.key for s in specs),
+        ))
+
+    def _add(self, info: MetricInfo) -> None:
+        entries = self._metrics.setdefault(info.key, [])
+        for existing in entries:
+            if existing.origin == info.origin and existing.spec == info.spec:
+                return
+        entries.append(info)
+
+    def raise_for_failed_plugins(self) -> None:
+        """Raise :class:`PluginError` describing every plugin that did not load cleanly."""
+        failed = [p for p in self._plugins if not p.ok]
+        if failed:
+            raise PluginError("; ".join(
+                f"plugin {p.name!r} from {p.distribution}: {p.status.value}: {p.error}" for p in failed
+            ))
+
+    # -- registering without a plugin ------------------------------------------------
+
+    def register(self, spec: MetricSpec, factory: MetricFactory, *, replace: bool = False) -> MetricInfo:
+        """Register a metric from code (function-style metrics). Same spec twice is a no-op."""
+        self.load()
+        info = MetricInfo(spec, Origin.local(), factory=factory)
+        with self._lock:
+            entries = self._metrics.get(spec.key, [])
+            if entries and not replace:
+                if all(e.origin == info.origin and e.spec == spec for e in entries):
+                    return entries[0]
+                owners = ", ".join(e.origin.distribution for e in entries)
+                raise MetricConflictError(spec.key, [owners, "local registration"])
+            self._metrics[spec.key] = [info]
+        return info
+
+    # -- queries ---------------------------------------------------------------------
+
+    def readers(self) -> list[Any]:
+        """The readers plugins provide (:class:`~evalcore.plugin.ReaderSpec`)."""
+        self.load()
+        return list(self._readers)
+
+    def plugins(self) -> list[PluginInfo]:
+        """Every discovered plugin with its status."""
+        self.load()
+        return list(self._plugins)
+
+    def metrics(self, family: str | None = None) -> list[MetricInfo]:
+        """Every registered metric, sorted by key (conflicting ones appear once per claimant)."""
+        self.load()
+        infos = [info for key in sorted(self._metrics) for info in self._metrics[key]]
+        if family is not None:
+            infos = [i for i in infos if family in (i.spec.family, i.spec.namespace)]
+        return infos
+
+    def expand(self, metric_id: str) -> list[str]:
+        """The metric ids a name stands for: a metric set's members (``all_trec``), else itself."""
+        self.load()
+        return list(self._sets.get(metric_id.strip(), [metric_id]))
+
+    def metric_sets(self) -> dict[str, list[str]]:
+        """Every metric set plugins declare, by ``namespace/name``."""
+        self.load()
+        return {name: list(ids) for name, ids in self._sets.items() if "/" in name}
+
+    def resolve(self, metric_id: str) -> tuple[MetricInfo, dict[str, Any]]:
+        """The metric an id or an alias names and the parameters it gives."""
+        self.load()
+        try:
+            parsed = parse_metric_id(metric_id)
+        except MetricIdError:
+            found = self._resolve_alias(metric_id)
+            if found is None:
+                raise
+            return found
+        if parsed.key not in self._metrics and not any(
+            v[0].spec.name == parsed.name for v in self._metrics.values()
+        ):
+            found = self._resolve_alias(metric_id)
+            if found is not None:
+                return found
+        if parsed.namespace is not None:
+            keys = [parsed.key] if parsed.key in self._metrics else []
+        else:
+            keys = sorted(k for k, v in self._metrics.items() if v[0].spec.name == parsed.name)
+        if not keys:
+            raise UnknownMetricError(metric_id, self._suggest(parsed.key))
+        if len(keys) > 1:
+            raise AmbiguousMetricError(metric_id, keys)
+        entries = self._metrics[keys[0]]
+        if len(entries) > 1:
+            raise MetricConflictError(keys[0], sorted(e.origin.distribution for e in entries))
+        return entries[0], parsed.params
+
+    def _resolve_alias(self, text: str) -> tuple[MetricInfo, dict[str, Any]] | None:
+        """The metric an alias names (``P_10``, ``retrieval/nDCG@10``), or ``None``."""
+        namespace, sep, name = text.strip().rpartition("/")
+        if sep and "(" in namespace:  # a '/' inside parameters, not a namespace
+            namespace, name = "", text.strip()
+        matches: dict[str, tuple[MetricInfo, dict[str, Any]]] = {}
+        for key, entries in self._metrics.items():
+            spec = entries[0].spec
+            if namespace and spec.namespace != namespace:
+                continue
+            for alias in spec.aliases:
+                params = alias.match(name)
+                if params is not None:
+                    matches.setdefault(key, (entries[0], params))
+                    break
+        if len(matches) > 1:
+            raise AmbiguousMetricError(text, sorted(matches))
+        if not matches:
+            return None
+        key, found = next(iter(matches.items()))
+        if len(self._metrics[key]) > 1:
+            raise MetricConflictError(key, sorted(e.origin.distribution for e in self._metrics[key]))
+        return found
+
+    def _suggest(self, text: str) -> list[str]:
+        keys = list(self._metrics)
+        names = {info.spec.name: key for key, infos in self._metrics.items() for info in infos}
+        close = difflib.get_close_matches(text, keys, n=3, cutoff=0.6)
+        close += [names[n] for n in difflib.get_close_matches(text.split("/")[-1], names, n=3, cutoff=0.6)]
+        return list(dict.fromkeys(close))[:3]
+
+    def describe(self, metric_id: str) -> MetricInfo:
+        return self.resolve(metric_id)[0]
+
+    def create(self, metric_id: str, **params: Any) -> Metric:
+        """A ready-to-use metric for ``metric_id``; keyword parameters override the id's."""
+        info, id_params = self.resolve(metric_id)
+        for name, value in params.items():
+            if name in id_params and id_params[name] != value:
+                raise ParameterError(
+                    f"parameter {name!r} given twice with different values: "
+                    f"{id_params[name]!r} in {metric_id!r} and {value!r}"
+                )
+        merged = {**id_params, **params}
+        factory = info.factory or load_implementation(info.spec)
+        return factory(info.spec, merged, info.origin)
+
+
+def load_implementation(spec: MetricSpec) -> MetricFactory:
+    """Import the class named by ``spec.implementation``."""
+    from evalcore._contract.metric import Metric
+
+    module_name, _, attr = spec.implementation.partition(":")
+    try:
+        target: Any = importlib.import_module(module_name)
+        for part in attr.split("."):
+            target = getattr(target, part)
+    except BaseException as exc:  # noqa: BLE001 - also SystemExit from a broken module
+        _reraise_interrupt(exc)
+        raise EvalcoreError(
+            f"cannot import the implementation of {spec.key} ({spec.implementation}): {_describe(exc)}"
+        ) from exc
+    if not (isinstance(target, type) and issubclass(target, Metric)):
+        raise EvalcoreError(f"{spec.implementation} is not an evalcore Metric class")
+    return target
+
+
+def _collect_readers(manager: pluggy.PluginManager, namespace: str) -> list[Any]:
+    from evalcore._contract.reader_spec import collect_readers
+
+    return collect_readers(manager, namespace)
+
+
+def _api_mismatch(module: str, api_version: Any) -> str:
+    if api_version is None:
+        return (f"{module} declares no PLUGIN_API_VERSION; add 'PLUGIN_API_VERSION = {PLUGIN_API_VERSION}' "
+                "for the plugin API it is written for")
+    return f"targets plugin API version {api_version!r}; this evalcore provides version {PLUGIN_API_VERSION}"
+
+
+def _check_implementations(specs: Iterable[MetricSpec]) -> None:
+    """Import every implementation (strict mode): a wrong ``implementation`` path shows at load time."""
+    for spec in specs:
+        load_implementation(spec)
+
+
+def _collect_specs(manager: pluggy.PluginManager, namespace: str) -> list[MetricSpec]:
+    raw_specs: list[Any] = []
+    for result in manager.hook.evalcore_metrics():
+        if not isinstance(result, Iterable) or isinstance(result, (str, bytes, dict)):
+            raise SpecError(f"evalcore_metrics must return a list of specs, got {type(result).__name__}")
+        raw_specs.extend(result)
+    specs: dict[str, MetricSpec] = {}
+    for raw in raw_specs:
+        spec = _validate_spec(raw, namespace)
+        if spec.name in specs and specs[spec.name] != spec:
+            raise SpecError(f"metric {spec.key!r} is registered twice with different specs")
+        specs[spec.name] = spec
+    return list(specs.values())
+
+
+def _collect_sets(manager: pluggy.PluginManager, namespace: str) -> dict[str, list[str]]:
+    sets: dict[str, list[str]] = {}
+    for result in manager.hook.evalcore_metric_sets():
+        if not isinstance(result, dict):
+            raise SpecError(f"evalcore_metric_sets must return a dict, got {type(result).__name__}")
+        for name, ids in result.items():
+            if not isinstance(name, str) or isinstance(ids, (str, bytes)) or not isinstance(ids, Iterable):
+                raise SpecError(f"metric set {name!r} must map a name to a list of metric ids")
+            sets[name] = [i if "/" in i.split("(")[0] else f"{namespace}/{i}" for i in ids]
+    return sets
+
+
+def _validate_spec(raw: Any, namespace: str) -> MetricSpec:
+    try:
+        data = raw.model_dump() if isinstance(raw, MetricSpec) else dict(raw)
+    except (TypeError, ValueError):
+        raise SpecError(f"a metric spec must be a MetricSpec or a mapping, got {type(raw).__name__}") from None
+    if data.get("namespace") and data["namespace"] != namespace:
+        raise SpecError(
+            f"spec {data.get('name')!r} declares namespace {data['namespace']!r}, "
+            f"but its plugin's entry point is named {namespace!r}"
+        )
+    data["namespace"] = namespace
+    try:
+        return MetricSpec.model_validate(data)
+    except ValidationError as exc:
+        raise SpecError(f"invalid spec {data.get('name')!r}: {_pydantic_message(exc)}") from None
+
+
+def _pydantic_message(exc: ValidationError) -> str:
+    return "; ".join(
+        f"{'.'.join(str(p) for p in err['loc']) or 'spec'}: {err['msg']}" for err in exc.errors()
+    )
+
+
+def _dist_name_version(ep: metadata.EntryPoint) -> tuple[str, str]:
+    """The name and version of the distribution ``ep`` comes from (its metadata read once)."""
+    dist = ep.dist
+    if dist is None:
+        return "<unknown>", ""
+    found = dist.metadata
+    return found["Name"], found["Version"]
+
+
+def _describe(exc: BaseException) -> str:
+    if isinstance(exc, SystemExit):
+        return f"SystemExit: the module called sys.exit({exc.code!r:.80}) while importing"
+    return f"{type(exc).__name__}: {str(exc)[:2000]}"
+
+
+def _reraise_interrupt(exc: BaseException) -> None:
+    """Let a Ctrl-C through; every other exception of a plugin is recorded, not raised."""
+    if isinstance(exc, KeyboardInterrupt):
+        raise exc
+
+
+_default: Registry | None = None
+_default_lock = threading.Lock()
+
+
+def default_registry() -> Registry:
+    """The process-wide registry over ``sys.path`` (created on first use)."""
+    global _default
+    with _default_lock:
+        if _default is None:
+            _default = Registry()
+        return _default
+
+
+def reset_default_registry() -> None:
+    """Forget the process-wide registry (plugins are discovered again on next use)."""
+    global _default
+    with _default_lock:
+        _default = None
