@@ -124,9 +124,11 @@ def evalcore_judge(port: int, calls: int, concurrency: int) -> None:
 
 
 def evalcore_embed(port: int, calls: int, concurrency: int) -> None:
+    from evalcore.plugin import RunContext
     from evalcore_semantic.embedders import HTTPEmbedder
 
-    embedder = HTTPEmbedder(f"http://127.0.0.1:{port}/v1", "m", batch_size=1, max_concurrency=concurrency)
+    client = RunContext().client(f"http://127.0.0.1:{port}/v1", "m", max_concurrency=concurrency)
+    embedder = HTTPEmbedder(client, batch_size=1)
     vectors = embedder.embed([f"text {i}" for i in range(calls)])
     assert len(vectors) == calls
 

@@ -24,7 +24,7 @@ def main() -> None:
         evalcore.get_metric("semantic/embedding_similarity", model=encoder),
         evalcore.get_metric("semantic/bertscore", model=encoder, num_layers=6),
         evalcore.get_metric("judge/faithfulness", backend="transformers", model=str(smollm2),
-                            gguf_file=SMOLLM2, cache="off"),
+                            gguf_file=SMOLLM2, cache_mode="off"),
     ]
     print(f"evaluating {DATA.name} with {len(metrics)} model-backed metrics (CPU, offline)\n")
     result = evalcore.evaluate(DATA, metrics, seed=0)

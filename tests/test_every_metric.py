@@ -196,7 +196,7 @@ EXAMPLES: dict[str, Example] = {
     "overlap/rouge": Example(RAG, {"variant": "L"}),
     "overlap/squad_v2": Example(RAG, {"measure": "f1"}),
     "checks/length": Example(CHECKS, {"min_chars": 10, "max_chars": 40}),
-    "system/cost_efficiency": Example(SYSTEM, {"score_field_path": "quality.accuracy"}),
+    "system/cost_efficiency": Example(SYSTEM, {"score_field": "quality.accuracy"}),
     "robustness/noise_robustness": Example(ROBUSTNESS, {"metric": "overlap/token_f1"}),
     "outcome/sandbox": Example(OUTCOME, {"command": TEST_COMMAND}),
     "outcome/test_pass": Example(OUTCOME, {"command": TEST_COMMAND}),

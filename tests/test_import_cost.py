@@ -37,8 +37,9 @@ def test_the_command_line_imports_only_click_until_a_command_needs_more(run_pyth
             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('evalcore', 'pydantic', 'pluggy', 'attr')))")
     proc = run_python(code)
     assert proc.returncode == 0, proc.stderr
-    assert eval(proc.stdout) == ["evalcore", "evalcore._cli.main", "evalcore._contract.errors", "evalcore._lazy",
-                                 "evalcore._version"]
+    assert eval(proc.stdout) == ["evalcore", "evalcore._cli", "evalcore._cli.common", "evalcore._cli.main",
+                                 "evalcore._contract", "evalcore._contract.display", "evalcore._contract.env",
+                                 "evalcore._contract.errors", "evalcore._lazy", "evalcore._version"]
 
 
 def test_a_registration_module_that_takes_only_specs_loads_no_metric_machinery(run_python):
@@ -46,5 +47,6 @@ def test_a_registration_module_that_takes_only_specs_loads_no_metric_machinery(r
             "print(sorted(m for m in sys.modules if m.startswith('evalcore')))")
     proc = run_python(code)
     assert proc.returncode == 0, proc.stderr
-    assert eval(proc.stdout) == ["evalcore", "evalcore._contract.errors", "evalcore._contract.hooks", "evalcore._lazy",
-                                 "evalcore._contract.spec", "evalcore._version", "evalcore.plugin"]
+    assert eval(proc.stdout) == ["evalcore", "evalcore._contract", "evalcore._contract.errors",
+                                 "evalcore._contract.hooks", "evalcore._contract.spec", "evalcore._contract.vocabulary",
+                                 "evalcore._lazy", "evalcore._version", "evalcore.plugin"]

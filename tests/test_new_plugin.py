@@ -32,7 +32,7 @@ def test_a_scaffolded_plugin_builds_installs_is_listed_and_passes_its_tests(tmp_
 
 def test_new_plugin_refuses_a_bad_name_and_an_existing_folder(tmp_path, evalcore_cli):
     bad = evalcore_cli("new-plugin", "Acme-X", "--dir", str(tmp_path))
-    assert bad.returncode == 2 and "'Acme-X' is not a valid namespace" in bad.stderr
+    assert bad.returncode == 2 and "'Acme-X' cannot be a namespace" in bad.stderr
     assert evalcore_cli("new-plugin", "acme", "--dir", str(tmp_path)).returncode == 0
     again = evalcore_cli("new-plugin", "acme", "--dir", str(tmp_path))
     assert again.returncode == 2 and "already exists" in again.stderr

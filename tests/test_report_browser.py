@@ -1,13 +1,20 @@
-"""The HTML report rendered by a real headless Chromium: no console errors, the script runs.
+"""The HTML report rendered by a real headless Chromium: no console errors, the script runs,
+data never runs as script, and the page's own script works under its Content-Security-Policy.
 
 Run by the ``report_browser`` nox session; skipped where no Chromium is installed. With
 ``EVALCORE_REPORT_SCREENSHOT`` set, the screenshot is also written there (docs/img/report.png).
+The interactive checks drive Chromium over the DevTools protocol on a pipe
+(``--remote-debugging-pipe``), so they need no package beyond the standard library.
 """
 
+import json
 import os
 import re
+import select
 import shutil
 import subprocess
+import sys
+import time
 
 import numpy as np
 import pytest
@@ -15,7 +22,7 @@ from evalcore import write_report
 from evalcore.testing import write_journal
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--disable-background-networking",
          "--disable-component-update", "--disable-sync", "--no-first-run", "--hide-scrollbars"]
 
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="needs chromium (apt-get install chromium)")
@@ -30,7 +37,7 @@ def chromium(tmp_path, *args):
 
 def console_errors(stderr):
     return [line for line in stderr.splitlines()
-            if "CONSOLE" in line and re.search(r"Uncaught|Error|Refused", line)]
+            if "CONSOLE" in line and re.search(r"Uncaught|Error|Refused|violates|Content Security Policy", line)]
 
 
 @pytest.fixture
@@ -73,3 +80,228 @@ def test_the_console_check_catches_a_script_error(tmp_path):
     page.write_text("<!DOCTYPE html><html><body><script>missingFunction();</script></body></html>")
     proc = chromium(tmp_path, "--dump-dom", f"file://{page}")
     assert any("missingFunction" in line for line in console_errors(proc.stderr))
+    blocked = tmp_path / "blocked.html"  # a script the policy does not allow is reported too
+    blocked.write_text("<!DOCTYPE html><html><head><meta http-equiv=\"Content-Security-Policy\" "
+                       "content=\"script-src 'none'\"></head><body><script>var x = 1;</script></body></html>")
+    proc = chromium(tmp_path, "--dump-dom", f"file://{blocked}")
+    assert any("Content Security Policy" in line for line in console_errors(proc.stderr))
+
+
+# Recorded before the page's own script runs: every CSP violation the page reports.
+PROBE = """window.__violations = [];
+document.addEventListener("securitypolicyviolation", function (e) {
+  window.__violations.push(e.violatedDirective + " " + e.blockedURI + " " + (e.sample || ""));
+}, true);"""
+
+
+class DevTools:
+    """One headless Chromium, driven over the DevTools protocol on fds 3 and 4 (JSON, NUL-terminated)."""
+
+    def __init__(self, tmp_path):
+        command_read, self.commands = os.pipe()
+        self.answers, answer_write = os.pipe()
+
+        def protocol_fds():  # the browser reads commands on fd 3 and writes answers to fd 4
+            read, write = os.dup(command_read), os.dup(answer_write)  # read < write, so 4 is free to take
+            os.dup2(read, 3)
+            os.dup2(write, 4)
+
+        self.log = open(tmp_path / "chromium-devtools.log", "w+")  # closed in close()
+        self.proc = subprocess.Popen(
+            [CHROMIUM, *FLAGS, f"--user-data-dir={tmp_path / 'devtools-profile'}", "--remote-debugging-pipe",
+             "--window-size=1400,1000", "about:blank"],
+            stdin=subprocess.DEVNULL, stdout=self.log, stderr=self.log, pass_fds=(3, 4), preexec_fn=protocol_fds)
+        os.close(command_read)
+        os.close(answer_write)
+        self.buffer, self.events, self.next_id, self.session = b"", [], 0, None
+
+    def close(self):
+        try:
+            self.send("Browser.close", session=False)
+        except (OSError, RuntimeError):
+            pass
+        try:
+            self.proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        os.close(self.commands)
+        os.close(self.answers)
+        self.log.close()
+
+    def send(self, method, session=True, **params):
+        self.next_id += 1
+        message = {"id": self.next_id, "method": method, "params": params}
+        if session and self.session:
+            message["sessionId"] = self.session
+        os.write(self.commands, json.dumps(message).encode() + b"\0")
+        return self.next_id
+
+    def call(self, method, session=True, **params):
+        """Send a command and return its result; events that arrive meanwhile are kept in ``events``."""
+        wanted = self.send(method, session, **params)
+        message = self._until(lambda m: m.get("id") == wanted, f"an answer to {method}")
+        if "error" in message:
+            raise RuntimeError(f"{method}: {message['error']}")
+        return message.get("result", {})
+
+    def wait(self, event, timeout=30):
+        seen = next((m for m in self.events if m.get("method") == event), None)
+        return seen or self._until(lambda m: m.get("method") == event, event, timeout)
+
+    def _until(self, done, what, timeout=30):
+        deadline = time.monotonic() + timeout
+        while True:
+            while b"\0" in self.buffer:
+                raw, self.buffer = self.buffer.split(b"\0", 1)
+                message = json.loads(raw)
+                if "method" in message:
+                    self.events.append(message)
+                    if message["method"] == "Page.javascriptDialogOpening":  # never leave the page blocked
+                        self.send("Page.handleJavaScriptDialog", accept=True)
+                if done(message):
+                    return message
+            left = deadline - time.monotonic()
+            if left <= 0 or self.proc.poll() is not None:
+                self.log.seek(0)
+                raise RuntimeError(f"no {what} from chromium; its log ends:\n{self.log.read()[-2000:]}")
+            if select.select([self.answers], [], [], min(left, 1.0))[0]:
+                self.buffer += os.read(self.answers, 1 << 20)
+
+    def open(self, url):
+        """A new tab at ``url``, loaded, with the violation probe installed before any of its script."""
+        target = self.call("Target.createTarget", session=False, url="about:blank")["targetId"]
+        self.session = self.call("Target.attachToTarget", session=False, targetId=target, flatten=True)["sessionId"]
+        for domain in ("Page", "Runtime", "Log"):
+            self.call(f"{domain}.enable")
+        self.call("Page.addScriptToEvaluateOnNewDocument", source=PROBE)
+        self.events.clear()
+        self.call("Page.navigate", url=url)
+        self.wait("Page.loadEventFired")
+
+    def js(self, expression):
+        result = self.call("Runtime.evaluate", expression=expression, returnByValue=True)
+        if "exceptionDetails" in result:
+            raise RuntimeError(f"{expression}: {result['exceptionDetails']}")
+        return result["result"].get("value")
+
+    def click(self, selector):
+        """A real mouse click in the middle of the element (scrolled into view first)."""
+        box = self.js(f"(function () {{ var e = document.querySelector({json.dumps(selector)});"
+                      "e.scrollIntoView({block: 'center'}); var r = e.getBoundingClientRect();"
+                      "return {x: r.left + r.width / 2, y: r.top + r.height / 2}; }())")
+        for kind in ("mousePressed", "mouseReleased"):
+            self.call("Input.dispatchMouseEvent", type=kind, x=box["x"], y=box["y"], button="left", clickCount=1)
+
+    def backspace(self):
+        for kind in ("rawKeyDown", "keyUp"):
+            self.call("Input.dispatchKeyEvent", type=kind, key="Backspace", code="Backspace", windowsVirtualKeyCode=8)
+
+    def problems(self):
+        """Script errors, dialogs and console errors or warnings seen so far, and reported CSP violations."""
+        found = [m["params"] for m in self.events
+                 if m["method"] in ("Runtime.exceptionThrown", "Page.javascriptDialogOpening")
+                 or (m["method"] == "Log.entryAdded" and m["params"]["entry"]["level"] in ("error", "warning"))
+                 or (m["method"] == "Runtime.consoleAPICalled" and m["params"]["type"] in ("error", "warning"))]
+        return found + (self.js("window.__violations") or [])
+
+
+@pytest.fixture
+def devtools(tmp_path):
+    browser = DevTools(tmp_path)
+    yield browser
+    browser.close()
+
+
+HOSTILE = ("</script><script>window.__pwned=1</script>", '"><img src=x onerror="window.__pwned=1">',
+           "<img src=x onerror=alert(1)>", "javascript:alert(1)", "\u2028</style><svg onload=window.__pwned=1>")
+
+
+@pytest.fixture
+def hostile_report(tmp_path, monkeypatch):
+    """A report, its journal and a compared journal whose ids, values, statuses and messages are markup."""
+    monkeypatch.chdir(tmp_path)
+    metric_ids = [f"toy/{HOSTILE[0]}", HOSTILE[1], HOSTILE[3]]
+    journals = []
+    for name, step in (("base", 7), (HOSTILE[2], 3)):  # a compared run is named after its file
+        rows = {}
+        for n in range(12):
+            rows[f"{HOSTILE[n % 5]} #{n}"] = {m: (n * step + k) % 10 / 10 for k, m in enumerate(metric_ids)}
+        rows[f"{HOSTILE[1]} #1"][metric_ids[0]] = {"value": HOSTILE[2], "status": HOSTILE[4], "reason": HOSTILE[0]}
+        rows[f"{HOSTILE[2]} #2"][metric_ids[1]] = {"value": None, "status": "error",
+                                                   "error": {"type": HOSTILE[3], "message": HOSTILE[1]}}
+        rows[f"{HOSTILE[3]} #3"][metric_ids[2]] = {"value": None, "status": "skipped", "reason": HOSTILE[2]}
+        header = {m: {"granularity": "sample", "direction": "higher", "metric_version": HOSTILE[step % 5],
+                      "params": {HOSTILE[0]: HOSTILE[1]}} for m in metric_ids}
+        journals.append(str(write_journal(f"{name}.jsonl", rows, metrics=header)))
+    fields = ("value", "n", "n_skipped", "n_errors", "stderr", "ci", "direction", "granularity", "metric_version",
+              "distribution", "distribution_version")
+    summary = {m: {field: HOSTILE[(k + j) % 5] for j, field in enumerate(fields)} for k, m in enumerate(metric_ids)}
+    with open("base.json", "w", encoding="utf-8") as handle:
+        json.dump({"metrics": summary, "stopped": HOSTILE[1], "samples_file": "base.jsonl",
+                   "rejected": [{"source": HOSTILE[0], "message": HOSTILE[2]}],
+                   "provenance": {HOSTILE[4]: HOSTILE[0], "input": HOSTILE[3]}}, handle)
+    proc = subprocess.run([sys.executable, "-m", "evalcore", "report", "base.json", "--compare", journals[1],
+                           "-o", "hostile.html", "--resamples", "100"], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    return tmp_path / "hostile.html"
+
+
+def test_hostile_report_runs_no_script_and_still_works(devtools, hostile_report):
+    devtools.open(f"file://{hostile_report}")
+    assert devtools.js("typeof window.__pwned") == "undefined"
+    assert devtools.problems() == []
+    assert devtools.js("document.getElementById('record-count').textContent") == "12 of 12 records shown"
+    assert devtools.js("document.querySelectorAll('img, iframe, object, embed, [onerror], [onload]').length") == 0
+    assert devtools.js("document.querySelectorAll('#comparison tbody tr').length") == 3
+    assert devtools.js("document.querySelectorAll('svg.hist').length") == 3
+    records = "document.getElementById('records')"
+    ids = f"Array.prototype.map.call({records}.tBodies[0].rows, function (r) {{ return r.cells[0].textContent; }})"
+    assert f"{HOSTILE[0]} #0" in devtools.js(ids)  # shown as text, as written
+
+    column = (f"Array.prototype.map.call({records}.tBodies[0].rows, function (r) "
+              "{ return r.cells[2].getAttribute('data-sort'); })")
+    devtools.click("#records thead th:nth-child(3)")
+    assert devtools.js(f"{records}.tHead.rows[0].cells[2].getAttribute('aria-sort')") == "ascending"
+    values = [float(v) for v in devtools.js(column) if v]
+    assert values == sorted(values) and len(values) == 11
+    devtools.click("#records thead th:nth-child(3)")
+    assert devtools.js(f"{records}.tHead.rows[0].cells[2].getAttribute('aria-sort')") == "descending"
+    values = [float(v) for v in devtools.js(column) if v]
+    assert values == sorted(values, reverse=True)
+
+    devtools.click("#record-filter")
+    devtools.call("Input.insertText", text="#1")
+    assert devtools.js("document.getElementById('record-count').textContent") == "3 of 12 records shown"
+    shown = devtools.js(f"Array.prototype.filter.call({records}.tBodies[0].rows, function (r) "
+                        "{ return !r.hidden; }).map(function (r) { return r.cells[0].textContent; })")
+    assert sorted(shown) == sorted(f"{HOSTILE[n % 5]} #{n}" for n in (1, 10, 11))
+    devtools.backspace()
+    assert devtools.js("document.getElementById('record-filter').value") == "#"
+    assert devtools.js("document.getElementById('record-count').textContent") == "12 of 12 records shown"
+    devtools.backspace()
+    devtools.call("Input.insertText", text="<IMG")  # the ids that hold an <img ...> tag, matched as text
+    assert devtools.js("document.getElementById('record-count').textContent") == "5 of 12 records shown"
+
+    assert devtools.js("typeof window.__pwned") == "undefined"
+    assert devtools.problems() == []
+
+
+def test_the_probes_see_injected_script(tmp_path, devtools):
+    """Without a policy an injected script runs and is seen; under the page's policy it is blocked and reported."""
+    from evalcore._report.page import content_security_policy
+
+    injected = '<script>window.__pwned=1</script><div id="x"></div>'
+    bare = tmp_path / "bare.html"
+    bare.write_text(f"<!DOCTYPE html><html><head></head><body>{injected}</body></html>")
+    devtools.open(f"file://{bare}")
+    assert devtools.js("window.__pwned") == 1
+    guarded = tmp_path / "guarded.html"
+    guarded.write_text(f"<!DOCTYPE html><html><head><meta http-equiv=\"Content-Security-Policy\" content=\""
+                       f"{content_security_policy('p {}', 'var ok = 1;')}\"></head><body>{injected}"
+                       "<img src=x onerror=\"window.__pwned=2\"></body></html>")
+    devtools.open(f"file://{guarded}")
+    assert devtools.js("typeof window.__pwned") == "undefined"
+    violations = devtools.js("window.__violations")
+    assert any(v.startswith("script-src") for v in violations), violations
+    assert any(v.startswith("img-src") for v in violations), violations

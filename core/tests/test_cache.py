@@ -73,8 +73,14 @@ def test_corrupt_entry_is_a_miss(tmp_path):
     assert cache.stats.misses == 1
 
 
-def test_environment_sets_directory_and_mode(tmp_path, monkeypatch):
+def test_environment_sets_directory_and_mode_where_the_run_starts(tmp_path, monkeypatch):
+    from evalcore.plugin import RunContext
+
     monkeypatch.setenv("EVALCORE_CACHE_DIR", str(tmp_path / "env"))
     monkeypatch.setenv("EVALCORE_CACHE_MODE", "readonly")
-    cache = ContentCache()
+    context = RunContext.from_environment()
+    monkeypatch.delenv("EVALCORE_CACHE_MODE")  # read once: later changes do not reach the run
+    cache = context.cache()
     assert cache.directory == tmp_path / "env" and cache.mode == "readonly"
+    assert context.cache("refresh", str(tmp_path / "own")).mode == "refresh"  # a metric's own setting wins
+    assert context.cache("off") is None and RunContext(cache_mode="off").cache() is None

@@ -168,6 +168,24 @@ def test_calibrate_against_human_labels(cli, tmp_path):
     assert report["confusion"] == [[1, 0], [1, 1]]  # rows human False/True, columns metric False/True
 
 
+@pytest.mark.parametrize(("records", "message"), [
+    # a label that is neither true/false nor a number: named by file, line and field
+    ([("1", {"response": "a b"}, True), ("2", {"response": "x"}, "good")],
+     "labels.jsonl:2: label: 'good' is neither true/false nor a number"),
+    # a metric that fails on every labelled pair (no response): its id and the first failure
+    ([("1", {}, True), ("2", {}, False)],
+     "toy/overlap@3 scored none of the 2 labelled samples (0 skipped, 2 errors; the first: KeyError: 'response')"),
+])
+def test_calibrate_errors_print_one_line(cli, tmp_path, records, message):
+    lines = [json.dumps({"id": rid, "example": {"reference_answer": "a b c"}, "prediction": prediction, "label": label})
+             for rid, prediction, label in records]
+    data = write(tmp_path, "labels.jsonl", lines)
+    proc = cli("calibrate", data, "-m", "toy/overlap", expect=2)
+    [line] = proc.stderr.splitlines()
+    assert line.startswith("error: ") and message in line
+    assert "Traceback" not in proc.stderr and proc.stdout == ""
+
+
 def test_records_from_standard_input(make_distribution, toy_plugin, site, tmp_path):
     make_distribution("evalcore-toy", "1.2", plugins={"toy": "toy_pkg._register"}, modules=toy_plugin("toy_pkg"))
     env = {**os.environ, "PYTHONPATH": str(site), "EVALCORE_STRICT_PLUGINS": ""}
@@ -191,3 +209,14 @@ def test_a_reader_that_goes_away_ends_the_command_quietly(make_distribution, toy
     finally:
         os.close(write_end)
     assert (proc.returncode, proc.stderr) == (141, "")
+
+
+@pytest.mark.parametrize("given", ["acme-bar", "acme_bar", "evalcore-acme-bar"])
+def test_new_plugin_takes_a_dashed_name(cli, tmp_path, given):
+    made = cli("new-plugin", given, "--dir", str(tmp_path))
+    assert made.returncode == 0, made.stderr
+    root = tmp_path / "evalcore-acme-bar"
+    assert "namespace acme_bar" in made.stdout
+    pyproject = (root / "pyproject.toml").read_text()
+    assert 'name = "evalcore-acme-bar"' in pyproject and 'acme_bar = "evalcore_acme_bar._register"' in pyproject
+    assert (root / "src" / "evalcore_acme_bar" / "_register.py").is_file()

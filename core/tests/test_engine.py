@@ -13,6 +13,7 @@ import time
 import evalcore
 import pytest
 from evalcore import EvalcoreError, MetricSpec, SampleMetric
+from evalcore._contract.records import read_records
 
 
 def build(cls, name, **fields):
@@ -198,11 +199,11 @@ def test_the_budget_admits_the_same_samples_at_any_concurrency(concurrency, asyn
 
 
 def test_read_records_splits_lines_as_the_evaluator_does(tmp_path):
-    """evalcore.read_records (used by calibrate and the tool-call loader) shares the reader: a line
+    """read_records (used by calibrate and the tool-call loader) shares the reader: a line
     separator inside a string is text, and an invalid byte spoils only its own line."""
     path = tmp_path / "labels.jsonl"
     good = json.dumps({"id": "a", "example": {"q": "x\u2028y"}, "prediction": {}, "label": 1}, ensure_ascii=False)
     path.write_bytes(good.encode() + b"\n" + b'{"id": "b", "example": {"q": "\xff"}, "prediction": {}}\n')
-    record_set = evalcore.read_records(path)
+    record_set = read_records(path)
     assert [r.id for r in record_set.records] == ["a"] and record_set.records[0].example["q"] == "x\u2028y"
     assert [e.source for e in record_set.errors] == [f"{path}:2"]

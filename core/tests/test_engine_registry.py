@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import warnings
+
 import pytest
-from evalcore import EvalcoreError, engine
+from evalcore import DeprecatedParameterWarning, EvalcoreError, engine
+from evalcore._compat.engine import KNOB_PARAMS
 
 RUN = {"duration_ms": 1234, "status": "ok",
        "output": {"summary": "Q3 revenue grew while costs fell", "policy_violations": 0,
@@ -41,6 +44,22 @@ def test_accuracy_score_document_example():
     out = builtin("accuracy_score", expected_output="hello world", mode="exact", field_path="data.summary",
                   case_insensitive=True)
     assert out["accuracy"] == 1.0 and out["mode"] == "exact"
+
+
+def test_engine_knobs_map_onto_evalcore_parameters_without_warnings():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DeprecatedParameterWarning)
+        out = builtin("accuracy_score", expected_output="HELLO WORLD", field_path="data.summary",
+                      case_insensitive=True, expected_path=None)
+        assert out["accuracy"] == 1.0
+        timed = {**RUN, "timings": {"queue": 3000}}
+        assert builtin("technical_performance", run=timed, timing_key="queue")["fast_enough"] is False
+        scored = {**RUN, "metrics": {"q": 0.5}, "output": {**RUN["output"], "spend": 0.25}}
+        out = builtin("cost_efficiency", run=scored, score_field_path="metrics.q", cost_field_path="output.spend")
+        assert out["efficiency"] == 2.0
+        out = builtin("keyword_coverage", keywords=["q3", "REVENUE"], case_insensitive=False)
+        assert out["coverage"] == 0.0
+    assert KNOB_PARAMS["field_path"] == "field" and KNOB_PARAMS["case_insensitive"] == "ignore_case"
 
 
 def test_keyword_coverage_reads_output_summary():

@@ -81,3 +81,33 @@ def test_evaluate_checks_every_returned_value_against_the_range(cls):
     summary = result.metrics["t/m"]
     assert (summary.n, summary.n_errors) == (3, 3)
     assert summary.value == pytest.approx((0.5 + 1.0 + 1e-12 + 1.0) / 3)
+
+
+@pytest.mark.parametrize("cls", [Fixed, FixedBatch])
+def test_a_value_past_the_range_by_rounding_only_is_clipped_and_noted(cls):
+    metric = cls(_spec())
+    # BERTScore of identical texts on one thread: 1.00000016; a tiny negative zero from a subtraction
+    rounded_up, rounded_down, beyond = metric.score_many(
+        [{}, {}, {}], [{"value": 1.00000016}, {"value": -4e-7}, {"value": 1.0000011}])
+    assert (rounded_up.status, rounded_up.value, rounded_up.details["clipped_from"]) == (Status.OK, 1.0, 1.00000016)
+    assert (rounded_down.status, rounded_down.value, rounded_down.details["clipped_from"]) == (Status.OK, 0.0, -4e-7)
+    assert beyond.status is Status.ERROR and beyond.error_type == "ValueOutOfRange"
+
+
+def test_the_rounding_tolerance_is_relative_to_a_large_bound():
+    metric = Fixed(_spec((0.0, 100.0)))  # BLEU's scale
+    near, far = metric.score_many([{}, {}], [{"value": 100.00005}, {"value": 100.0002}])
+    assert near.value == 100.0 and near.details["clipped_from"] == 100.00005
+    assert far.status is Status.ERROR
+
+
+def test_a_clipped_value_is_noted_in_the_journal_row(tmp_path):
+    import json
+
+    import evalcore
+
+    rows = [{"id": 1, "example": {}, "prediction": {"value": 1.00000016}}]
+    result = evalcore.evaluate(rows, [Fixed(_spec())], samples=tmp_path / "rows.jsonl")
+    assert result.metrics["t/m"].value == 1.0 and result.metrics["t/m"].n_errors == 0
+    [row] = [json.loads(line) for line in (tmp_path / "rows.jsonl").read_text().splitlines()[1:] if '"id"' in line]
+    assert row["scores"]["t/m"]["details"]["clipped_from"] == 1.00000016

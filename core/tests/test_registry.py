@@ -174,3 +174,22 @@ def test_the_unrelated_evalcore_distribution_is_reported_with_the_fix(site):
     assert "unrelated package 'evalcore' 2.6.1" in warning
     assert "pip uninstall -y evalcore && pip install --force-reinstall evalcore-core" in warning
     assert "\n" not in warning
+
+
+def test_one_plugin_manager_serves_every_plugin_and_each_spec_is_validated_once(
+        make_distribution, toy_plugin, registry_at, monkeypatch):
+    from evalcore._contract.spec import MetricSpec
+    from evalcore._registry import registry as registry_module
+
+    make_distribution("evalcore-toy", plugins={"toy": "toy_pkg._register"}, modules=toy_plugin("toy_pkg"))
+    make_distribution("evalcore-other", plugins={"other": "other_pkg._register"}, modules=toy_plugin("other_pkg"))
+    managers, validations = [], []
+    real_manager, real_validate = registry_module.new_plugin_manager, MetricSpec.model_validate
+    monkeypatch.setattr(registry_module, "new_plugin_manager", lambda: managers.append(1) or real_manager())
+    monkeypatch.setattr(MetricSpec, "model_validate",
+                        classmethod(lambda cls, data, **kw: validations.append(data) or real_validate(data, **kw)))
+    registry = registry_at()
+    assert {info.key for info in registry.metrics()} == {"toy/overlap", "other/overlap"}
+    assert len(managers) == 1  # one manager; each plugin's hooks are called alone
+    assert validations == []  # the MetricSpec objects were validated when the plugins made them
+    assert [p.metrics for p in registry.plugins()] == [("other/overlap",), ("toy/overlap",)]

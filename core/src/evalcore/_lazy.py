@@ -1,28 +1,114 @@
-"""Public names imported from their modules on first access (PEP 562), so importing a
-namespace such as ``evalcore`` or ``evalcore.plugin`` loads nothing else."""
+"""Public namespaces that list each name once, in a type stub, and import it on first access.
+
+A public module that re-exports names of the private layers (``evalcore``, ``evalcore.plugin``,
+``evalcore.cache``, ``evalcore.http``, ``evalcore.judge``, ``evalcore.dspy``, ``evalcore.engine``)
+is a type stub ``<module>.pyi`` of explicit re-exports, one name a line::
+
+    from evalcore._contract.spec import MetricSpec as MetricSpec
+
+beside a ``.py`` that reads it with :func:`attach_stub`, as scientific-python's ``lazy_loader``
+does: the stub is parsed with :mod:`ast`, each name is mapped to the module that defines it,
+``__all__`` is the stub's names in the stub's order, and a name is imported from its module on
+first access (PEP 562), so importing the namespace loads nothing else. A private module may be
+re-exported whole (``from evalcore._contract import inputs as inputs``). Type checkers, IDEs and
+the API reference read the same stub.
+
+Where a public object says it lives: a private module that defines public classes or functions
+ends with ``publish(globals())``, which sets their ``__module__`` to the public module that
+documents them, whatever imports the private module first. Reprs, tracebacks and pickles then name
+``evalcore.Score``, not ``evalcore._contract.scores.Score``, and pickles load through the public
+namespace. A name exported by several public modules belongs to the first of them in this order:
+``evalcore``, then ``evalcore.plugin``, then the others alphabetically. So ``MetricSpec``, which
+both ``evalcore`` and ``evalcore.plugin`` export, is ``evalcore.MetricSpec``, and the reference
+documents it there.
+"""
 
 from __future__ import annotations
 
+import ast
 import importlib
-from collections.abc import Callable, Mapping
-from typing import Any
+import os
+import types
+from collections.abc import Callable
+
+_PACKAGE = __name__.rpartition(".")[0]
+_FOLDER = os.path.dirname(os.path.abspath(__file__))
+_STUBS: dict[str, dict[str, str]] = {}
+_HOMES: dict[str, dict[str, str]] = {}
 
 
-def lazy_exports(package: str, exports: Mapping[str, str],
-                 namespace: dict[str, Any]) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
-    """``__getattr__`` and ``__dir__`` for a module whose names ``exports`` maps to the
-    (relative) modules defining them; a loaded name is kept in ``namespace``."""
-    qualified = namespace["__name__"]
+def stub_exports(public: str) -> dict[str, str]:
+    """``{name: defining module}`` for each re-export (``from m import X as X``) in the stub of the
+    public module ``public``, in the stub's order."""
+    exports = _STUBS.get(public)
+    if exports is None:
+        path = _stub_path(public)
+        with open(path, encoding="utf-8") as handle:
+            tree = ast.parse(handle.read(), path)
+        exports = {}
+        for node in tree.body:
+            if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                exports.update((alias.name, node.module) for alias in node.names if alias.asname == alias.name)
+        _STUBS[public] = exports
+    return exports
 
-    def __getattr__(name: str) -> Any:
+
+def attach_stub(namespace: dict[str, object]) -> tuple[Callable[[str], object], Callable[[], list[str]], list[str]]:
+    """``__getattr__``, ``__dir__`` and ``__all__`` for the module whose globals are ``namespace``,
+    from its stub; a name is kept in ``namespace`` once loaded."""
+    public = str(namespace["__name__"])
+    exports = stub_exports(public)
+
+    def __getattr__(name: str) -> object:
         module = exports.get(name)
         if module is None:
-            raise AttributeError(f"module {qualified!r} has no attribute {name!r}")
-        value = getattr(importlib.import_module(module, package), name)
+            raise AttributeError(f"module {public!r} has no attribute {name!r}")
+        loaded = importlib.import_module(module)
+        if not hasattr(loaded, name):  # a submodule exported whole (``evalcore.plugin.inputs``)
+            loaded = importlib.import_module(f"{module}.{name}")
+            value: object = loaded
+        else:
+            value = getattr(loaded, name)
+        publish(vars(loaded))
         namespace[name] = value
         return value
 
     def __dir__() -> list[str]:
-        return sorted(namespace["__all__"])
+        return sorted(exports)
 
-    return __getattr__, __dir__
+    return __getattr__, __dir__, list(exports)
+
+
+def publish(namespace: dict[str, object]) -> None:
+    """Set the ``__module__`` of the public classes and functions that the module whose globals are
+    ``namespace`` defines to the public module that documents them (see the module docstring)."""
+    module = namespace["__name__"]
+    for name, public in home_modules().get(str(module), {}).items():
+        value = namespace.get(name)
+        if (isinstance(value, type) or type(value) is types.FunctionType) and value.__module__ == module:
+            value.__module__ = public
+
+
+def home_modules() -> dict[str, dict[str, str]]:
+    """``{defining module: {name: public module}}`` over every stub of the package."""
+    if not _HOMES:
+        publics = sorted((_public_name(f) for f in os.listdir(_FOLDER) if f.endswith(".pyi")), key=_rank)
+        for public in publics:
+            for name, module in stub_exports(public).items():
+                _HOMES.setdefault(module, {}).setdefault(name, public)
+    return _HOMES
+
+
+def _public_name(filename: str) -> str:
+    stem = filename[:-len(".pyi")]
+    return _PACKAGE if stem == "__init__" else f"{_PACKAGE}.{stem}"
+
+
+def _rank(public: str) -> tuple[int, str]:
+    return {_PACKAGE: 0, f"{_PACKAGE}.plugin": 1}.get(public, 2), public
+
+
+def _stub_path(public: str) -> str:
+    stem = "__init__" if public == _PACKAGE else public.rpartition(".")[2]
+    return os.path.join(_FOLDER, stem + ".pyi")
+

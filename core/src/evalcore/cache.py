@@ -4,6 +4,7 @@ Metrics get theirs from the run (:meth:`evalcore.plugin.RunContext.cache`); this
 names the pieces for code that builds or inspects a cache directly.
 """
 
-from evalcore._contract.cache import MODES, CacheMode, CacheStats, ContentCache, cache_key, canonical_json, content_hash
+from evalcore._lazy import attach_stub
 
-__all__ = ["MODES", "CacheMode", "CacheStats", "ContentCache", "cache_key", "canonical_json", "content_hash"]
+# Each public name is listed once, in the stub ``cache.pyi``, with the module that defines it.
+__getattr__, __dir__, __all__ = attach_stub(globals())

@@ -2,17 +2,7 @@
 ``get_metric``, ``list_metrics`` / ``metric_keys``, ``apply_metrics`` and the aggregation
 helpers, over evalcore's metrics (see :mod:`evalcore._compat.engine` for the details)."""
 
-from evalcore._compat.engine import (
-    aggregate_all,
-    aggregate_metric_values,
-    apply_metrics,
-    get_metric,
-    list_metrics,
-    metric_keys,
-    register_metric,
-)
+from evalcore._lazy import attach_stub
 
-__all__ = [
-    "aggregate_all", "aggregate_metric_values", "apply_metrics", "get_metric", "list_metrics", "metric_keys",
-    "register_metric",
-]
+# Each public name is listed once, in the stub ``engine.pyi``, with the module that defines it.
+__getattr__, __dir__, __all__ = attach_stub(globals())

@@ -1,27 +1,7 @@
 """The OpenAI-compatible model client (chat completions and embeddings) judge and embedding
 metrics call, its usage and prices, and its errors (``evalcore-core[http]``)."""
 
-from evalcore._contract.http import (
-    AuthenticationError,
-    BackendError,
-    BackendTimeout,
-    BackendUnreachable,
-    ChatResult,
-    EmbeddingResult,
-    MalformedResponse,
-    OpenAIClient,
-    Price,
-    PriceTable,
-    RateLimited,
-    RequestRejected,
-    ServerError,
-    Usage,
-    estimate_tokens,
-    parse_retry_after,
-)
+from evalcore._lazy import attach_stub
 
-__all__ = [
-    "AuthenticationError", "BackendError", "BackendTimeout", "BackendUnreachable", "ChatResult", "EmbeddingResult",
-    "MalformedResponse", "OpenAIClient", "Price", "PriceTable", "RateLimited", "RequestRejected", "ServerError",
-    "Usage", "estimate_tokens", "parse_retry_after",
-]
+# Each public name is listed once, in the stub ``http.pyi``, with the module that defines it.
+__getattr__, __dir__, __all__ = attach_stub(globals())

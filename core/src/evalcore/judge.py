@@ -1,5 +1,6 @@
 """Calibrating a judged metric against human labels: agreement, Cohen's kappa, confusion matrix."""
 
-from evalcore._engine.calibrate import Calibration, calibrate, cohen_kappa, confusion_matrix
+from evalcore._lazy import attach_stub
 
-__all__ = ["Calibration", "calibrate", "cohen_kappa", "confusion_matrix"]
+# Each public name is listed once, in the stub ``judge.pyi``, with the module that defines it.
+__getattr__, __dir__, __all__ = attach_stub(globals())

@@ -13,11 +13,16 @@
   ``max_requests`` requests (HTTP 503 after that).
 * :func:`modules_imported_by_listing`: what listing the installed metrics imports, measured
   in a fresh interpreter, so a plugin can check that its registration module stays light.
+* :func:`write_records` and :func:`run_evalcore`: a JSONL file of records, and the ``evalcore``
+  command run on it in a fresh process (as users reach a metric), with the caller's evalcore and
+  OpenAI settings left out of its environment. The conformance kit's pytest plugin also gives a
+  ``scripted_server`` fixture: a running :class:`ScriptedServer`.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import threading
@@ -28,6 +33,13 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import attrs
+
+from evalcore._contract.errors import PluginError
+
+__all__ = [
+    "Reply", "ScriptedServer", "default_reply", "heavy_modules_after_listing", "modules_imported_by_listing",
+    "nested_list", "run_evalcore", "write_journal", "write_records",
+]
 
 
 @attrs.frozen
@@ -148,7 +160,10 @@ def modules_imported_by_listing() -> set[str]:
     code = "import json, sys, evalcore; evalcore.list_metrics(); print(json.dumps(sorted(sys.modules)))"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     if result.returncode != 0:
-        raise RuntimeError(f"listing metrics failed: {result.stderr.strip()}")
+        lines = result.stderr.strip().splitlines() or [f"exit status {result.returncode}"]
+        error = PluginError(f"listing metrics in a fresh interpreter failed: {lines[-1]}")
+        error.stderr = result.stderr  # the whole traceback, for a test's report
+        raise error
     return set(json.loads(result.stdout))
 
 
@@ -197,3 +212,24 @@ def write_journal(
     with open(path, "w", encoding="utf-8") as handle:
         handle.writelines(json.dumps(line) + "\n" for line in lines)
     return path
+
+
+def write_records(path: Any, records: Any) -> Any:
+    """Write ``records`` (``{"id", "example", "prediction"}`` dicts) as JSON lines to ``path``; returns ``path``."""
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.writelines(json.dumps(record) + "\n" for record in records)
+    return path
+
+
+def run_evalcore(*args: str, env: Mapping[str, str] | None = None, timeout: float = 120,
+                 check: bool = True) -> subprocess.CompletedProcess[str]:
+    """``python -m evalcore ARGS`` in a fresh process, its output as text. The environment is this
+    process's without ``EVALCORE_*`` and ``OPENAI_*`` variables, plus ``env``; with ``check`` a
+    non-zero exit fails with the command's stderr."""
+    environ = {k: v for k, v in os.environ.items() if not k.startswith(("EVALCORE_", "OPENAI_"))}
+    environ.update(env or {})
+    proc = subprocess.run([sys.executable, "-m", "evalcore", *args], capture_output=True, text=True,
+                          env=environ, timeout=timeout)
+    if check and proc.returncode != 0:
+        raise AssertionError(f"evalcore {' '.join(args)} exited {proc.returncode}: {proc.stderr[-3000:]}")
+    return proc

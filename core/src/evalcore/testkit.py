@@ -11,20 +11,21 @@ namespace, the checks every evalcore metric must pass::
         package = "evalcore_acme"
         examples = [{"example": {"reference_answer": "a b"}, "prediction": {"response": "a c"}}]
 
-Per metric: the spec is valid and complete, the implementation path loads and is of the
-declared granularity, the id round-trips through parse and format, values on the plugin's own
-``examples`` lie in the declared range (at least one scores), scoring twice gives the same
-values where the spec says deterministic, corpus states merged in parts equal the whole,
-sample metrics answer DSPy-style calls, and ``bad_inputs`` give ``skipped`` or ``error`` with a
-message. Once per plugin: listing its metrics imports none of its implementation modules and
-none of ``heavy``.
+Per metric: the spec is valid and complete, its parameters follow evalcore's vocabulary (no
+parameter named with a known synonym such as ``top_k`` or ``lowercase``; old names are declared
+as deprecated ``aliases``), the implementation path loads and is of the declared granularity,
+the id round-trips through parse and format, values on the plugin's own ``examples`` lie in
+the declared range (at least one scores), scoring twice gives the same values where the spec
+says deterministic, corpus states merged in parts equal the whole, sample metrics answer
+DSPy-style calls, and ``bad_inputs`` give ``skipped`` or ``error`` with a message. Once per
+plugin: listing its metrics imports none of its implementation modules and none of ``heavy``.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar
+from collections.abc import Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import pytest
 
@@ -32,7 +33,11 @@ from evalcore._contract.identity import canonical_id, parse_metric_id
 from evalcore._contract.metric import CorpusMetric, Metric, implementation_kind
 from evalcore._contract.scores import Score, Status
 from evalcore._contract.spec import Granularity, MetricSpec
+from evalcore._contract.vocabulary import naming_problems
 from evalcore._registry.registry import default_registry, load_implementation
+
+if TYPE_CHECKING:
+    from .testing import ScriptedServer
 
 __all__ = ["PluginConformance"]
 
@@ -126,6 +131,10 @@ class PluginConformance:
         undocumented = [p.name for p in spec.params if not p.description and p.name != "k"]
         assert not undocumented, f"{metric_key}: parameters without a description: {undocumented}"
 
+    def test_parameter_names_follow_the_vocabulary(self, metric_key: str) -> None:
+        problems = naming_problems(self.spec(metric_key))
+        assert not problems, "; ".join(problems)
+
     def test_implementation_loads(self, metric_key: str) -> None:
         spec = self.spec(metric_key)
         cls = load_implementation(spec)
@@ -195,6 +204,15 @@ class PluginConformance:
 def _comparable(score: Score) -> tuple[Any, ...]:
     value = None if score.value is None else round(score.value, 12)
     return score.status, value, score.reason, score.error_type
+
+
+@pytest.fixture
+def scripted_server() -> Iterator[ScriptedServer]:
+    """A running :class:`~evalcore.testing.ScriptedServer` on 127.0.0.1 (OpenAI-compatible, scripted answers)."""
+    from .testing import ScriptedServer
+
+    with ScriptedServer() as server:
+        yield server
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:

@@ -12,6 +12,10 @@ import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Sequence
 
+__all__ = [
+    "collapse_whitespace", "jaccard", "ngram_counts", "ngrams", "normalize_text", "overlap_count", "whitespace_tokens",
+]
+
 _PUNCTUATION = frozenset(string.punctuation)
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
 

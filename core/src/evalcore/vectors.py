@@ -6,6 +6,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+__all__ = ["as_matrix", "cosine_similarity", "intra_list_diversity", "mean_pairwise_cosine"]
+
 
 def as_matrix(vectors: Sequence[Sequence[float]] | np.ndarray) -> np.ndarray:
     """A 2-D float array of vectors, checked for equal length and finite values."""

@@ -52,17 +52,17 @@ def test_diff_reference_answer_list_and_bad_input(metric) -> None:
 
 
 def test_accuracy_seed_example(metric) -> None:
-    # Seed 004 context: expected "hello world", field_path "data.summary", case_insensitive.
-    m = metric("checks/accuracy_score", field_path="data.summary", case_insensitive=True)
+    # The benchmark engine's example context: expected "hello world", field_path "data.summary", case_insensitive.
+    m = metric("checks/accuracy_score", field="data.summary", ignore_case=True)
     run = {"data": {"summary": "Hello   World"}}
     score = m.score_one({"expected_output": "hello world"}, run)
     assert score.value == 1.0 and score.details == {"accuracy": 1.0, "mode": "exact"}
-    strict = metric("checks/accuracy_score", field_path="data.summary")
+    strict = metric("checks/accuracy_score", field="data.summary")
     assert strict.score_one({"expected_output": "hello world"}, run).value == 0.0
 
 
 def test_accuracy_structures(metric) -> None:
-    m = metric("checks/accuracy_score", field_path="output")
+    m = metric("checks/accuracy_score", field="output")
     expected = {"expected_output": {"a": [1, 2], "b": True}}
     assert m.score_one(expected, {"output": {"b": True, "a": [1, 2]}}).value == 1.0
     assert m.score_one(expected, {"output": '{"a": [1, 2], "b": true}'}).value == 1.0  # JSON string
@@ -101,7 +101,7 @@ def test_deep_equal_matches_json_equality(a, b) -> None:
 def test_completeness_seed_example(metric) -> None:
     # Seed 004: required ["accepted", "revenue", "fulfilled_rate"], two present -> 2/3 = 0.6667.
     m = metric("checks/completeness", required_fields=["accepted", "revenue", "fulfilled_rate"],
-               field_path="output")
+               field="output")
     score = m.score_one({}, {"output": {"accepted": True, "revenue": 10, "other": 1}})
     assert score.value == pytest.approx(0.6667, abs=1e-4)
     assert (score.details["present"], score.details["required"]) == (2, 3)
@@ -137,5 +137,5 @@ def test_policy_bad_values(metric, value) -> None:
 
 def test_policy_missing_and_seed_path(metric) -> None:
     assert metric("checks/policy_compliance").score_one({}, {}).status is Status.SKIPPED
-    m = metric("checks/policy_compliance", field_path="output.policy_violations")
+    m = metric("checks/policy_compliance", field="output.policy_violations")
     assert m.score_one({}, {"output": {"policy_violations": 0}}).value == 1.0

@@ -28,7 +28,7 @@ def test_format_json_and_named_field(metric) -> None:
     assert named.score_one({}, {"response": '{"answer": 42}'}).value == 1.0
     assert named.score_one({}, {"response": '{"other": 42}'}).value == 0.0
     assert named.score_one({}, {"output": {"answer": 1}}).value == 0.0  # response missing
-    assert metric("checks/format", json_field="answer", field_path="output").score_one(
+    assert metric("checks/format", json_field="answer", field="output").score_one(
         {}, {"output": {"answer": 1}}).value == 1.0
 
 
@@ -55,7 +55,7 @@ def test_keyword_case_and_words_and_example_fields(metric) -> None:
     m = metric("checks/keyword")
     example = {"required_keywords": ["Paris"], "forbidden_keywords": ["London"]}
     assert m.score_one(example, {"response": "paris is nice"}).value == 1.0  # case-folded by default
-    exact = metric("checks/keyword", required=["Paris"], case_insensitive=False)
+    exact = metric("checks/keyword", required=["Paris"], ignore_case=False)
     assert exact.score_one({}, {"response": "paris"}).value == 0.0
     word = metric("checks/keyword", required=["cat"], whole_word=True)
     assert word.score_one({}, {"response": "concatenate"}).value == 0.0
@@ -65,7 +65,7 @@ def test_keyword_case_and_words_and_example_fields(metric) -> None:
 
 def test_keyword_coverage_seed_004(metric) -> None:
     # Seed 004: keywords ["Q3", "revenue"] both in the summary -> hits 2, total 2, coverage 1.0.
-    m = metric("checks/keyword_coverage", field_path="output.summary")
+    m = metric("checks/keyword_coverage", field="output.summary")
     run = {"output": {"summary": "Q3 revenue grew 10%"}}
     score = m.score_one({"keywords": ["Q3", "revenue"]}, run)
     assert (score.details["keyword_hits"], score.details["keyword_total"], score.value) == (2, 2, 1.0)
@@ -73,7 +73,7 @@ def test_keyword_coverage_seed_004(metric) -> None:
     # without it every entry counts: 2 hits (Q3, q3) of 3.
     example = {"keywords": ["Q3", "q3", "profit"]}
     assert m.score_one(example, run).value == 0.5
-    plain = metric("checks/keyword_coverage", field_path="output.summary", unique_match=False)
+    plain = metric("checks/keyword_coverage", field="output.summary", unique_match=False)
     assert plain.score_one(example, run).value == pytest.approx(2 / 3)
     assert m.score_one({"keywords": []}, run).status is Status.SKIPPED
 

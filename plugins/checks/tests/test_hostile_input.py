@@ -16,7 +16,7 @@ CATASTROPHIC = [
 
 @pytest.mark.parametrize("pattern, text", CATASTROPHIC)
 def test_catastrophic_pattern_in_a_record_schema_finishes(metric, pattern, text):
-    m = metric("checks/json_schema", parse_json=False, field_path="params")
+    m = metric("checks/json_schema", parse_json=False, field="params")
     example = {"schema": {"type": "object", "properties": {"name": {"type": "string", "pattern": pattern}}}}
     started = time.monotonic()
     score = m.score_one(example, {"params": {"name": text}})
@@ -27,7 +27,7 @@ def test_catastrophic_pattern_in_a_record_schema_finishes(metric, pattern, text)
 @pytest.mark.parametrize("pattern, text", CATASTROPHIC[:2])
 def test_catastrophic_pattern_properties_finish(metric, pattern, text):
     schema = {"type": "object", "patternProperties": {pattern: {"type": "integer"}}, "additionalProperties": False}
-    m = metric("checks/json_schema", schema=schema, parse_json=False, field_path="params")
+    m = metric("checks/json_schema", schema=schema, parse_json=False, field="params")
     started = time.monotonic()
     score = m.score_one({}, {"params": {text: 1}})
     assert time.monotonic() - started < 5 and score.value == 0.0

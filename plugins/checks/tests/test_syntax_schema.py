@@ -118,7 +118,7 @@ SCHEMA = {
 
 def test_json_schema_cases(metric) -> None:
     # Seed 000 ToolParamsSchemaMetric: valid params 1.0, invalid 0.0.
-    m = metric("checks/json_schema", schema=SCHEMA, field_path="params")
+    m = metric("checks/json_schema", schema=SCHEMA, field="params")
     assert m.score_one({}, {"params": {"path": "a.py", "line": 3}}).value == 1.0
     bad = m.score_one({}, {"params": {"line": 0}})
     assert bad.value == 0.0 and "'path' is a required property" in bad.feedback
@@ -160,7 +160,7 @@ def test_json_schema_agrees_with_jsonschema(schema, instance) -> None:
     parsed = evalcore.get_metric("checks/json_schema", schema=schema)
     assert parsed.score_one({}, {"response": json.dumps(instance)}).value == float(expected)
     if instance is not None:  # a null field counts as missing
-        raw = evalcore.get_metric("checks/json_schema", schema=schema, parse_json=False, field_path="v")
+        raw = evalcore.get_metric("checks/json_schema", schema=schema, parse_json=False, field="v")
         assert raw.score_one({}, {"v": instance}).value == float(expected)
 
 

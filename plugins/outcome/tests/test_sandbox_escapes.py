@@ -147,7 +147,7 @@ def test_redactor_longest_first_and_short_values_kept():
 
 def test_command_environment_takes_only_named_variables():
     parent = {"PATH": "/bin", "HOME": "/h", "SECRET_KEY": "x", "USER": "u"}
-    assert command_environment(parent=parent) == {"PATH": "/bin", "HOME": "/h"}
+    assert command_environment(None, (), parent=parent) == {"PATH": "/bin", "HOME": "/h"}
     assert command_environment({"A": "1"}, ["USER", "MISSING"], parent=parent) == \
         {"PATH": "/bin", "HOME": "/h", "USER": "u", "A": "1"}
 

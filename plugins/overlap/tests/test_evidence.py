@@ -27,13 +27,13 @@ def test_bigrams_do_not_span_documents() -> None:
     assert faithfulness("Tower is in Paris it opened", n=2).value == pytest.approx(4 / 5)
 
 
-def test_evidence_source_and_top_k() -> None:
+def test_evidence_source_and_k() -> None:
     # only document 2 counts: "opened in 1889" supported, "paris" not -> 3/4
     assert faithfulness("Paris opened in 1889", evidence_source="relevant").value == pytest.approx(3 / 4)
     # only document 1 counts: "paris" and "in" supported, "opened" and "1889" not -> 2/4
-    assert faithfulness("Paris opened in 1889", top_k=1).value == pytest.approx(2 / 4)
-    assert evalcore.get_metric("overlap/evidence_overlap_faithfulness", n=2, top_k=3).id == \
-        "overlap/evidence_overlap_faithfulness(n=2, top_k=3)"
+    assert faithfulness("Paris opened in 1889", k=1).value == pytest.approx(2 / 4)
+    assert evalcore.get_metric("overlap/evidence_overlap_faithfulness", n=2, k=3).id == \
+        "overlap/evidence_overlap_faithfulness(n=2)@3"
 
 
 def test_unicode_tokenizer_for_unspaced_scripts() -> None:

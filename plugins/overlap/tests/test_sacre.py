@@ -78,14 +78,14 @@ def test_sentence_bleu_and_chrf_equal_sacrebleu(hyp: str, refs: list[str]) -> No
 
 @pytest.mark.parametrize("params", [
     {"smooth_method": "floor"}, {"smooth_method": "add-k", "smooth_value": 2.0},
-    {"smooth_method": "none"}, {"tokenize": "intl", "lowercase": True}, {"tokenize": "char"},
+    {"smooth_method": "none"}, {"tokenize": "intl", "ignore_case": True}, {"tokenize": "char"},
     {"tokenize": "zh"}, {"max_ngram_order": 2}, {"effective_order": True},
 ])
 def test_bleu_options_equal_sacrebleu(params: dict) -> None:
     hyps = ["The cat sat on the mat.", "東京は日本の首都です", "", "No, it isn't!"]
     refs = [["the cat is on the mat", "A cat sat on a mat."], ["東京は首都です", "日本の首都"],
             ["nothing here", "empty"], ["No, it is not.", "no"]]
-    want = BLEU(**params).corpus_score(hyps, streams(refs)).score
+    want = BLEU(**sacre_options(params)).corpus_score(hyps, streams(refs)).score
     assert corpus("overlap/bleu", hyps, refs, **params).value == want
 
 
@@ -106,17 +106,22 @@ def test_empty_corpus_is_skipped() -> None:
     assert metric.merge([]) == metric.merge([metric.merge([])])
 
 
-# sacrebleu's TER options, as evalcore parameters (lowercase = not case_sensitive)
+def sacre_options(params: dict) -> dict:
+    """evalcore's parameters as sacrebleu's BLEU / chrF options (ignore_case is sacrebleu's lowercase)."""
+    return {("lowercase" if k == "ignore_case" else k): v for k, v in params.items()}
+
+
+# sacrebleu's TER options, as evalcore parameters (ignore_case = not case_sensitive)
 TER_OPTIONS = [
-    {}, {"normalized": True}, {"no_punct": True}, {"lowercase": False},
+    {}, {"normalized": True}, {"no_punct": True}, {"ignore_case": False},
     {"normalized": True, "asian_support": True}, {"no_punct": True, "asian_support": True},
-    {"normalized": True, "no_punct": True, "asian_support": True, "lowercase": False},
+    {"normalized": True, "no_punct": True, "asian_support": True, "ignore_case": False},
 ]
 
 
 def sacre_ter(params: dict) -> TER:
-    options = {k: v for k, v in params.items() if k != "lowercase"}
-    return TER(case_sensitive=not params.get("lowercase", True), **options)
+    options = {k: v for k, v in params.items() if k != "ignore_case"}
+    return TER(case_sensitive=not params.get("ignore_case", True), **options)
 
 
 @SETTINGS
@@ -163,8 +168,8 @@ def test_hand_worked_ter(hyp: str, refs: list[str], value: float) -> None:
 
 
 def test_ter_case_and_id() -> None:
-    metric = evalcore.get_metric("overlap/sentence_ter", lowercase=False)
-    assert metric.id == "overlap/sentence_ter(lowercase=False)"
+    metric = evalcore.get_metric("overlap/sentence_ter", ignore_case=False)
+    assert metric.id == "overlap/sentence_ter(ignore_case=False)"
     score = metric.score_one({"reference_answer": "A B C"}, {"response": "a b c"})
     assert score.value == 100.0 and "case:mixed" in score.details["signature"]
     assert evalcore.describe("overlap/ter").spec.direction.value == "lower"

@@ -83,7 +83,7 @@ def test_mean_latency_and_duration_fallback() -> None:
     assert score.value == 300 and score.details == {"num_samples": 3}
     only = evalcore.get_metric("system/mean_latency", source="timings")
     assert corpus(only, preds).value == 150  # (100 + 200) / 2, duration_ms ignored
-    custom = evalcore.get_metric("system/mean_latency", timing_key="retrieval")
+    custom = evalcore.get_metric("system/mean_latency", timing_field="retrieval")
     assert corpus(custom, timed([4, 6], key="retrieval")).value == 5
 
 
@@ -143,7 +143,7 @@ def test_cost_efficiency_seed_examples() -> None:
 
 
 def test_cost_efficiency_score_path_cost_field_and_errors() -> None:
-    m = evalcore.get_metric("system/cost_efficiency", score_field_path="metrics.accuracy_score")
+    m = evalcore.get_metric("system/cost_efficiency", score_field="metrics.accuracy_score")
     pred = {"metrics": {"accuracy_score": 0.9}, "cost": 0.3}
     assert m.score_one({}, pred).value == pytest.approx(3.0)  # 0.9 / 0.3
     assert m.score_one({}, {"cost": 1.0}).status is Status.SKIPPED  # missing_score
@@ -163,7 +163,7 @@ def test_distinct_n_by_hand() -> None:
     score = corpus(m, [{"response": "a b a b"}, {"response": "a b c"}])
     assert score.value == pytest.approx(0.6)
     assert score.details == {"unique_ngrams": 3, "total_ngrams": 5}
-    uni = evalcore.get_metric("system/distinct_n", n=1, lowercase=True)
+    uni = evalcore.get_metric("system/distinct_n", n=1, ignore_case=True)
     assert corpus(uni, [{"response": "A a b"}]).value == pytest.approx(2 / 3)  # {a, b} of 3
     results = m.states([{}, {}, {}], [{"response": "one"}, {}, {"response": 5}])
     assert [r.status for r, _ in results] == [Status.OK, Status.SKIPPED, Status.ERROR]
@@ -200,7 +200,7 @@ def test_intra_list_diversity_by_hand() -> None:
     assert m.score_one({}, docs([1, 1], [2, 2])).value == pytest.approx(0.0)
     # [1,0], [0,1], [1,1]: cosines 0, 1/√2, 1/√2 -> mean √2/3 -> ILD 1 - √2/3.
     assert m.score_one({}, docs([1, 0], [0, 1], [1, 1])).value == pytest.approx(1 - math.sqrt(2) / 3)
-    top2 = evalcore.get_metric("system/intra_list_diversity", top_k=2)
+    top2 = evalcore.get_metric("system/intra_list_diversity", k=2)
     assert top2.score_one({}, docs([1, 0], [0, 1], [1, 1])).value == pytest.approx(1.0)
 
 

@@ -74,6 +74,15 @@ class _EvaluateCommand(click.Command):
 @click.option("--cache-mode", type=click.Choice(["readwrite", "readonly", "refresh", "off"]),
               help="Model-call cache mode of judge and embedding metrics.")
 @click.option("--cache-dir", type=click.Path(file_okay=False), help="Model-call cache folder.")
+@click.option("--judge-backend", type=click.Choice(["http", "litellm", "dspy", "callable", "transformers"]),
+              help="Judge backend of every LLM-judged metric (default: implied by the other judge settings).")
+@click.option("--judge-model", help="Judge model (http: the server's model name; litellm: a model string; "
+                                    "transformers: a local path).")
+@click.option("--judge-base-url", help="OpenAI-compatible API root of the judge, e.g. http://127.0.0.1:8000/v1.")
+@click.option("--judge-api-key-env", help="Environment variable holding the judge's API key (default OPENAI_API_KEY).")
+@click.option("--embedding-model", help="Embedding model of semantic metrics (a local model directory, or the "
+                                        "endpoint's model with --embedding-base-url).")
+@click.option("--embedding-base-url", help="OpenAI-compatible API root serving /embeddings.")
 @click.option("--progress/--no-progress", default=None, help="Progress bar (default: on a terminal).")
 @click.option("--json", "as_json", is_flag=True, help="Print the JSON report instead of the table.")
 @click.option("--per-query", type=click.Path(dir_okay=False, allow_dash=True),
@@ -98,6 +107,10 @@ def _evaluate(ctx: click.Context, data: str | None, metric_ids: Sequence[str], p
     from .common import registry_of
 
     registry = registry_of(ctx.find_root())
+    for group in ("judge", "embedding"):  # --judge-model M -> judge={"model": M}
+        prefix = f"{group}_"
+        settings = {k[len(prefix):]: options.pop(k) for k in [k for k in options if k.startswith(prefix)]}
+        options[group] = {k: v for k, v in settings.items() if v is not None}
     source = _reader_source(registry, options)
     if source is not None and data is not None:
         raise EvalcoreError(f"give either a JSONL file or the {source.name} reader's files, not both")
@@ -109,7 +122,11 @@ def _evaluate(ctx: click.Context, data: str | None, metric_ids: Sequence[str], p
     metrics = [registry.create(name) for name in names]
     if dry_run:
         from evalcore._engine.dry_run import format_plan, plan
+        from evalcore._engine.options import make_options, run_context
 
+        context = run_context(make_options(**options))
+        for metric in metrics:
+            metric.join(context)
         estimate = plan(source, metrics, chunk_size=options["chunk_size"])
         echo_json(estimate) if as_json else click.echo(format_plan(estimate))
         return

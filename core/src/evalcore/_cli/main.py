@@ -5,11 +5,14 @@ Only click is imported up front, so ``--help`` stays fast; each command imports 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import contextlib
+import warnings
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, TextIO
 
 import click
 
-from evalcore._contract.errors import EvalcoreError, InputError
+from evalcore._contract.errors import InputError
 
 from .common import echo_json, echo_rows, registry_of, render_listing, reports_errors
 
@@ -44,6 +47,26 @@ def main(ctx: click.Context, strict: bool, debug: bool) -> None:
     ctx.ensure_object(dict)
     ctx.obj["debug"] = debug
     ctx.obj["strict"] = True if strict else None
+    ctx.with_resource(_deprecated_names_on_one_line())
+
+
+@contextlib.contextmanager
+def _deprecated_names_on_one_line() -> Iterator[None]:
+    """Print an old parameter name's warning as one ``warning:`` line on standard error."""
+    from evalcore._contract.vocabulary import DeprecatedParameterWarning
+
+    with warnings.catch_warnings():
+        show = warnings.showwarning
+
+        def one_line(message: Warning | str, category: type[Warning], filename: str, lineno: int,
+                     file: TextIO | None = None, line: str | None = None) -> None:
+            if issubclass(category, DeprecatedParameterWarning):
+                click.echo(f"warning: {message}", err=True)
+            else:
+                show(message, category, filename, lineno, file, line)
+
+        warnings.showwarning = one_line
+        yield
 
 
 @main.command("list")
@@ -155,8 +178,9 @@ def new_plugin(ctx: click.Context, name: str, parent: str) -> None:
     from .scaffold import scaffold
 
     root = scaffold(name, pathlib.Path(parent))
-    click.echo(f"created {root}; next: pip install -e '{root}[test]' && evalcore list --family {name} "
-               f"&& pytest {root / 'tests'}")
+    namespace = root.name.removeprefix("evalcore-").replace("-", "_")
+    click.echo(f"created {root} (namespace {namespace}); next: pip install -e '{root}[test]' && "
+               f"evalcore list --family {namespace} && pytest {root / 'tests'}")
 
 
 @main.command()
@@ -176,11 +200,7 @@ def calibrate(ctx: click.Context, labels: str, metric_id: str, as_json: bool) ->
     missing = [r.id for r in record_set.records if "label" not in r.raw]
     if missing:
         raise InputError(f"records without a 'label': {', '.join(missing[:5])}", source=labels, field="label")
-    items = [(dict(r.example), dict(r.prediction), r.raw["label"]) for r in record_set.records]
-    try:
-        result = run_calibration(registry_of(ctx).create(metric_id), items)
-    except ValueError as exc:
-        raise EvalcoreError(str(exc)) from None
+    result = run_calibration(registry_of(ctx).create(metric_id), record_set.records)
     if as_json:
         echo_json(result.to_dict())
         return

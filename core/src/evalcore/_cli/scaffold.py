@@ -166,10 +166,16 @@ def test_mean_words_by_hand():
 '''
 
 
-def scaffold(name: str, parent: pathlib.Path) -> pathlib.Path:
-    """Write the package ``evalcore-NAME`` under ``parent``; returns its folder."""
+def scaffold(given: str, parent: pathlib.Path) -> pathlib.Path:
+    """Write the package ``evalcore-NAME`` under ``parent``; returns its folder.
+
+    ``given`` is the namespace or the distribution's name: ``acme-bar`` (or ``evalcore-acme-bar``)
+    makes the distribution ``evalcore-acme-bar`` with the namespace and package suffix ``acme_bar``.
+    """
+    name = given.removeprefix("evalcore-").replace("-", "_")
     if not NAME.match(name):
-        raise EvalcoreError(f"new-plugin: {name!r} is not a valid namespace (lower case letters, digits, _)")
+        raise EvalcoreError(f"new-plugin: {given!r} cannot be a namespace: use lower case letters, digits, "
+                            "'-' or '_', starting with a letter (e.g. acme-bar)")
     root = parent / f"evalcore-{name.replace('_', '-')}"
     if root.exists():
         raise EvalcoreError(f"new-plugin: {root} already exists")

@@ -9,6 +9,7 @@ import attrs
 import numpy as np
 
 from evalcore._contract.errors import EvalcoreError, InputError
+from evalcore._lazy import publish
 
 from . import resample
 from . import tests as stat_tests
@@ -303,3 +304,6 @@ def _correct(entries: list[MetricComparison], chosen: list[str], method: str, al
         significant = decided_by is not None and outcomes[decided_by].p_adjusted < alpha
         out.append(attrs.evolve(entry, tests=outcomes, decided_by=decided_by, significant=bool(significant)))
     return out
+
+
+publish(globals())

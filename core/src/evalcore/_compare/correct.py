@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from evalcore._contract.errors import ParameterError
+
 CORRECTIONS = ("holm", "bonferroni", "none")
 
 
@@ -22,4 +24,4 @@ def adjust(p_values: Sequence[float], method: str) -> list[float]:
             running = max(running, min(1.0, (m - rank) * p_values[i]))
             adjusted[i] = running
         return adjusted
-    raise ValueError(f"unknown correction {method!r}; use one of {', '.join(CORRECTIONS)}")
+    raise ParameterError(f"parameter 'correction': unknown correction {method!r}; use one of {', '.join(CORRECTIONS)}")

@@ -6,6 +6,9 @@ from typing import Any
 
 import attrs
 
+from evalcore._contract.display import table_lines
+from evalcore._lazy import publish
+
 TEST_NAMES = {
     "bootstrap": "paired bootstrap",
     "randomization": "approximate randomization",
@@ -146,9 +149,7 @@ def format_comparison(comparison: Comparison) -> str:
     for metric in comparison.metrics:
         entries = [comparison.entry(metric, s) for s in comparison.systems]
         rows.append([metric, _number(entries[0].baseline_value), *(_cell(e) for e in entries)])
-    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
-    lines = ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip()
-             for row in [header, ["-" * w for w in widths], *rows]]
+    lines = table_lines(header, rows)
     options = comparison.options
     tests = ", ".join(TEST_NAMES[t] for t in options["tests"])
     lines += ["", f"▲/▼ significantly better/worse than {comparison.baseline} (corrected p < {options['alpha']}, "
@@ -166,3 +167,6 @@ def format_comparison(comparison: Comparison) -> str:
                          f"{counts['only_in_system']} only in the system")
     lines += [f"note: {note}" for note in comparison.notes]
     return "\n".join(lines)
+
+
+publish(globals())

@@ -27,8 +27,9 @@ import types
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from evalcore._contract.errors import EvalcoreError
+from evalcore._contract.errors import EvalcoreError, ParameterError
 from evalcore._engine.programs import as_program, is_dspy_module
+from evalcore._lazy import publish
 
 __all__ = ["Evaluate", "as_program", "is_dspy_module"]
 
@@ -54,7 +55,7 @@ class Evaluate:
         save_as_json: str | None = None, **kwargs: Any,
     ) -> None:
         if "return_outputs" in kwargs:
-            raise ValueError(RETURN_OUTPUTS_ERROR)
+            raise ParameterError(RETURN_OUTPUTS_ERROR)  # DSPy's words; a ValueError as in DSPy
         self.devset = devset
         self.metric = metric
         self.num_threads = num_threads
@@ -88,7 +89,7 @@ class Evaluate:
         save_as_csv = save_as_csv if save_as_csv is not None else self.save_as_csv
         save_as_json = save_as_json if save_as_json is not None else self.save_as_json
         if not devset:
-            raise ValueError("devset must contain at least one example, got an empty devset.")
+            raise ParameterError("devset must contain at least one example, got an empty devset.")
         if metric is None:
             raise EvalcoreError("evalcore.dspy.Evaluate: parameter 'metric': no metric given")
         if callback_metadata:
@@ -185,3 +186,6 @@ def _write_outputs(
     if save_as_json:
         with open(save_as_json, "w") as handle:
             json.dump(rows, handle)
+
+
+publish(globals())

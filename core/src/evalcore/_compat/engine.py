@@ -18,7 +18,9 @@ The eight built-ins (``technical_performance``, ``accuracy_score``, ``keyword_co
 ``custom_scriptable``) run the evalcore metrics of the same name with those knobs, read the
 document's default input paths (``output.summary`` for texts, ``output.policy_violations``,
 the fields of ``output`` for completeness; a ``field_path`` knob is read under ``output``
-unless it names a top-level run field) and answer the document's output dicts. A metric
+unless it names a top-level run field) and answer the document's output dicts. The knobs keep
+the benchmark engine's names and are passed on under evalcore's names (:data:`KNOB_PARAMS`:
+``field_path`` is ``field``, ``case_insensitive`` is ``ignore_case`` ...). A metric
 that raises answers ``{"error": "Type: message"}`` instead of failing the pipeline.
 Functions registered here are also registered with evalcore (namespace ``local``), so
 :func:`evalcore.evaluate` can use them.
@@ -33,6 +35,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from evalcore._contract.errors import EvalcoreError
+from evalcore._lazy import publish
 
 __all__ = [
     "aggregate_all", "aggregate_metric_values", "apply_metrics", "get_metric", "list_metrics", "metric_keys",
@@ -55,6 +58,11 @@ BUILTINS: dict[str, tuple[str, str, tuple[str, ...]]] = {
                         ("score_value", "score_field_path", "cost_field_path", "token_to_cost_rate")),
     "completeness": ("checks/completeness", "completeness", ("required_fields", "allow_nested", "field_path")),
     "custom_scriptable": ("checks/custom_scriptable", "result", ("expression",)),
+}
+# The benchmark engine's knob -> evalcore's parameter, where the names differ.
+KNOB_PARAMS = {
+    "field_path": "field", "case_insensitive": "ignore_case", "expected_path": "expected_field",
+    "timing_key": "timing_field", "score_field_path": "score_field", "cost_field_path": "cost_field",
 }
 # The document's default input paths, where evalcore's default differs.
 DEFAULT_PATHS = {
@@ -119,11 +127,12 @@ def _builtin(key: str) -> EngineFn:
         from evalcore._registry.api import get_metric as get_evalcore_metric
 
         knobs = _knobs(context)
-        params = {name: knobs[name] for name in knob_names if name in knobs}
+        given = {name: knobs[name] for name in knob_names if name in knobs}
         if "field_path" in knob_names:
-            path = params.get("field_path", DEFAULT_PATHS.get(key))
+            path = given.get("field_path", DEFAULT_PATHS.get(key))
             if path is not None:
-                params["field_path"] = _run_path(run, path)
+                given["field_path"] = _run_path(run, path)
+        params = {KNOB_PARAMS.get(name, name): value for name, value in given.items()}
         score = get_evalcore_metric(metric_id, **params).score_one(knobs, _prediction(run))
         details = dict(score.details)
         if score.status is Status.ERROR:
@@ -204,3 +213,6 @@ def aggregate_metric_values(runs: Sequence[Mapping[str, Any]], metric_key: str) 
 def aggregate_all(runs: Sequence[Mapping[str, Any]], metric_keys: Sequence[str]) -> dict[str, Any]:
     """:func:`aggregate_metric_values` for each key."""
     return {key: aggregate_metric_values(runs, key) for key in metric_keys}
+
+
+publish(globals())

@@ -17,6 +17,7 @@ from evalcore._engine.entry import evaluate
 from evalcore._engine.plan import MetricLike
 from evalcore._engine.result import EvaluationResult
 from evalcore._engine.stats import AggregateMethod, aggregate
+from evalcore._lazy import publish
 
 # The dsrs ScorerBuilder's defaults (metric id, parameters); the length check asks for a
 # non-empty output of at most 100,000 characters. The LLM judge needs a judge configured.
@@ -233,3 +234,6 @@ def _call_program(program: Callable[..., Any], example: Any) -> Any:
     view = RecordView(example) if isinstance(example, Mapping) else example
     output = program(view)
     return asyncio.run(output) if inspect.isawaitable(output) else output
+
+
+publish(globals())

@@ -14,6 +14,8 @@ from __future__ import annotations
 import operator
 import threading
 
+from evalcore._lazy import publish
+
 from .errors import ParameterError
 
 
@@ -84,3 +86,6 @@ def _amount(value: int, name: str) -> int:
     if isinstance(value, bool) or amount < 0:
         raise ParameterError(f"{name} must be a whole number of msats >= 0; got {value!r}")
     return amount
+
+
+publish(globals())

@@ -30,11 +30,13 @@ from typing import Any, Literal
 
 import attrs
 
+from evalcore._lazy import publish
+
 from .env import cache_root
+from .errors import ParameterError
 
 CacheMode = Literal["readwrite", "readonly", "refresh", "off"]
 MODES: tuple[str, ...] = ("readwrite", "readonly", "refresh", "off")
-ENV_MODE = "EVALCORE_CACHE_MODE"
 
 
 def default_cache_dir() -> Path:
@@ -88,13 +90,14 @@ class CacheStats:
 class ContentCache:
     """JSON values stored under their content address in ``directory``.
 
-    ``mode`` is one of :data:`MODES` (default ``$EVALCORE_CACHE_MODE`` or ``readwrite``).
+    ``mode`` is one of :data:`MODES` (default ``readwrite``; a run takes ``$EVALCORE_CACHE_MODE``
+    or ``--cache-mode`` and builds its caches with :meth:`evalcore.plugin.RunContext.cache`).
     """
 
     def __init__(self, directory: str | os.PathLike[str] | None = None, mode: str | None = None) -> None:
-        mode = mode or os.environ.get(ENV_MODE) or "readwrite"
+        mode = mode or "readwrite"
         if mode not in MODES:
-            raise ValueError(f"cache mode must be one of {', '.join(MODES)}; got {mode!r}")
+            raise ParameterError(f"cache mode must be one of {', '.join(MODES)}; got {mode!r}")
         self.mode: str = mode
         self.directory = Path(directory) if directory is not None else default_cache_dir()
         self.stats = CacheStats()
@@ -154,3 +157,6 @@ class ContentCache:
                 self.stats.saved_prompt_tokens += int(usage.get("prompt_tokens") or 0)
                 self.stats.saved_completion_tokens += int(usage.get("completion_tokens") or 0)
                 self.stats.saved_cost_msats += int(value.get("cost_msats") or 0)
+
+
+publish(globals())

@@ -8,6 +8,8 @@ from typing import Any, Protocol, runtime_checkable
 
 import attrs
 
+from evalcore._lazy import publish
+
 from .errors import InputError
 from .records import Record
 
@@ -60,3 +62,6 @@ class Source(Protocol):
 
     def chunks(self, size: int) -> Iterator[Chunk]:
         """The records in chunks of at most ``size``, in input order."""
+
+
+publish(globals())

@@ -1,24 +1,53 @@
-"""The run context: settings a metric may need while scoring, passed to it explicitly."""
+"""The run context: every setting a metric may need while scoring, handed to ``Metric.open``.
+
+The environment is read once, where a run starts (:meth:`RunContext.from_environment`, called
+by the CLI and :func:`evalcore.evaluate`); metric and backend code asks the context instead:
+:meth:`RunContext.setting` for a model setting (the metric's own parameter wins over the
+run's), :meth:`RunContext.cache` for the model-call cache, :meth:`RunContext.client` for an
+OpenAI-compatible client, :meth:`RunContext.prices` for the price table and
+:meth:`RunContext.secret` for an API key.
+"""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+import json
+import random
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Literal
 
 import attrs
 
+from evalcore._lazy import publish
+
 from .budget import Budget
+from .env import cache_root, environment, model_settings
+from .errors import ParameterError
+
+if TYPE_CHECKING:
+    from .cache import ContentCache
+    from .http import OpenAIClient, PriceTable
 
 CacheMode = Literal["readwrite", "readonly", "refresh", "off"]
+CACHE_MODES: tuple[str, ...] = ("readwrite", "readonly", "refresh", "off")
+MODEL_GROUPS = ("judge", "embedding")
+"""The kinds of model a run configures: the judge (LLM-as-judge metrics) and the embedding model."""
+
+
+def _frozen_mapping(value: Mapping[str, Any] | None) -> Mapping[str, Any]:
+    return dict(value or {})
 
 
 @attrs.frozen
 class RunContext:
     """What one evaluation run tells its metrics.
 
-    ``cache_mode`` / ``cache_dir`` — the model-call cache (``None``: the metric's own
-    parameter, else its default); ``budget`` — the spending budget shared by every metric
-    of the run; ``timeout_s`` — the per-sample time limit (``None``: the metric's default);
-    ``seed`` — the run's seed; ``executor`` — ``"local"`` or ``"ray"``.
+    ``cache_mode`` / ``cache_dir`` — the model-call cache (``None``: ``readwrite`` in the
+    default folder); ``budget`` — the spending budget shared by every metric of the run;
+    ``timeout_s`` — the per-sample time limit (``None``: the metric's default); ``seed`` — the
+    run's seed; ``executor`` — ``"local"`` or ``"ray"``; ``judge`` / ``embedding`` — the run's
+    model settings (``backend``, ``model``, ``base_url``, ``api_key_env``, ...), which a
+    metric's parameter of the same name overrides; ``environ`` — the environment as the run
+    started (API keys and prices are read from it, never from ``os.environ``).
     """
 
     cache_mode: CacheMode | None = None
@@ -27,10 +56,78 @@ class RunContext:
     timeout_s: float | None = None
     seed: int = 0
     executor: str = "local"
+    judge: Mapping[str, Any] = attrs.field(factory=dict, converter=_frozen_mapping)
+    embedding: Mapping[str, Any] = attrs.field(factory=dict, converter=_frozen_mapping)
+    environ: Mapping[str, str] = attrs.field(factory=dict, converter=_frozen_mapping, repr=False)
 
-    def cache_options(self, params: dict[str, Any]) -> dict[str, Any]:
-        """``mode`` and ``folder`` for a metric's cache: its parameters win over the run's."""
-        return {
-            "mode": params.get("cache_mode") or self.cache_mode,
-            "folder": params.get("cache_dir") or self.cache_dir,
-        }
+    @classmethod
+    def from_environment(cls, environ: Mapping[str, str] | None = None, **settings: Any) -> RunContext:
+        """A context from explicit ``settings`` over what the environment sets.
+
+        Read from the environment (``environ``, default the process's): ``$EVALCORE_CACHE_MODE``,
+        ``$EVALCORE_CACHE_DIR`` (else ``$XDG_CACHE_HOME/evalcore`` or ``~/.cache/evalcore``),
+        the judge's ``$EVALCORE_JUDGE_BACKEND`` / ``_MODEL`` / ``_BASE_URL`` (then
+        ``$OPENAI_BASE_URL``) / ``_API_KEY_ENV`` / ``_CALLABLE`` / ``_GGUF_FILE``, and
+        ``$EVALCORE_EMBEDDING_MODEL``. Explicit settings win; ``judge`` and ``embedding`` are
+        merged key by key.
+        """
+        env = environment() if environ is None else dict(environ)
+        from_env = model_settings(env)
+        values: dict[str, Any] = {key: value for key, value in settings.items() if value is not None}
+        for group in MODEL_GROUPS:
+            values[group] = {**from_env[group], **{k: v for k, v in dict(settings.get(group) or {}).items()
+                                                   if v is not None}}
+        values.setdefault("cache_mode", env.get("EVALCORE_CACHE_MODE") or None)
+        values.setdefault("cache_dir", cache_root(env))
+        if values["cache_mode"] not in (None, *CACHE_MODES):
+            raise ParameterError(f"cache_mode must be one of {', '.join(CACHE_MODES)}; got {values['cache_mode']!r}")
+        return cls(environ=env, **values)
+
+    # -- what metrics ask for ------------------------------------------------------------
+
+    def setting(self, params: Mapping[str, Any], name: str, group: str = "judge") -> Any:
+        """The metric's parameter ``name`` when given, else the run's ``group`` setting, else ``None``."""
+        value = params.get(name)
+        return value if value is not None else getattr(self, group).get(name)
+
+    def secret(self, variable: str | None) -> str | None:
+        """The value of the environment variable ``variable`` as the run started."""
+        return self.environ.get(variable) or None if variable else None
+
+    def cache(self, mode: str | None = None, folder: str | None = None) -> ContentCache | None:
+        """The model-call cache: ``mode`` / ``folder`` (a metric's own parameters) when given, else
+        the run's, else ``readwrite`` in the default folder; ``None`` when the mode is ``off``."""
+        from .cache import ContentCache
+
+        mode = mode or self.cache_mode or "readwrite"
+        if mode == "off":
+            return None
+        return ContentCache(folder or self.cache_dir, mode)
+
+    def prices(self, explicit: Mapping[str, Any] | None = None) -> PriceTable:
+        """The price table: ``explicit`` (a metric's ``prices``), else ``$EVALCORE_PRICES`` as the run started."""
+        from .http import PriceTable
+
+        if explicit:
+            return PriceTable(explicit)
+        raw = self.environ.get("EVALCORE_PRICES")
+        if not raw:
+            return PriceTable()
+        try:
+            return PriceTable(json.loads(raw))
+        except ValueError as exc:
+            raise ParameterError(f"$EVALCORE_PRICES is not a JSON price table: {exc}") from None
+
+    def client(self, base_url: str, model: str, *, api_key_env: str | None = None, seed: int | None = None,
+               **options: Any) -> OpenAIClient:
+        """An OpenAI-compatible client for ``model`` at ``base_url``, its key read from ``api_key_env``
+        (default ``OPENAI_API_KEY``) as the run started; ``options`` go to :class:`OpenAIClient`."""
+        from .http import ENV_API_KEY, OpenAIClient
+
+        variable = api_key_env or ENV_API_KEY
+        rng = random.Random(self.seed if seed is None else seed)
+        return OpenAIClient(base_url, model, api_key=self.secret(variable), api_key_env=variable, rng=rng,
+                            **options)
+
+
+publish(globals())

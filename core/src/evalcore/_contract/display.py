@@ -7,6 +7,8 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from .env import terminal_columns
+
 USD_PER_MSAT = 1e-6  # one millisatoshi at 100 000 US dollars per bitcoin, the rate prices are written at
 
 
@@ -58,18 +60,25 @@ def dollars(msats: float) -> str:
     return f"${msats * USD_PER_MSAT:.6f}".rstrip("0")
 
 
-def fit_rows(header: Sequence[str], rows: Sequence[Sequence[str]], width: int | None = None) -> list[str]:
-    """Rows as aligned columns; on a terminal, lines wider than it are cut (the last column first) with …."""
-    if width is None:
-        width = terminal_width()
+def table_lines(header: Sequence[str], rows: Sequence[Sequence[str]], *, right: Sequence[int] = (),
+                width: int | None = None) -> list[str]:
+    """``header``, a rule and ``rows`` as columns two spaces apart, the columns numbered in ``right``
+    aligned right; lines wider than ``width`` are cut (the last column first) with …. Every table
+    evalcore prints (metrics, listings, comparisons, dry runs) is made here."""
     widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
     lines = []
     for row in [header, ["-" * w for w in widths], *rows]:
-        line = "  ".join(str(c).ljust(w) for c, w in zip(row, widths)).rstrip()
+        line = "  ".join(str(c).rjust(w) if i in right else str(c).ljust(w)
+                         for i, (c, w) in enumerate(zip(row, widths))).rstrip()
         if width and len(line) > width:
             line = line[: max(width - 1, 0)] + "…"
         lines.append(line)
     return lines
+
+
+def fit_rows(header: Sequence[str], rows: Sequence[Sequence[str]], width: int | None = None) -> list[str]:
+    """:func:`table_lines` left-aligned and cut to ``width`` (default: the terminal's, when output is one)."""
+    return table_lines(header, rows, width=terminal_width() if width is None else width)
 
 
 def terminal_width() -> int | None:
@@ -77,8 +86,8 @@ def terminal_width() -> int | None:
     if not sys.stdout.isatty():
         return None
     try:
-        return int(os.environ["COLUMNS"])
-    except (KeyError, ValueError):
+        return int(terminal_columns() or "")
+    except ValueError:
         pass
     try:
         return os.get_terminal_size(sys.stdout.fileno()).columns

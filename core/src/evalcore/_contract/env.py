@@ -1,4 +1,6 @@
-"""Settings the command line and the registry read from environment variables.
+"""The one place evalcore reads environment variables: the registry's and the command line's
+switches, and the environment a run starts with (:func:`environment`), from which the run
+context takes its settings. Metric and backend code reads the run context instead.
 
 Imports only ``os``, so the command line can decide what to load before loading it.
 """
@@ -6,6 +8,7 @@ Imports only ``os``, so the command line can decide what to load before loading 
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 
 STRICT_ENV = "EVALCORE_STRICT_PLUGINS"
 CACHE_DIR_ENV = "EVALCORE_CACHE_DIR"
@@ -28,9 +31,44 @@ def list_cache_disabled() -> bool:
     return _flag(NO_LIST_CACHE_ENV)
 
 
-def cache_root() -> str:
-    """``$EVALCORE_CACHE_DIR``, else ``$XDG_CACHE_HOME/evalcore``, else ``~/.cache/evalcore``."""
-    if os.environ.get(CACHE_DIR_ENV):
-        return os.environ[CACHE_DIR_ENV]
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+def cache_root(environ: Mapping[str, str] | None = None) -> str:
+    """``$EVALCORE_CACHE_DIR``, else ``$XDG_CACHE_HOME/evalcore``, else ``~/.cache/evalcore``
+    (in ``environ``, default the process's environment)."""
+    env = os.environ if environ is None else environ
+    if env.get(CACHE_DIR_ENV):
+        return env[CACHE_DIR_ENV]
+    base = env.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return os.path.join(base, "evalcore")
+
+
+def terminal_columns() -> str | None:
+    """``$COLUMNS``: the terminal width a table is fitted to."""
+    return os.environ.get("COLUMNS")
+
+
+def environment() -> dict[str, str]:
+    """The process's environment now: what a run starts with."""
+    return dict(os.environ)
+
+
+# setting -> the variables that give it, first set wins
+MODEL_VARIABLES: dict[str, dict[str, tuple[str, ...]]] = {
+    "judge": {
+        "backend": ("EVALCORE_JUDGE_BACKEND",), "model": ("EVALCORE_JUDGE_MODEL",),
+        "base_url": ("EVALCORE_JUDGE_BASE_URL", "OPENAI_BASE_URL"), "api_key_env": ("EVALCORE_JUDGE_API_KEY_ENV",),
+        "judge": ("EVALCORE_JUDGE_CALLABLE",), "gguf_file": ("EVALCORE_JUDGE_GGUF_FILE",),
+    },
+    "embedding": {"model": ("EVALCORE_EMBEDDING_MODEL",)},
+}
+
+
+def model_settings(environ: Mapping[str, str]) -> dict[str, dict[str, str]]:
+    """The judge's and the embedding model's settings that ``environ`` sets (see :data:`MODEL_VARIABLES`)."""
+    found: dict[str, dict[str, str]] = {}
+    for group, variables in MODEL_VARIABLES.items():
+        found[group] = {}
+        for setting, names in variables.items():
+            value = next((environ[name] for name in names if environ.get(name)), None)
+            if value is not None:
+                found[group][setting] = value
+    return found

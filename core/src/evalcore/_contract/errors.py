@@ -1,12 +1,78 @@
-"""Exceptions raised by evalcore. All derive from :class:`EvalcoreError`."""
+"""The errors evalcore raises: one tree under :class:`EvalcoreError`.
+
+Every error evalcore raises on purpose, for bad input, a bad parameter or setting, or a model
+backend that fails, derives from ``EvalcoreError``, names its place (``file:line``, record id,
+field, or metric id and parameter) and prints as one line: ``except evalcore.EvalcoreError``
+catches them all, and the ``evalcore`` command prints each as one ``error: ...`` line (a
+traceback only with ``--debug``). Where callers may expect a built-in exception, a class also
+derives from it (an ``InputError`` is a ``ValueError``)::
+
+    EvalcoreError
+    ├── InputError (ValueError) .............. bad input data; names file:line or record id, and field
+    │   └── ExpressionError .................. evalcore-checks: an expression not allowed, unparsable or failing
+    ├── ParameterError (ValueError) .......... a parameter or setting; names the metric id and parameter
+    │   ├── MetricIdError .................... a metric id, or the parameters written in it, cannot be parsed
+    │   └── SetupError ....................... a metric cannot be set up (no backend configured, unknown model)
+    │       └── JudgeConfigError ............. evalcore-judge: the judge backend settings
+    ├── UnknownMetricError (LookupError) ..... no installed metric has this id (with close matches)
+    ├── AmbiguousMetricError (LookupError) ... a bare metric name matches several namespaces
+    ├── MetricConflictError (LookupError) .... two distributions claim one metric id or namespace
+    ├── SpecError ............................ a plugin's metric spec is invalid
+    ├── PluginError .......................... a plugin failed to load (strict mode)
+    ├── OptionError .......................... an evaluation option is out of range or inconsistent
+    ├── ResumeError .......................... a journal cannot be resumed
+    ├── RayUnavailable ....................... executor="ray" without a reachable Ray
+    ├── RecordMismatchError .................. compared runs do not cover the same records
+    ├── MissingStatsError .................... a paired test needs scipy
+    ├── StateCodecError (ValueError) ......... a corpus state cannot be journalled or read back
+    ├── ScoringError (RuntimeError) .......... a metric could not score what it was called on
+    ├── BackendError ......................... evalcore.http: a call to a model backend failed (names the URL)
+    │   ├── BackendUnreachable ............... no connection (retryable)
+    │   ├── BackendTimeout ................... no answer within the time limit (retryable)
+    │   ├── RateLimited ...................... HTTP 429 (retryable)
+    │   ├── ServerError ...................... HTTP 5xx (retryable)
+    │   ├── AuthenticationError .............. HTTP 401 or 403: a missing or wrong API key
+    │   ├── RequestRejected .................. another HTTP 4xx (unknown model, prompt too long)
+    │   └── MalformedResponse ................ not the JSON an OpenAI-compatible API answers
+    ├── UnparseableJudgement (ValueError) .... evalcore-judge: a judge's answer holds no unambiguous score
+    ├── CommandError (RuntimeError) .......... evalcore-outcome: a command could not be run to completion
+    └── ModelUnavailable (RuntimeError) ...... evalcore-semantic: an embedding model cannot be loaded
+
+Outside the tree, on purpose:
+
+* :class:`SkipSample` is a control-flow signal, not an error, and derives from ``Exception``
+  only: a metric raises it to skip one sample with a reason, and the runner records a
+  ``skipped`` score. It reaches a caller only from a DSPy-style call (``metric(gold, pred)``)
+  on a pair the metric skips. ``except EvalcoreError`` does not catch it.
+* ``DeprecatedParameterWarning`` (a ``FutureWarning``) is a warning: an old parameter name
+  still works.
+* An exception raised inside a metric while it scores a sample is not raised at all: it
+  becomes that sample's ``error`` score, with the exception's type and message.
+* Python's own exceptions stay where Python's protocols expect them: ``TypeError`` for an
+  argument of the wrong type in code, ``KeyError`` from mapping-style lookups
+  (``get_path``, a comparison's entries), ``ValueError`` inside pydantic validators
+  (constructing a ``MetricSpec`` by hand raises pydantic's ``ValidationError``; a plugin's
+  invalid spec is reported as ``SpecError`` naming the spec), jsonschema's ``SchemaError`` from
+  ``schema_validator``, and ``ValueError`` from the dependency-free helpers of
+  ``evalcore.text`` and ``evalcore.vectors``.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from evalcore._lazy import publish
+
 
 class EvalcoreError(Exception):
-    """Base class of every error evalcore raises on purpose."""
+    """Base class of every error evalcore raises on purpose; ``str()`` is one line (line breaks
+    in a message, e.g. from a server's answer, become spaces)."""
+
+    def __str__(self) -> str:
+        text = super().__str__()
+        if "\n" in text or "\r" in text:
+            text = " ".join(part.strip() for part in text.splitlines() if part.strip())
+        return text
 
 
 class SpecError(EvalcoreError):
@@ -51,7 +117,8 @@ class MetricConflictError(EvalcoreError, LookupError):
 
 
 class ParameterError(EvalcoreError, ValueError):
-    """A metric parameter is unknown, missing, of the wrong type or out of range."""
+    """A parameter or setting is unknown, missing, of the wrong type or out of range; the message
+    names the metric id (or the function or setting) and the parameter."""
 
 
 class SetupError(ParameterError):
@@ -84,9 +151,20 @@ class InputError(EvalcoreError, ValueError):
         super().__init__(": ".join([*parts, message]))
 
 
+class ScoringError(EvalcoreError, RuntimeError):
+    """A metric could not score what it was called on: a DSPy-style call on a pair it fails on,
+    a batch answered with the wrong number of results, or no labelled sample scored; the
+    message names the metric id and the first reason."""
+
+
 class SkipSample(Exception):
-    """Raised by a metric to skip one sample, with a reason (e.g. no gold documents)."""
+    """Raised by a metric to skip one sample, with a reason (e.g. no gold documents).
+
+    A control-flow signal, not an error: it derives from ``Exception``, not :class:`EvalcoreError`."""
 
     def __init__(self, reason: str) -> None:
         self.reason = reason
         super().__init__(reason)
+
+
+publish(globals())

@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from evalcore._lazy import publish
+
 from .errors import InputError, SkipSample
 
 _MISSING = object()
@@ -37,7 +39,7 @@ def as_record(obj: Any, *, role: str) -> dict[str, Any]:
     elif hasattr(obj, "__dict__"):
         record = {k: v for k, v in vars(obj).items() if not k.startswith("_")}
     else:
-        raise TypeError(f"cannot read {role} fields from {type(obj).__name__}")
+        raise InputError(f"cannot read fields from {type(obj).__name__}", field=role)
     aliases = _EXAMPLE_ALIASES if role == "example" else _PREDICTION_ALIASES
     for field, names in aliases.items():
         if field not in record:
@@ -120,3 +122,6 @@ def doc_texts(docs: Any, *, field: str) -> list[str]:
         else:
             raise InputError("document has no text", field=f"{field}[{index}].text")
     return texts
+
+
+publish(globals())

@@ -5,7 +5,8 @@ serves ``POST {base_url}/chat/completions`` and ``POST {base_url}/embeddings``),
 
 * one ``AsyncOpenAI`` per event loop (a run) with a connection pool, over aiohttp when
   ``openai[aiohttp]`` is installed, and a concurrency limit;
-* ``$OPENAI_BASE_URL`` and ``$OPENAI_API_KEY`` honoured as the ``openai`` client does;
+* the key passed in (a run reads ``$OPENAI_API_KEY``, or the variable a metric names, where
+  it starts: :meth:`evalcore.plugin.RunContext.client`);
 * a per-call timeout; retries with exponential backoff and jitter on HTTP 429, 5xx,
   timeouts and refused connections, honouring ``Retry-After``;
 * errors that say what went wrong (:class:`BackendError` and its subclasses);
@@ -21,7 +22,6 @@ import email.utils
 import importlib
 import json
 import math
-import os
 import random
 import time
 import weakref
@@ -30,13 +30,16 @@ from typing import Any
 
 import attrs
 
-ENV_PRICES = "EVALCORE_PRICES"
-ENV_BASE_URL = "OPENAI_BASE_URL"
+from evalcore._lazy import publish
+
+from .errors import EvalcoreError, ParameterError
+
 ENV_API_KEY = "OPENAI_API_KEY"
 
 
-class BackendError(Exception):
-    """A call to a model backend failed; ``retryable`` says whether trying again may help."""
+class BackendError(EvalcoreError):
+    """A call to a model backend failed; ``retryable`` says whether trying again may help. The
+    message names the URL called."""
 
     retryable = False
 
@@ -126,8 +129,9 @@ class PriceTable:
     """Prices by model name; models not listed use ``default`` (``None``: they cost 0).
 
     ``prices`` maps a model to a :class:`Price`, a ``(prompt, completion)`` pair or a
-    mapping with those keys, all in millisatoshis per 1000 tokens. :meth:`from_env` reads
-    the same mapping as JSON from ``$EVALCORE_PRICES`` (key ``"*"`` sets the default).
+    mapping with those keys, all in millisatoshis per 1000 tokens (key ``"*"`` sets the
+    default). A run reads the same mapping as JSON from ``$EVALCORE_PRICES``
+    (:meth:`RunContext.prices`).
     """
 
     def __init__(self, prices: Mapping[str, Any] | None = None, default: Price | None = DEFAULT_PRICE) -> None:
@@ -136,16 +140,6 @@ class PriceTable:
             default = _as_price("*", table.pop("*"))
         self.prices = {model: _as_price(model, value) for model, value in table.items()}
         self.default = default
-
-    @classmethod
-    def from_env(cls, default: Price | None = DEFAULT_PRICE) -> PriceTable:
-        raw = os.environ.get(ENV_PRICES)
-        if not raw:
-            return cls(default=default)
-        try:
-            return cls(json.loads(raw), default=default)
-        except ValueError as exc:
-            raise ValueError(f"${ENV_PRICES} is not a JSON price table: {exc}") from None
 
     def price(self, model: str) -> Price | None:
         return self.prices.get(model, self.default)
@@ -163,7 +157,8 @@ def _as_price(model: str, value: Any) -> Price:
         return Price(float(value["prompt"]), float(value["completion"]))
     if isinstance(value, Sequence) and len(value) == 2:
         return Price(float(value[0]), float(value[1]))
-    raise ValueError(f"price of {model!r} must be (prompt, completion) msats per 1000 tokens; got {value!r}")
+    raise ParameterError(f"prices: the price of {model!r} must be (prompt, completion) msats per 1000 tokens; "
+                         f"got {value!r}")
 
 
 @attrs.frozen
@@ -205,12 +200,13 @@ def parse_retry_after(value: str | None, now: float | None = None) -> float | No
 class OpenAIClient:
     """Calls one model on an OpenAI-compatible server through the official ``openai`` client.
 
-    ``base_url`` includes the API prefix (``http://127.0.0.1:8000/v1``); ``None`` reads
-    ``$OPENAI_BASE_URL``. The API key is ``api_key`` or the value of the environment
-    variable ``api_key_env`` (``OPENAI_API_KEY`` when neither is given); local servers need
-    none. ``timeout`` bounds each attempt; ``max_retries`` retries follow retryable failures
-    after ``backoff_base * 2**attempt`` seconds (at most ``backoff_max``, with jitter), or
-    after ``Retry-After`` (at most ``max_retry_after``).
+    ``base_url`` includes the API prefix (``http://127.0.0.1:8000/v1``). The API key is
+    ``api_key`` (local servers need none); ``api_key_env`` names the variable it was read
+    from, for error messages. A run builds its clients with :meth:`RunContext.client`,
+    which reads the key from the environment as the run started. ``timeout`` bounds each
+    attempt; ``max_retries`` retries follow retryable failures after ``backoff_base * 2**attempt``
+    seconds (at most ``backoff_max``, with jitter), or after ``Retry-After`` (at most
+    ``max_retry_after``).
 
     One ``AsyncOpenAI`` (with its connection pool) is made per event loop and closed when
     that loop shuts down, so a run shares its connections; the aiohttp transport is used
@@ -223,15 +219,16 @@ class OpenAIClient:
         max_retry_after: float = 120.0, max_concurrency: int = 8, max_response_bytes: int = 10_000_000,
         rng: random.Random | None = None,
     ) -> None:
-        base_url = base_url or os.environ.get(ENV_BASE_URL) or ""
+        base_url = base_url or ""
         if not base_url.startswith(("http://", "https://")):
-            raise ValueError(f"base URL must start with http:// or https://; got {base_url!r}")
+            raise ParameterError(f"OpenAIClient: parameter 'base_url' must start with http:// or https://; "
+                                 f"got {base_url!r}")
         if max_concurrency < 1:
-            raise ValueError("max_concurrency must be at least 1")
+            raise ParameterError(f"OpenAIClient: parameter 'max_concurrency' must be at least 1; got {max_concurrency}")
         self.base_url = base_url.rstrip("/")
         self.model = model
-        self.api_key_env = api_key_env or (None if api_key is not None else ENV_API_KEY)
-        self._api_key = api_key if api_key is not None else os.environ.get(self.api_key_env or "")
+        self.api_key_env = api_key_env
+        self._api_key = api_key
         self.timeout = timeout
         self.max_retries = max_retries
         self.backoff_base = backoff_base
@@ -459,3 +456,6 @@ def _usage(raw: Any, *, prompt: str, completion: str) -> Usage:
         except (TypeError, ValueError):
             pass
     return Usage(estimate_tokens(prompt), estimate_tokens(completion), reported=False)
+
+
+publish(globals())

@@ -16,19 +16,19 @@ import asyncio
 import inspect
 import math
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
+from typing import Any, ClassVar, Generic, TypeVar
 
 import attrs
 
-from .errors import EvalcoreError, ParameterError, SetupError, SkipSample
+from evalcore._lazy import publish
+
+from .context import RunContext
+from .errors import EvalcoreError, ParameterError, ScoringError, SetupError, SkipSample
 from .fields import as_record
 from .identity import canonical_id
 from .origin import Origin
 from .scores import ColumnScores, Score, Status, coerce_score, within_caps
 from .spec import Granularity, MetricSpec
-
-if TYPE_CHECKING:
-    from .context import RunContext
 
 Record = Mapping[str, Any]
 State = TypeVar("State")
@@ -46,16 +46,21 @@ class FeedbackScore:
 class Metric:
     """Base class of every metric implementation.
 
-    Attributes set at construction: ``spec`` (the :class:`MetricSpec`), ``params`` (every
-    parameter, defaults filled in), ``id`` (the canonical id) and ``origin``. Subclasses
-    put one-time preparation in :meth:`setup` rather than overriding ``__init__``.
+    The lifecycle: construction binds and validates the parameters (``spec``, ``params`` with
+    defaults filled in, ``id``, ``origin``) and runs :meth:`setup`, which prepares what the
+    parameters alone determine; :meth:`open` joins a run and builds clients, caches and
+    models from its :class:`~evalcore.plugin.RunContext`; :meth:`close` releases them. The
+    engine opens every metric before the first sample and closes it when the run ends; a
+    metric scored directly (``score_one``, a DSPy-style call) opens itself on first use with
+    a context read from the environment.
     """
 
     granularity: ClassVar[Granularity] = Granularity.SAMPLE
     default_timeout_s: ClassVar[float | None] = None
     """The per-sample time limit when neither the run nor a ``timeout_s`` parameter sets
     one; model-backed and execution metrics set it, cheap ones leave it ``None``."""
-    context: RunContext
+    context: RunContext | None
+    """The run the metric has joined (``None`` until :meth:`open`)."""
 
     def __init__(
         self, spec: MetricSpec, params: Mapping[str, Any] | None = None,
@@ -65,7 +70,7 @@ class Metric:
         self.params: dict[str, Any] = spec.bind_params(dict(params or {}))
         self.id = canonical_id(spec, self.params)
         self.origin = origin or Origin.local()
-        self.context = _default_context()
+        self.context = None
         try:
             self.setup()
         except EvalcoreError:
@@ -79,19 +84,39 @@ class Metric:
         return cls(spec, params, origin)
 
     def setup(self) -> None:
-        """One-time preparation after parameters are bound (override when needed)."""
+        """Preparation from the parameters alone (compile a pattern, check a combination);
+        runs at construction. Clients, caches and models belong in :meth:`open`."""
 
     def parameter_error(self, name: str, problem: str) -> ParameterError:
         """A :class:`SetupError` (a :class:`ParameterError`) naming this metric's id and its parameter ``name``."""
         return SetupError(self.id, name, problem)
 
-    def bind_context(self, context: RunContext) -> None:
-        """Receive the run's settings (cache, budget, time limit, seed) before scoring.
+    def open(self, context: RunContext) -> None:
+        """Join a run: build what scoring needs from ``context`` (override, calling ``super().open``).
 
-        Read ``self.context`` when the work needs it (e.g. when opening a cache), not in
-        :meth:`setup`, which runs before the metric joins a run.
+        Take settings with ``context.setting(self.params, name)`` (the metric's own parameter
+        wins over the run's), the cache with ``context.cache(mode, folder)``, clients with
+        ``context.client(...)`` and keys with ``context.secret(...)``; never from ``os.environ``.
         """
         self.context = context
+
+    def close(self) -> None:
+        """Release what :meth:`open` built and leave the run (override, calling ``super().close``)."""
+        self.context = None
+
+    def join(self, context: RunContext) -> None:
+        """:meth:`open` with ``context``, a failure named by the metric's id (what the engine calls)."""
+        try:
+            self.open(context)
+        except EvalcoreError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - an open failure is named by the metric's id
+            raise EvalcoreError(f"{self.id}: cannot be opened: {type(exc).__name__}: {str(exc)[:2000]}") from exc
+
+    def ensure_open(self) -> None:
+        """Open the metric with a context read from the environment, unless it has joined a run."""
+        if self.context is None:
+            self.join(RunContext.from_environment())
 
     def estimate(self, example: Record, prediction: Record) -> dict[str, int]:
         """The expected cost of scoring one pair: ``calls``, ``prompt_tokens``,
@@ -111,6 +136,7 @@ class Metric:
 
     def score_one(self, example: Record, prediction: Record) -> Score:
         """Score one pair; exceptions become ``error`` results, :class:`SkipSample` ``skipped``."""
+        self.ensure_open()
         return self.score_many([example], [prediction])[0]
 
     def score_many(self, examples: Sequence[Record], predictions: Sequence[Record]) -> list[Score]:
@@ -149,14 +175,8 @@ class Metric:
         if score.status is Status.SKIPPED:
             raise SkipSample(f"{self.id}: {score.reason}")
         if score.status is Status.ERROR:
-            raise RuntimeError(f"{self.id}: {score.error_type}: {score.error_message}")
+            raise ScoringError(f"{self.id}: {score.error_type}: {score.error_message}")
         return score
-
-
-def _default_context() -> RunContext:
-    from .context import RunContext
-
-    return RunContext()
 
 
 def guarded(fn: Any, *args: Any) -> Score:
@@ -175,12 +195,8 @@ def guarded_call(fn: Callable[..., Any], check: Callable[[Any], Score]) -> Calla
     def call(*args: Any) -> Score:
         try:
             return check(fn(*args))
-        except SkipSample as skip:
-            return Score.skipped(skip.reason)
-        except KeyboardInterrupt:
-            raise
         except BaseException as exc:  # noqa: BLE001 - one sample's failure (SystemExit too) is a result
-            return Score.error(exc)
+            return Score.from_exception(exc)
 
     return call
 
@@ -189,33 +205,37 @@ async def aguarded(fn: Any, *args: Any) -> Score:
     """Async :func:`guarded`."""
     try:
         return within_range(coerce_score(await fn(*args)), _spec_of(fn))
-    except SkipSample as skip:
-        return Score.skipped(skip.reason)
-    except (KeyboardInterrupt, asyncio.CancelledError):
-        raise
-    except BaseException as exc:  # noqa: BLE001
-        return Score.error(exc)
+    except BaseException as exc:  # noqa: BLE001 - one sample's failure is a result
+        return Score.from_exception(exc)
+
+
+ROUNDING_TOLERANCE = 1e-6
+"""How far past its declared range a value may lie and still count as floating-point rounding
+(relative to the bound, absolute below 1): such a value is clipped to the bound and the row notes it."""
 
 
 def within_range(score: Score, spec: MetricSpec | None) -> Score:
-    """``score``, or an ``error`` naming the declared range when its value lies outside it."""
+    """``score``; a value past the declared range by rounding only, clipped to it (the row's
+    ``details.clipped_from`` keeps the value computed); else an ``error`` naming the range."""
     if spec is None or score.status is not Status.OK or score.value is None:
         return score
     lowest, highest = value_bounds(spec)
     value = score.value
-    if value < lowest or value > highest:
-        low, high = spec.value_range
-        bounds = f"[{'-inf' if low is None else f'{low:g}'}, {'inf' if high is None else f'{high:g}'}]"
-        return Score.error("ValueOutOfRange", f"{spec.key}: value {value!r} is outside its declared range {bounds}",
-                           value=value)
-    return score
+    if lowest <= value <= highest:
+        return score
+    bound = lowest if value < lowest else highest
+    if abs(value - bound) <= ROUNDING_TOLERANCE * max(1.0, abs(bound)):
+        return attrs.evolve(score, value=bound, details={**score.details, "clipped_from": value})
+    low, high = spec.value_range
+    bounds = f"[{'-inf' if low is None else f'{low:g}'}, {'inf' if high is None else f'{high:g}'}]"
+    return Score.error("ValueOutOfRange", f"{spec.key}: value {value!r} is outside its declared range {bounds}",
+                       value=value)
 
 
 def value_bounds(spec: MetricSpec) -> tuple[float, float]:
-    """The declared value range widened by a rounding tolerance (infinite where open)."""
+    """The declared value range (infinite where open)."""
     low, high = spec.value_range
-    return (-math.inf if low is None else low - 1e-9 * max(1.0, abs(low)),
-            math.inf if high is None else high + 1e-9 * max(1.0, abs(high)))
+    return (-math.inf if low is None else float(low), math.inf if high is None else float(high))
 
 
 def result_check(spec: MetricSpec | None) -> Callable[[Any], Score]:
@@ -271,6 +291,7 @@ class SampleMetric(Metric):
         return type(self).ascore is not SampleMetric.ascore
 
     def score_many(self, examples: Sequence[Record], predictions: Sequence[Record]) -> list[Score]:
+        self.ensure_open()
         if self.is_async:
             async def run_all() -> list[Score]:
                 return list(await asyncio.gather(
@@ -302,6 +323,7 @@ class BatchMetric(Metric):
         raise NotImplementedError
 
     def score_many(self, examples: Sequence[Record], predictions: Sequence[Record]) -> list[Score]:
+        self.ensure_open()
         try:
             raw = self.score_batch(examples, predictions)
         except Exception as exc:  # noqa: BLE001 - isolate the bad pair by scoring one at a time
@@ -309,7 +331,7 @@ class BatchMetric(Metric):
                 return [Score.error(exc)]
             return [self.score_one(e, p) for e, p in zip(examples, predictions)]
         if len(raw) != len(examples):
-            raise RuntimeError(f"{self.id} returned {len(raw)} results for {len(examples)} samples")
+            raise ScoringError(f"{self.id} returned {len(raw)} results for {len(examples)} samples")
         call = guarded_call(_identity, result_check(self.spec))
         return [call(r) for r in raw]
 
@@ -348,27 +370,32 @@ class CorpusMetric(Metric, Generic[State]):
 
     def encode_state(self, state: State) -> Any:
         """A JSON-ready form of a state, for the samples journal (resume, compare)."""
-        from .state_codec import encode_state
+        from .state_codec import StateCodecError, encode_state
 
-        return encode_state(state)
+        try:
+            return encode_state(state)
+        except StateCodecError as exc:
+            raise StateCodecError(f"{self.id}: {exc}") from None
 
     def decode_state(self, data: Any) -> State:
         """The state :meth:`encode_state` wrote."""
-        from .state_codec import decode_state
+        from .state_codec import StateCodecError, decode_state
 
-        return decode_state(data)
+        try:
+            return decode_state(data)
+        except StateCodecError as exc:
+            raise StateCodecError(f"{self.id}: {exc}") from None
 
     def states(self, examples: Sequence[Record], predictions: Sequence[Record]) -> list[tuple[Score, Any]]:
         """Per-sample ``(score, state)``; the state is ``None`` for skipped and failed samples."""
+        self.ensure_open()
         results: list[tuple[Score, Any]] = []
         for example, prediction in zip(examples, predictions):
             try:
                 state = self.sample_state(example, prediction)
                 results.append((Score(self.sample_value(state)), state))
-            except SkipSample as skip:
-                results.append((Score.skipped(skip.reason), None))
-            except Exception as exc:  # noqa: BLE001
-                results.append((Score.error(exc), None))
+            except BaseException as exc:  # noqa: BLE001 - one sample's failure is a result
+                results.append((Score.from_exception(exc), None))
         return results
 
     def corpus_score(self, states: Sequence[State]) -> Score:
@@ -391,3 +418,6 @@ def implementation_kind(obj: Any) -> str:
         if issubclass(cls, base):
             return kind
     raise TypeError(f"{cls.__name__} is not an evalcore metric class")
+
+
+publish(globals())

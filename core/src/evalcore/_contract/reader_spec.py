@@ -13,6 +13,8 @@ from typing import Any
 
 import attrs
 
+from evalcore._lazy import publish
+
 from .errors import EvalcoreError, SpecError
 
 
@@ -58,10 +60,10 @@ class ReaderSpec:
         return self.load()(**values)
 
 
-def collect_readers(manager: Any, namespace: str) -> list[ReaderSpec]:
-    """The reader specs a registered plugin module returns from ``evalcore_readers``."""
+def collect_readers(results: Iterable[Any], namespace: str) -> list[ReaderSpec]:
+    """The reader specs in what a plugin module's ``evalcore_readers`` hook returned."""
     specs = []
-    for result in manager.hook.evalcore_readers():
+    for result in results:
         for raw in result or ():
             try:
                 spec = raw if isinstance(raw, ReaderSpec) else ReaderSpec(**raw)
@@ -69,3 +71,6 @@ def collect_readers(manager: Any, namespace: str) -> list[ReaderSpec]:
                 raise SpecError(f"invalid reader spec from plugin {namespace!r}: {exc}") from None
             specs.append(attrs.evolve(spec, namespace=namespace))
     return specs
+
+
+publish(globals())

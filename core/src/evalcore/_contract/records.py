@@ -16,6 +16,8 @@ from typing import Any
 
 import attrs
 
+from evalcore._lazy import publish
+
 from .errors import InputError
 from .jsonl import iter_json_lines
 
@@ -215,3 +217,6 @@ def _is_number(value: Any) -> bool:
 def _kind(value: Any) -> str:
     return {dict: "an object", list: "a list", str: "a string", bool: "a boolean",
             type(None): "null"}.get(type(value), type(value).__name__)
+
+
+publish(globals())

@@ -15,6 +15,8 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from evalcore._lazy import publish
+
 from .errors import InputError
 
 #: Seconds a pattern may run on the fallback engine before it is an input error.
@@ -74,3 +76,6 @@ def _bounded_search(pattern: str, text: str, where: str, timeout_s: float) -> bo
         last = (done.stderr.strip().splitlines() or ["it does not compile"])[-1]
         raise InputError(f"invalid regular expression {pattern!r:.80}: {last}", field=where)
     return done.stdout.strip() == "1"
+
+
+publish(globals())

@@ -12,6 +12,8 @@ import functools
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from evalcore._lazy import publish
+
 from .regex import regex_search
 
 
@@ -79,3 +81,6 @@ def schema_validator(schema: Any, *, check_formats: bool = False) -> Any:
     cls = validators.validator_for(schema)
     cls.check_schema(schema)
     return _linear_class(cls)(schema, format_checker=cls.FORMAT_CHECKER if check_formats else None)
+
+
+publish(globals())

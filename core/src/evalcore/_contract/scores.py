@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import asyncio
 import math
 from collections.abc import Mapping
 from enum import Enum
 from typing import Any
 
 import attrs
+
+from evalcore._lazy import publish
+
+from .errors import SkipSample
 
 
 class Status(str, Enum):
@@ -49,6 +54,19 @@ class Score:
             exc, message = type(exc).__name__, _message(exc)
         return cls(None, Status.ERROR, error_type=exc, error_message=cap_text(message),
                    details=cap_details(details))
+
+    @classmethod
+    def from_exception(cls, exc: BaseException) -> Score:
+        """What one sample's exception means: ``skipped`` for :class:`SkipSample`, else an ``error``
+        (``SystemExit`` too). Interruptions (``KeyboardInterrupt``, a cancelled task) are raised again.
+
+        The one guard around a sample: ``except BaseException as exc: return Score.from_exception(exc)``.
+        """
+        if isinstance(exc, SkipSample):
+            return cls.skipped(exc.reason)
+        if isinstance(exc, (KeyboardInterrupt, asyncio.CancelledError)):
+            raise exc
+        return cls.error(exc)
 
     @property
     def ok(self) -> bool:
@@ -232,3 +250,6 @@ class ColumnScores:
         """One :class:`Score` per sample (the slow, general form)."""
         return [Score.skipped(self.skipped[i]) if i in self.skipped else Score(float(v))
                 for i, v in enumerate(self.values.tolist() if hasattr(self.values, "tolist") else self.values)]
+
+
+publish(globals())

@@ -11,7 +11,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from evalcore._lazy import publish
+
 from .errors import ParameterError
+from .vocabulary import canonical_name, warn_deprecated_name
 
 NAME_PATTERN = re.compile(r"^[a-z][a-z0-9_]*$")
 
@@ -45,6 +48,11 @@ class ParamSpec(BaseModel):
     Identity parameters (``identity=True``) are part of the canonical metric id: two
     metrics that differ in an identity parameter are different metrics
     (``retrieval/ndcg@10`` vs ``retrieval/ndcg@5``).
+
+    ``aliases`` are old names of the parameter (``ParamSpec(name="k", aliases=("top_k",))``):
+    a value given under one binds to this parameter with a
+    :class:`~evalcore.plugin.DeprecatedParameterWarning` (once per process, metric and name);
+    ids, listings and ``describe`` show only ``name``.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -59,6 +67,8 @@ class ParamSpec(BaseModel):
     minimum: float | None = None
     maximum: float | None = None
     description: str = ""
+    aliases: tuple[str, ...] = ()
+    """Deprecated names that still bind to this parameter, with a warning."""
 
     @field_validator("name")
     @classmethod
@@ -66,6 +76,15 @@ class ParamSpec(BaseModel):
         if not NAME_PATTERN.match(value):
             raise ValueError(f"parameter name {value!r} must match {NAME_PATTERN.pattern}")
         return value
+
+    @model_validator(mode="after")
+    def _check_aliases(self) -> ParamSpec:
+        for alias in self.aliases:
+            if not NAME_PATTERN.match(alias):
+                raise ValueError(f"alias {alias!r} of parameter {self.name!r} must match {NAME_PATTERN.pattern}")
+        if self.name in self.aliases or len(set(self.aliases)) != len(self.aliases):
+            raise ValueError(f"the aliases of parameter {self.name!r} repeat a name: {', '.join(self.aliases)}")
+        return self
 
     def coerce(self, value: Any, metric: str = "metric") -> Any:
         """Check ``value`` against this parameter and return it in canonical form."""
@@ -262,6 +281,10 @@ class MetricSpec(BaseModel):
         duplicates = sorted({n for n in names if names.count(n) > 1})
         if duplicates:
             raise ValueError(f"duplicate parameters: {', '.join(duplicates)}")
+        aliases = [a for p in self.params for a in p.aliases]
+        clashes = sorted({a for a in aliases if aliases.count(a) > 1 or a in names})
+        if clashes:
+            raise ValueError(f"parameter aliases that name another parameter or alias: {', '.join(clashes)}")
         return self
 
     @property
@@ -274,16 +297,50 @@ class MetricSpec(BaseModel):
         for param in self.params:
             if param.name == name:
                 return param
+        better = canonical_name(name)
+        hint = f" (did you mean {better!r}?)" if better is not None and better in {p.name for p in self.params} else ""
         raise ParameterError(
-            f"{self.key} has no parameter {name!r}; its parameters are "
+            f"{self.key} has no parameter {name!r}{hint}; its parameters are "
             + (", ".join(p.name for p in self.params) or "none")
         )
 
+    def canonical_params(self, values: dict[str, Any]) -> dict[str, Any]:
+        """``values`` with every deprecated alias replaced by its parameter's name.
+
+        Warns once per process for each old name used; an old and a new name for the same
+        parameter together (or two old ones) are a :class:`ParameterError`, as is an unknown name.
+        """
+        renamed = {alias: param.name for param in self.params for alias in param.aliases}
+        if not renamed.keys() & values.keys():
+            for name in values:
+                self.param(name)
+            return dict(values)
+        canonical: dict[str, Any] = {}
+        given_as: dict[str, str] = {}
+        for name, value in values.items():
+            target = renamed.get(name, name)
+            if target == name:
+                self.param(name)
+            if target in canonical:
+                raise ParameterError(
+                    f"{self.key}: {given_as[target]!r} and {name!r} both give parameter {target!r} "
+                    f"(old names are deprecated aliases); give it once, as {target!r}"
+                )
+            canonical[target] = value
+            given_as[target] = name
+        for target, name in given_as.items():
+            if name != target:
+                warn_deprecated_name(self.key, name, target)
+        return canonical
+
     def bind_params(self, values: dict[str, Any]) -> dict[str, Any]:
-        """Validate ``values`` and fill in defaults; returns every parameter's value."""
+        """Validate ``values`` and fill in defaults; returns every parameter's value.
+
+        Deprecated aliases bind to their parameter (see :meth:`canonical_params`); the result
+        is keyed by the canonical names only.
+        """
         bound: dict[str, Any] = {}
-        for name in values:
-            self.param(name)
+        values = self.canonical_params(values)
         for param in self.params:
             if param.name in values:
                 bound[param.name] = param.coerce(values[param.name], self.key)
@@ -308,3 +365,6 @@ class MetricSpec(BaseModel):
         if self.direction is Direction.HIGHER:
             return value >= self.pass_value
         return value <= self.pass_value
+
+
+publish(globals())

@@ -16,11 +16,14 @@ from collections import Counter
 from fractions import Fraction
 from typing import Any
 
+from .errors import EvalcoreError
+
 _TAG = "$t"
 
 
-class StateCodecError(ValueError):
-    """A state holds a value the codec cannot write, or a journal holds one it cannot read."""
+class StateCodecError(EvalcoreError, ValueError):
+    """A state holds a value the codec cannot write, or a journal holds one it cannot read (the
+    metric's :meth:`~evalcore.plugin.CorpusMetric.encode_state` and ``decode_state`` add its id)."""
 
 
 def encode_state(state: Any) -> Any:

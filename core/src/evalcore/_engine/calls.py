@@ -14,7 +14,6 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from evalcore._contract.errors import SkipSample
 from evalcore._contract.metric import SampleMetric, guarded_call, result_check
 from evalcore._contract.scores import Score
 
@@ -31,14 +30,10 @@ async def aguard(fn: Callable[..., Any], args: Sequence[Any], timeout_s: float |
     with ``check`` (a metric's :func:`~evalcore._contract.metric.result_check`)."""
     try:
         return check(await asyncio.wait_for(fn(*args), timeout_s))
-    except SkipSample as skip:
-        return Score.skipped(skip.reason)
     except TimeoutError:
         return timed_out(timeout_s)
-    except (KeyboardInterrupt, asyncio.CancelledError):
-        raise
-    except BaseException as exc:  # noqa: BLE001
-        return Score.error(exc)
+    except BaseException as exc:  # noqa: BLE001 - one sample's failure is a result
+        return Score.from_exception(exc)
 
 
 def timed_out(timeout_s: float | None) -> Score:

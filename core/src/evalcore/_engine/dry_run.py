@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from evalcore._contract.display import table_lines
 from evalcore._contract.metric import Metric
 
 _KEYS = ("calls", "prompt_tokens", "completion_tokens", "cost_msats")
@@ -37,9 +38,5 @@ def format_plan(rows: Sequence[dict[str, Any]]) -> str:
     totals = ["total", str(sum(r["records"] for r in rows) // max(len(rows), 1)),
               *(str(sum(r[k] for r in rows)) for k in _KEYS)]
     body = [[str(r[h]) for h in header] for r in rows] + [totals]
-    widths = [max(len(row[i]) for row in [header, *body]) for i in range(len(header))]
-    lines = ["  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths)))
-             for row in [header, *body]]
-    lines.insert(1, "  ".join("-" * w for w in widths))
-    lines.append("\n(dry run: no metric was called)")
-    return "\n".join(lines)
+    lines = table_lines(header, body, right=range(1, len(header)))
+    return "\n".join([*lines, "\n(dry run: no metric was called)"])

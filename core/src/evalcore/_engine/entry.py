@@ -10,11 +10,11 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from evalcore._contract.chunk import Source
-from evalcore._contract.context import RunContext
 from evalcore._contract.errors import EvalcoreError
+from evalcore._lazy import publish
 from evalcore._registry.registry import Registry, default_registry
 
-from .options import RunOptions, check_paths, make_options
+from .options import RunOptions, check_paths, make_options, run_context
 from .plan import MetricLike, Plan, bind_metrics
 from .programs import as_program, is_dspy_module
 from .readers import DataSource, JsonlSource, stdin_source
@@ -84,7 +84,16 @@ async def aevaluate(
       remains (a :class:`~evalcore.Budget` may be shared across runs).
     * ``timeout_s`` — per-sample time limit for every metric (default: each metric's own,
       set for model-backed and execution metrics); a sample past it is an ``error``.
-    * ``cache_mode`` / ``cache_dir`` — the model-call cache of judge and embedding metrics.
+    * ``cache_mode`` / ``cache_dir`` — the model-call cache of judge and embedding metrics
+      (``readwrite``, ``readonly``, ``refresh`` or ``off``; default ``$EVALCORE_CACHE_MODE``,
+      else ``readwrite``, in ``$EVALCORE_CACHE_DIR`` or ``~/.cache/evalcore``).
+    * ``judge`` / ``embedding`` — the run's model settings, e.g. ``judge={"model": "m",
+      "base_url": "http://127.0.0.1:8000/v1"}`` (keys: ``backend``, ``model``, ``base_url``,
+      ``api_key_env``, ``judge``, ``gguf_file``; the embedding model takes ``model``,
+      ``base_url``, ``api_key_env``). They reach every judge or embedding metric of the run;
+      a metric's own parameter of the same name wins. Unset keys come from the environment
+      as the run starts (``$EVALCORE_JUDGE_MODEL``, ``$EVALCORE_JUDGE_BASE_URL`` or
+      ``$OPENAI_BASE_URL``, ``$EVALCORE_EMBEDDING_MODEL``, ...).
     * ``samples`` — the per-record rows journal (JSONL), streamed as chunks finish;
       ``resume=True`` continues an interrupted run from it, scoring only what is missing.
     * ``output`` / ``csv`` — the JSON report (aggregates, provenance) and a CSV of values.
@@ -101,12 +110,14 @@ async def aevaluate(
             program = as_program(program)
     if run_options.rollouts > 1 and program is None:
         raise EvalcoreError("rollouts > 1 needs a program that produces the predictions")
-    context = RunContext(cache_mode=run_options.cache_mode, cache_dir=run_options.cache_dir,  # type: ignore[arg-type]
-                         budget=run_options.budget, timeout_s=run_options.timeout_s, seed=run_options.seed,
-                         executor=run_options.executor)
+    context = run_context(run_options)
     bound, created_from = bind_metrics(metrics, registry or default_registry(), context, run_options.tiers)
     plan = Plan(bound, run_options, context, created_from)
-    return await Run(plan, source, program, started).execute()
+    try:
+        return await Run(plan, source, program, started).execute()
+    finally:
+        for metric in plan.metrics:
+            metric.close()
 
 
 def make_source(data: Any, examples: Any, predictions: Any, program: Any,
@@ -144,3 +155,6 @@ def _check_parquet(options: RunOptions) -> None:
 
         if importlib.util.find_spec("pyarrow") is None:
             raise EvalcoreError('Parquet samples need pyarrow: pip install "evalcore-core[parquet]"')
+
+
+publish(globals())

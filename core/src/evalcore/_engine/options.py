@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
 import attrs
 
 from evalcore._contract.budget import Budget
+from evalcore._contract.context import RunContext
 from evalcore._contract.errors import EvalcoreError
 
 from .stats import AggregateMethod, aggregate
@@ -56,6 +58,8 @@ class RunOptions:
     confidence: float = 0.95
     cache_mode: str | None = None
     cache_dir: str | None = None
+    judge: dict[str, Any] = attrs.field(factory=dict)
+    embedding: dict[str, Any] = attrs.field(factory=dict)
     executor: Executor = "local"
     ray_address: str | None = None
     resume: bool = False
@@ -108,6 +112,13 @@ def make_options(**raw: Any) -> RunOptions:
         if isinstance(budget, bool) or not isinstance(budget, int) or budget < 0:
             raise OptionError(f"budget_msats must be a whole number >= 0; got {budget!r}")
         raw["budget"] = Budget(budget)
+    for group in ("judge", "embedding"):
+        if raw.get(group) is None:
+            raw.pop(group, None)
+        elif not isinstance(raw[group], Mapping):
+            raise OptionError(f"{group} must be a mapping of settings (model, base_url, ...); got {raw[group]!r}")
+        else:
+            raw[group] = dict(raw[group])
     if raw.get("tiers") is None:
         raw.pop("tiers", None)
     else:
@@ -145,3 +156,11 @@ def check_paths(options: RunOptions, inputs: list[Path]) -> None:
             raise OptionError(f"--{name} {path}: the folder {folder} is not writable")
         if full.is_dir():
             raise OptionError(f"--{name} {path} is a folder")
+
+
+def run_context(options: RunOptions) -> RunContext:
+    """The context a run with ``options`` hands its metrics (the environment read here, once)."""
+    return RunContext.from_environment(
+        cache_mode=options.cache_mode, cache_dir=options.cache_dir, budget=options.budget,
+        timeout_s=options.timeout_s, seed=options.seed, executor=options.executor,
+        judge=options.judge, embedding=options.embedding)

@@ -5,30 +5,10 @@ from __future__ import annotations
 import csv
 import json
 import os
-import threading
 from collections.abc import Mapping, Sequence
-from typing import IO, Any
+from typing import Any
 
-
-class RowWriter:
-    """Appends one JSON line per finished record and flushes it, so a killed run keeps them."""
-
-    def __init__(self, path: str | os.PathLike[str] | None) -> None:
-        self._handle: IO[str] | None = open(path, "w", encoding="utf-8") if path else None  # noqa: SIM115
-        self._lock = threading.Lock()
-
-    def write(self, row: Mapping[str, Any]) -> None:
-        if self._handle is None:
-            return
-        line = json.dumps(row, ensure_ascii=False, default=_json_default)
-        with self._lock:
-            self._handle.write(line + "\n")
-            self._handle.flush()
-
-    def close(self) -> None:
-        if self._handle is not None:
-            self._handle.close()
-            self._handle = None
+from evalcore._contract.display import table_lines
 
 
 def write_json(path: str | os.PathLike[str], data: Mapping[str, Any]) -> None:
@@ -69,14 +49,7 @@ def format_table(metrics: Mapping[str, Mapping[str, Any]]) -> str:
             f"[{ci[0]:.4f}, {ci[1]:.4f}]" if ci else "-",
             str(summary["n_skipped"]), str(summary["n_errors"]),
         ])
-    widths = [max(len(r[i]) for r in [header, *body]) for i in range(len(header))]
-    align = [str.ljust, str.rjust, str.rjust, str.rjust, str.rjust, str.rjust]
-
-    def line(cells: Sequence[str]) -> str:
-        return "  ".join(align[i](cell, widths[i]) for i, cell in enumerate(cells)).rstrip()
-
-    rule = "  ".join("-" * w for w in widths)
-    return "\n".join([line(header), rule, *(line(r) for r in body), *notes])
+    return "\n".join([*table_lines(header, body, right=range(1, len(header))), *notes])
 
 
 def _json_default(value: Any) -> Any:

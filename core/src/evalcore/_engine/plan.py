@@ -77,7 +77,7 @@ def bind_metrics(metrics: Sequence[MetricLike] | MetricLike, registry: Registry,
     if unknown:
         raise EvalcoreError(f"option 'tiers' names metrics that are not evaluated: {', '.join(unknown)}")
     for metric, _ in bound:
-        metric.bind_context(context)
+        metric.join(context)
 
     def is_truth(pair: tuple[Metric, str | None]) -> bool:
         override = (tiers or {}).get(pair[0].id)

@@ -10,6 +10,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from evalcore._contract.errors import EvalcoreError
+from evalcore._lazy import publish
 
 
 def is_dspy_module(program: Any) -> bool:
@@ -56,3 +57,6 @@ def _input_names(module: Any) -> list[str]:
             "give dspy.Example records with .with_inputs(...) or use evalcore.dspy.Evaluate"
         )
     return names
+
+
+publish(globals())

@@ -96,7 +96,7 @@ class _Prepared:
         registry = default_registry()
         metrics = [m.build(registry) if isinstance(m, Rebuild) else m for m in recipe.metrics]
         for metric in metrics:
-            metric.bind_context(recipe.context)
+            metric.join(recipe.context)
         sources = [m.source if isinstance(m, Rebuild) else None for m in recipe.metrics]
         self.plan = Plan(metrics, recipe.options, recipe.context, sources)
         self.program = recipe.program

@@ -22,6 +22,7 @@ from evalcore._contract.chunk import Chunk
 from evalcore._contract.errors import InputError
 from evalcore._contract.jsonl import iter_json_lines
 from evalcore._contract.records import Record, parse_record
+from evalcore._lazy import publish
 
 
 class JsonlSource:
@@ -162,3 +163,6 @@ def stdin_source() -> JsonlSource:
     source = JsonlSource(spool.name)
     source.name = "<stdin>"
     return source
+
+
+publish(globals())

@@ -9,6 +9,7 @@ from typing import Any
 import attrs
 
 from evalcore._contract.errors import InputError
+from evalcore._lazy import publish
 
 from .output import format_table
 from .summary import MetricSummary
@@ -65,3 +66,6 @@ class EvaluationResult:
 
     def __repr__(self) -> str:
         return f"EvaluationResult(metrics={list(self.metrics)}, samples={self.samples_path})"
+
+
+publish(globals())

@@ -9,6 +9,8 @@ from typing import Any, Literal
 
 import numpy as np
 
+from evalcore._contract.errors import InputError, ParameterError
+
 AggregateMethod = Literal["mean", "median", "min", "max", "trimmed_mean"]
 _BOOTSTRAP_BLOCK = 1 << 22  # indices drawn at a time (32 MiB)
 _INDEXED_ARRAYS = 3  # more arrays of one size are resampled through draw counts and a matrix product
@@ -21,7 +23,7 @@ def aggregate(values: Sequence[float], method: AggregateMethod = "mean", *, trim
     ``scipy.stats.trim_mean`` does.
     """
     if not values:
-        raise ValueError("cannot aggregate an empty list of values")
+        raise InputError("cannot aggregate an empty list of values", field="values")
     array = np.asarray(values, dtype=float)
     if method == "mean":
         return float(array.mean())
@@ -33,10 +35,10 @@ def aggregate(values: Sequence[float], method: AggregateMethod = "mean", *, trim
         return float(array.max())
     if method == "trimmed_mean":
         if not 0 <= trim < 0.5:
-            raise ValueError(f"trim must be in [0, 0.5); got {trim}")
+            raise ParameterError(f"trim must be in [0, 0.5); got {trim}")
         cut = int(trim * array.size)
         return float(np.sort(array)[cut:array.size - cut].mean())
-    raise ValueError(f"unknown aggregation {method!r}; use mean, median, min, max or trimmed_mean")
+    raise ParameterError(f"unknown aggregation {method!r}; use mean, median, min, max or trimmed_mean")
 
 
 def describe_values(values: Iterable[float]) -> dict[str, float | int | None]:

@@ -6,6 +6,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from evalcore._contract.metric import Metric
+from evalcore._lazy import publish
 
 from .registry import MetricInfo, PluginInfo, default_registry
 
@@ -33,13 +34,22 @@ def describe(metric_id: str) -> MetricInfo:
 def get_metric(metric_id: str, **params: Any) -> Metric:
     """A ready-to-use metric; parameters come from the id and/or keyword arguments.
 
+    The metric is opened with a run context read from the environment (its judge, cache and
+    model settings), so a missing backend or model is reported here; a run it joins later
+    (``evaluate(..., [metric])``) opens it again with that run's settings.
+
     >>> ndcg = get_metric("retrieval/ndcg@10")          # doctest: +SKIP
     >>> ndcg = get_metric("ndcg", k=10, gain="exp2")    # doctest: +SKIP
     """
-    return default_registry().create(metric_id, **params)
+    metric = default_registry().create(metric_id, **params)
+    metric.ensure_open()
+    return metric
 
 
 def expand_metrics(metric_ids: Iterable[str]) -> list[str]:
     """The ids with each metric-set name replaced by its members (``all_trec``)."""
     registry = default_registry()
     return [member for metric_id in metric_ids for member in registry.expand(metric_id)]
+
+
+publish(globals())

@@ -21,9 +21,11 @@ from typing import Any, Literal
 
 import attrs
 
+from evalcore._contract.errors import ParameterError
 from evalcore._contract.metric import Metric, Origin, Record, SampleMetric
 from evalcore._contract.scores import Score
 from evalcore._contract.spec import Direction, MetricSpec, Tier
+from evalcore._lazy import publish
 
 from .registry import MetricInfo, default_registry
 
@@ -80,7 +82,8 @@ def _engine_score(output: Any, value_key: str | None) -> Any:
         return output
     if value_key is not None:
         if value_key not in output:
-            raise KeyError(f"metric output has no {value_key!r}; it has {', '.join(output)}")
+            raise ParameterError(f"parameter 'value_key': the metric's output has no {value_key!r}; "
+                                 f"it has {', '.join(output)}")
         value = output[value_key]
     else:
         value = _pick_value(output)
@@ -100,7 +103,7 @@ def _pick_value(output: Mapping[str, Any]) -> Any:
     bools = [k for k, v in output.items() if isinstance(v, bool)]
     if not numbers_ and len(bools) == 1:
         return output[bools[0]]
-    raise ValueError(
+    raise ParameterError(
         "cannot tell which field of the metric output is the score "
         f"({', '.join(output)}); register it with value_key=..."
     )
@@ -146,3 +149,6 @@ def metric_from_callable(fn: Callable[..., Any], *, style: Style = "auto") -> Me
     name = name.lower() if name.isidentifier() and not name.startswith("<") else "metric"
     spec = function_spec(f"{LOCAL_NAMESPACE}/{name.strip('_') or 'metric'}", fn)
     return FunctionMetric(spec, {}, Origin.local(), fn=fn, style=resolved)
+
+
+publish(globals())

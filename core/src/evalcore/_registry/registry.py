@@ -36,6 +36,7 @@ from evalcore._contract.hooks import ENTRY_POINT_GROUP, PLUGIN_API_VERSION, new_
 from evalcore._contract.identity import canonical_id, parse_metric_id
 from evalcore._contract.origin import Origin
 from evalcore._contract.spec import MetricSpec
+from evalcore._lazy import publish
 
 if TYPE_CHECKING:
     import pluggy
@@ -125,7 +126,7 @@ class MetricInfo:
             "inputs": list(spec.inputs),
             "requires": list(spec.requires),
             "env": list(spec.env),
-            "params": [p.model_dump(mode="json") for p in spec.params],
+            "params": [p.model_dump(mode="json", exclude={"aliases"}) for p in spec.params],
             "implementation": spec.implementation,
             "conflicts_with": list(self.conflicts_with),
             "aggregate": spec.aggregate,
@@ -158,6 +159,7 @@ class Registry:
         self._readers: list[Any] = []
         self._metrics: dict[str, list[MetricInfo]] = {}
         self._sets: dict[str, list[str]] = {}
+        self._manager = new_plugin_manager()  # one for every plugin; each is called alone
 
     # -- loading ---------------------------------------------------------------------
 
@@ -207,15 +209,16 @@ class Registry:
             ))
             return
         try:
-            manager = new_plugin_manager()
-            manager.register(module, name=ep.name)
-            specs = _collect_specs(manager, ep.name)
-            self._readers.extend(_collect_readers(manager, ep.name))
-            sets = _collect_sets(manager, ep.name)
+            hooks = _PluginHooks(self._manager, module, f"{distribution}:{ep.name}")
+            specs = _collect_specs(hooks, ep.name)
+            self._readers.extend(_collect_readers(hooks, ep.name))
+            sets = _collect_sets(hooks, ep.name)
             if self._strict:
                 _check_implementations(specs)
         except BaseException as exc:  # noqa: BLE001
             _reraise_interrupt(exc)
+            if self._manager.is_registered(module):
+                self._manager.unregister(module)
             self._plugins.append(PluginInfo(
                 **base, status=PluginStatus.INVALID, api_version=api_version, error=_describe(exc),
             ))
@@ -394,10 +397,24 @@ def load_implementation(spec: MetricSpec) -> MetricFactory:
     return target
 
 
-def _collect_readers(manager: pluggy.PluginManager, namespace: str) -> list[Any]:
+class _PluginHooks:
+    """The hooks of one plugin module registered with the registry's plugin manager: each call
+    reaches this plugin's implementation only, so its results and failures stay its own."""
+
+    def __init__(self, manager: pluggy.PluginManager, module: Any, name: str) -> None:
+        if not manager.is_registered(module):
+            manager.register(module, name=name)
+        self._manager = manager
+        self._others = [plugin for plugin in manager.get_plugins() if plugin is not module]
+
+    def __getattr__(self, hook: str) -> Any:
+        return self._manager.subset_hook_caller(hook, self._others)
+
+
+def _collect_readers(hooks: _PluginHooks, namespace: str) -> list[Any]:
     from evalcore._contract.reader_spec import collect_readers
 
-    return collect_readers(manager, namespace)
+    return collect_readers(hooks.evalcore_readers(), namespace)
 
 
 def _api_mismatch(module: str, api_version: Any) -> str:
@@ -413,9 +430,9 @@ def _check_implementations(specs: Iterable[MetricSpec]) -> None:
         load_implementation(spec)
 
 
-def _collect_specs(manager: pluggy.PluginManager, namespace: str) -> list[MetricSpec]:
+def _collect_specs(hooks: _PluginHooks, namespace: str) -> list[MetricSpec]:
     raw_specs: list[Any] = []
-    for result in manager.hook.evalcore_metrics():
+    for result in hooks.evalcore_metrics():
         if not isinstance(result, Iterable) or isinstance(result, (str, bytes, dict)):
             raise SpecError(f"evalcore_metrics must return a list of specs, got {type(result).__name__}")
         raw_specs.extend(result)
@@ -428,9 +445,9 @@ def _collect_specs(manager: pluggy.PluginManager, namespace: str) -> list[Metric
     return list(specs.values())
 
 
-def _collect_sets(manager: pluggy.PluginManager, namespace: str) -> dict[str, list[str]]:
+def _collect_sets(hooks: _PluginHooks, namespace: str) -> dict[str, list[str]]:
     sets: dict[str, list[str]] = {}
-    for result in manager.hook.evalcore_metric_sets():
+    for result in hooks.evalcore_metric_sets():
         if not isinstance(result, dict):
             raise SpecError(f"evalcore_metric_sets must return a dict, got {type(result).__name__}")
         for name, ids in result.items():
@@ -441,6 +458,10 @@ def _collect_sets(manager: pluggy.PluginManager, namespace: str) -> dict[str, li
 
 
 def _validate_spec(raw: Any, namespace: str) -> MetricSpec:
+    """``raw`` as a spec of ``namespace``: a :class:`MetricSpec` (validated when it was made) is
+    taken as it is, or with the namespace filled in; a mapping is validated here."""
+    if isinstance(raw, MetricSpec) and raw.namespace in ("", namespace):
+        return raw if raw.namespace else raw.model_copy(update={"namespace": namespace})
     try:
         data = raw.model_dump() if isinstance(raw, MetricSpec) else dict(raw)
     except (TypeError, ValueError):
@@ -502,3 +523,6 @@ def reset_default_registry() -> None:
     global _default
     with _default_lock:
         _default = None
+
+
+publish(globals())

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from evalcore._compare import compare, load_run, load_runs
+from evalcore._lazy import publish
 
 
 def write_report(
@@ -29,3 +30,6 @@ def write_report(
     with open(path, "w", encoding="utf-8") as handle:
         handle.write(html)
     return os.fspath(path)
+
+
+publish(globals())

@@ -1,11 +1,23 @@
-"""The report page: one HTML document with its style, script and plots inline."""
+"""The report page: one HTML document with its style, script and plots inline.
+
+Every value that comes from the data (metric ids, parameters, values, counts, record ids,
+statuses, messages, provenance, run names) reaches the page through :func:`html.escape` or as
+a number this module formats itself; JSON for the page's script goes in a
+``<script type="application/json">`` block from :func:`json_script`. The Content-Security-Policy
+allows only the page's own style and script, by their SHA-256 hashes.
+"""
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
+import math
+import re
 from collections.abc import Sequence
 from html import escape
 from importlib import resources
+from numbers import Integral, Real
 from typing import Any
 
 from evalcore._compare.load import Run
@@ -24,7 +36,70 @@ def _asset(name: str) -> str:
 
 
 def _num(value: Any, fmt: str = ".4f") -> str:
-    return "–" if value is None else format(value, fmt)
+    """A number formatted, anything else (a string in a hand-edited report) escaped as text."""
+    if value is None:
+        return "–"
+    if isinstance(value, Real) and not isinstance(value, bool):
+        return format(value, fmt)
+    return _text(value)
+
+
+def _text(value: Any) -> str:
+    return escape(str(value))
+
+
+def _interval(ci: Any, fmt: str = ".4f") -> str:
+    if not ci:
+        return "–"
+    if isinstance(ci, (list, tuple)) and len(ci) == 2:
+        return f"[{_num(ci[0], fmt)}, {_num(ci[1], fmt)}]"
+    return _text(ci)
+
+
+def _sha256(text: str) -> str:
+    return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode("ascii") + "'"
+
+
+def _inline(name: str, tag: str) -> str:
+    """An asset's text for an inline ``<style>`` or ``<script>``, which it must not be able to end."""
+    text = _asset(name).replace("\r\n", "\n")
+    if f"</{tag}" in text.lower() or "<!--" in text:
+        raise ValueError(f"{name} would end its <{tag}> element")
+    return text
+
+
+def content_security_policy(style: str, script: str) -> str:
+    """The page's policy: nothing but its own inline ``style`` and ``script`` (by hash) and data: images."""
+    return (f"default-src 'none'; script-src {_sha256(script)}; style-src {_sha256(style)}; img-src data:; "
+            "base-uri 'none'; form-action 'none'")
+
+
+_JSON_ESCAPES = {"&": "\\u0026", "<": "\\u003c", ">": "\\u003e", "\u2028": "\\u2028", "\u2029": "\\u2029"}
+
+
+def json_script(element_id: str, data: Any) -> str:
+    """``data`` as a ``<script type="application/json">`` block for the page's script (``JSON.parse``).
+
+    ``&``, ``<``, ``>``, U+2028 and U+2029 are written as ``\\u`` escapes, so no value can end the
+    element or start markup inside it; non-finite numbers become ``null`` and other objects text.
+    """
+    text = json.dumps(_plain(data), ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    text = re.sub("[&<>\u2028\u2029]", lambda m: _JSON_ESCAPES[m.group()], text)
+    return f'<script type="application/json" id="{escape(element_id)}">{text}</script>'
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if value is None or isinstance(value, (str, bool)):
+        return value
+    if isinstance(value, Integral):
+        return int(value)
+    if isinstance(value, Real):
+        return float(value) if math.isfinite(value) else None
+    return str(value)
 
 
 def render(run: Run, comparison: Comparison | None = None) -> str:
@@ -39,30 +114,27 @@ def render(run: Run, comparison: Comparison | None = None) -> str:
         _provenance_section(run, summary),
     ]
     title = f"evalcore report: {run.name}"
+    style, script = _inline("report.css", "style"), _inline("report.js", "script")
     return (
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
-        "style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:\">"
-        f"<title>{escape(title)}</title><style>{_asset('report.css')}</style></head><body>"
+        "<!DOCTYPE html>\n<html lang=\"en\"><head>"
+        f"<meta http-equiv=\"Content-Security-Policy\" content=\"{content_security_policy(style, script)}\">"
+        "<meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+        f"<title>{escape(title)}</title><style>{style}</style></head><body>"
         f"<h1>{escape(title)}</h1><p class=\"muted\">{len(run.rows)} records from {escape(run.source)}"
-        + (f" · stopped early: {escape(str(run.stopped))}" if run.stopped else "") + "</p>"
+        + (f" · stopped early: {_text(run.stopped)}" if run.stopped else "") + "</p>"
         + "".join(sections)
-        + f"<script>{_asset('report.js')}</script></body></html>\n"
+        + f"<script>{script}</script></body></html>\n"
     )
 
 
 def _aggregate_section(summary: dict[str, dict[str, Any]]) -> str:
     rows = []
     for metric_id, data in summary.items():
-        ci = data.get("ci")
-        interval = f"[{_num(ci[0])}, {_num(ci[1])}]" if ci else "–"
+        cells = [_num(data.get("value")), _interval(data.get("ci")), _num(data.get("stderr")),
+                 _text(data.get("n", "–")), _text(data.get("n_skipped", 0)), _text(data.get("n_errors", 0))]
         rows.append(
-            f"<tr><td>{escape(metric_id)}</td><td class=\"num\">{_num(data.get('value'))}</td>"
-            f"<td class=\"num\">{interval}</td><td class=\"num\">{_num(data.get('stderr'))}</td>"
-            f"<td class=\"num\">{data.get('n', '–')}</td><td class=\"num\">{data.get('n_skipped', 0)}</td>"
-            f"<td class=\"num\">{data.get('n_errors', 0)}</td><td>{escape(str(data.get('direction') or ''))}</td>"
-            f"<td>{escape(str(data.get('granularity') or ''))}</td></tr>")
+            f"<tr><td>{escape(metric_id)}</td>" + "".join(f"<td class=\"num\">{c}</td>" for c in cells)
+            + f"<td>{_text(data.get('direction') or '')}</td><td>{_text(data.get('granularity') or '')}</td></tr>")
     return ("<section id=\"aggregates\"><h2>Aggregates</h2><table><thead><tr><th>metric</th>"
             "<th class=\"num\">value</th><th class=\"num\">95% interval</th><th class=\"num\">std. error</th>"
             "<th class=\"num\">n</th><th class=\"num\">skipped</th><th class=\"num\">errors</th>"
@@ -91,7 +163,7 @@ def _comparison_section(comparison: Comparison) -> str:
             + "<th>result</th></tr>")
     rows = []
     for entry in comparison.entries:
-        ci = f"[{entry.ci[0]:+.4f}, {entry.ci[1]:+.4f}]" if entry.ci else "–"
+        ci = _interval(entry.ci, "+.4f")
         cells = []
         for test in tests:
             outcome = entry.tests[test]
@@ -99,8 +171,8 @@ def _comparison_section(comparison: Comparison) -> str:
                 cells.append(f"<td class=\"num muted\" title=\"{escape(outcome.note or '')}\">n/a</td>")
             else:
                 mark = " *" if test == entry.decided_by and entry.significant else ""
-                cells.append(f"<td class=\"num\" title=\"uncorrected {outcome.p_value:.4g}\">"
-                             f"{format_p(outcome.p_adjusted)}{mark}</td>")
+                cells.append(f"<td class=\"num\" title=\"uncorrected {_num(outcome.p_value, '.4g')}\">"
+                             f"{_text(format_p(outcome.p_adjusted))}{mark}</td>")
         verdict = {"system": ("better", "▲ better"), "baseline": ("worse", "▼ worse"),
                    None: ("muted", "no significant difference")}[entry.winner]
         if entry.difference is None:
@@ -116,15 +188,17 @@ def _comparison_section(comparison: Comparison) -> str:
                    + (f", not compared on {len(w['not_compared'])}" if w["not_compared"] else "") + "</li>"
                    for system, w in comparison.wins().items())
     records = "".join(
-        f"<li>{escape(system)}: {c['n']} shared records" + (f"; left out {c['only_in_baseline']} only in the baseline"
-        f" and {c['only_in_system']} only in the system" if c["only_in_baseline"] or c["only_in_system"] else "")
+        f"<li>{escape(system)}: {_text(c['n'])} shared records"
+        + (f"; left out {_text(c['only_in_baseline'])} only in the baseline and {_text(c['only_in_system'])} only "
+           "in the system" if c["only_in_baseline"] or c["only_in_system"] else "")
         + "</li>" for system, c in comparison.records["systems"].items())
     notes = "".join(f"<li>{escape(n)}</li>" for n in comparison.notes)
     options = comparison.options
     return (f"<section id=\"comparison\"><h2>Comparison with {escape(comparison.baseline)} (baseline)</h2>"
-            f"<p class=\"muted\">p-values corrected ({escape(options['correction'])}) across all metrics and "
+            f"<p class=\"muted\">p-values corrected ({_text(options['correction'])}) across all metrics and "
             f"systems; * marks the test that decides (the first that applies), significant at "
-            f"{options['alpha']}; seed {options['seed']}.</p><div class=\"wide\"><table><thead>{head}</thead>"
+            f"{_text(options['alpha'])}; seed {_text(options['seed'])}.</p>"
+            f"<div class=\"wide\"><table><thead>{head}</thead>"
             "<tbody>" + "".join(rows) + f"</tbody></table></div><ul>{wins}{records}{notes}</ul></section>")
 
 
@@ -133,8 +207,8 @@ def _failures_section(run: Run) -> str:
     if not groups:
         return "<section id=\"failures\"><h2>Failures and skips</h2><p class=\"muted\">none</p></section>"
     rows = "".join(
-        f"<tr><td>{escape(g['metric'])}</td><td class=\"status-{g['status']}\">{g['status']}</td>"
-        f"<td class=\"num\">{g['count']}</td><td>{escape(g['message'])}</td>"
+        f"<tr><td>{escape(g['metric'])}</td><td class=\"{_status_class(g['status'])}\">{_text(g['status'])}</td>"
+        f"<td class=\"num\">{_text(g['count'])}</td><td>{escape(g['message'])}</td>"
         f"<td>{escape(', '.join(g['records']))}{' …' if g['count'] > len(g['records']) else ''}</td></tr>"
         for g in groups)
     return ("<section id=\"failures\"><h2>Failures and skips</h2><table><thead><tr><th>metric</th><th>status</th>"
@@ -151,16 +225,17 @@ def _records_section(run: Run) -> str:
         for metric_id in metric_ids:
             score = row["scores"].get(metric_id)
             score = score if isinstance(score, dict) else {}
-            status = score.get("status", "ok") if score else "not run"
+            status = str(score.get("status", "ok")) if score else "not run"
             statuses.add(status.replace(" ", "-"))
             value = score.get("value")
             if status == "ok" and isinstance(value, (int, float)):
-                cells.append(f"<td class=\"num\" data-sort=\"{value!r}\">{value:.4f}</td>")
+                cells.append(f"<td class=\"num\" data-sort=\"{_text(repr(value))}\">{value:.4f}</td>")
             else:
-                why = score.get("reason") or (score.get("error") or {}).get("message") or ""
-                cells.append(f"<td class=\"num status-{escape(status)}\" data-sort=\"\" title=\"{escape(str(why))}\">"
-                             f"{escape(status if status != 'ok' else '–')}</td>")
-        rows.append(f"<tr data-status=\"{' '.join(sorted(statuses))}\"><td data-sort=\"{escape(record_id)}\">"
+                error = score.get("error")
+                why = score.get("reason") or (error.get("message") if isinstance(error, dict) else error) or ""
+                cells.append(f"<td class=\"num {_status_class(status)}\" data-sort=\"\" title=\"{_text(why)}\">"
+                             f"{_text(status if status != 'ok' else '–')}</td>")
+        rows.append(f"<tr data-status=\"{_text(' '.join(sorted(statuses)))}\"><td data-sort=\"{escape(record_id)}\">"
                     f"{escape(record_id)}</td>" + "".join(cells) + "</tr>")
     more = (f"<p class=\"muted\">showing the first {MAX_ROWS} of {len(run.rows)} records</p>"
             if len(run.rows) > MAX_ROWS else "")
@@ -171,6 +246,11 @@ def _records_section(run: Run) -> str:
             "<option value=\"error\">has error</option></select> <span id=\"record-count\" class=\"muted\"></span>"
             f"</p>{more}<div class=\"table-wrap\"><table id=\"records\"><thead>{head}</thead><tbody>"
             + "".join(rows) + "</tbody></table></div></section>")
+
+
+def _status_class(status: str) -> str:
+    """The CSS class of a status: only the statuses the style knows, never a word from the data."""
+    return f"status-{status}" if status in ("error", "skipped") else ""
 
 
 def _provenance_section(run: Run, summary: dict[str, dict[str, Any]]) -> str:

@@ -20,7 +20,7 @@ def aggregates(run: Run) -> dict[str, dict[str, Any]]:
             out[metric_id] = dict(run.summary[metric_id])
             continue
         values = np.asarray(values_of(run, metric_id), dtype=float)
-        statuses = Counter(_score(row, metric_id).get("status", "ok") for row in run.rows.values())
+        statuses = Counter(str(_score(row, metric_id).get("status", "ok")) for row in run.rows.values())
         corpus = info.get("granularity") == "corpus"
         value = corpus_value(run, metric_id) if corpus else (float(values.mean()) if values.size else None)
         out[metric_id] = {
@@ -65,6 +65,7 @@ def failures(run: Run) -> list[dict[str, Any]]:
             status = score.get("status", "ok") if isinstance(score, dict) else "ok"
             if status == "error":
                 error = score.get("error") or {}
+                error = error if isinstance(error, dict) else {"message": error}
                 message = f"{error.get('type', 'Error')}: {error.get('message', '')}"
             elif status == "skipped":
                 message = str(score.get("reason") or "(no reason given)")

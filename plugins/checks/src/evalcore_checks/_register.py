@@ -15,21 +15,26 @@ _COMMON = (
 )
 _EXPECTED = (
     "The expected value is the parameter when set, else the example field named by "
-    "`expected_path`, else `example.expected_output` (the benchmark engine's registry; any JSON value), else "
+    "`expected_field`, else `example.expected_output` (the benchmark engine's registry; any JSON value), else "
     "`example.reference_answer` (the Auepora RAG metric spec; a string or a list of strings — the best match counts)."
 )
 
 
-def _field_path(default: str = "response", what: str = "the text to check") -> ParamSpec:
+def _field(default: str = "response", what: str = "the text to check") -> ParamSpec:
     return ParamSpec(
-        name="field_path", type="str", default=default, identity=True,
+        name="field", type="str", default=default, identity=True, aliases=("field_path",),
         description=f"dotted path in the prediction of {what} (e.g. 'output.data.summary')",
     )
 
 
-def _case_insensitive(default: bool) -> ParamSpec:
-    return ParamSpec(name="case_insensitive", type="bool", default=default, identity=True,
+def _ignore_case(default: bool) -> ParamSpec:
+    return ParamSpec(name="ignore_case", type="bool", default=default, identity=True, aliases=("case_insensitive",),
                      description="compare case-folded text")
+
+
+def _expected_field(what: str) -> ParamSpec:
+    return ParamSpec(name="expected_field", type="str", default=None, nullable=True, identity=True,
+                     aliases=("expected_path",), description=f"dotted path of {what} in the example")
 
 
 def _spec(name: str, cls: str, **fields: object) -> MetricSpec:
@@ -58,7 +63,7 @@ def _format() -> MetricSpec:
         target=TargetCategory.FORMAT, direction="higher", value_range=(0.0, 1.0),
         inputs=("prediction.response",),
         params=(
-            _field_path(what="the output"),
+            _field(what="the output"),
             ParamSpec(name="require_non_empty", type="bool", default=True, identity=True,
                       description="the output must not be empty"),
             ParamSpec(name="require_valid_json", type="bool", default=False, identity=True,
@@ -72,8 +77,8 @@ def _format() -> MetricSpec:
 
 def _keyword_params() -> tuple[ParamSpec, ...]:
     return (
-        _field_path(),
-        _case_insensitive(True),
+        _field(),
+        _ignore_case(True),
         ParamSpec(name="whole_word", type="bool", default=False, identity=True,
                   description="match keywords as whole words instead of substrings"),
     )
@@ -88,7 +93,7 @@ def _keyword() -> MetricSpec:
             "fraction of required keywords that occur (1.0 when all do, or when only forbidden "
             "keywords are given). This partial credit follows the dsrs implementation; the pass "
             "threshold is 1.0, so as pass/fail it means 'required all, forbidden none'. Matching "
-            "is case-insensitive substring search by default, as in dsrs (`case_insensitive=False` "
+            "is case-insensitive substring search by default, as in dsrs (`ignore_case=False` "
             "for exact case, `whole_word=True` for word boundaries). Keywords come from the "
             "`required`/`forbidden` parameters, else `example.required_keywords` / "
             "`example.forbidden_keywords`; with none at all the sample is skipped. " + _COMMON
@@ -117,7 +122,7 @@ def _keyword_coverage() -> MetricSpec:
             "`unique_match=True` (default) counts repeated keywords once (case-folded when "
             "case-insensitive); `False` counts every list entry. Keywords come from the `keywords` "
             "parameter, else `example.keywords` (the benchmark engine's context); an empty list skips the "
-            "sample. Benchmark engine registry reads `output.summary`: pass `field_path='output.summary'`; the "
+            "sample. Benchmark engine registry reads `output.summary`: pass `field='output.summary'`; the "
             "default is Auepora `response` field. Matching as in `checks/keyword`. " + _COMMON
         ),
         target=TargetCategory.GENERATION_RELEVANCE, direction="higher", value_range=(0.0, 1.0),
@@ -139,7 +144,7 @@ def _length() -> MetricSpec:
         summary="Length in characters within [min_chars, max_chars], partial credit just outside.",
         description=(
             "dsrs LengthMetric ('partial credit for close-to-bounds'). Length is the number of "
-            "Unicode characters (code points) of the text at `field_path` (the dsrs code counts "
+            "Unicode characters (code points) of the text at `field` (the dsrs code counts "
             "UTF-8 bytes). Value 1.0 inside the bounds; below `min_chars` it is "
             "max(0, 1 − (min_chars − length) / (tolerance × min_chars)), above `max_chars` "
             "max(0, 1 − (length − max_chars) / (tolerance × max_chars)). dsrs gives no formula; "
@@ -156,7 +161,7 @@ def _length() -> MetricSpec:
                       description="most characters allowed; None: no upper bound"),
             ParamSpec(name="tolerance", type="float", default=0.2, identity=True, minimum=0.0,
                       description="width of the partial-credit band, as a fraction of the bound"),
-            _field_path(),
+            _field(),
         ),
         version="1",
     )
@@ -196,7 +201,7 @@ def _syntax() -> MetricSpec:
             ParamSpec(name="parser", type="str", default="auto", identity=True,
                       choices=("auto", "tree_sitter", "delimiters"),
                       description="tree-sitter grammars for other languages (auto: when installed)"),
-            _field_path(what="the code"),
+            _field(what="the code"),
         ),
         version="2",
     )
@@ -207,13 +212,13 @@ def _json_schema() -> MetricSpec:
         "json_schema", "schema:JsonSchemaCheck",
         summary="A field of the prediction is valid against a JSON schema (jsonschema).",
         description=(
-            "dsrs ToolParamsSchemaMetric, generalised to any field. The value at `field_path` "
+            "dsrs ToolParamsSchemaMetric, generalised to any field. The value at `field` "
             "(a string is parsed as JSON unless `parse_json=False`; a structured value is used as "
             "is) is validated with the "
             "`jsonschema` package, using the draft the schema declares in `$schema` (latest "
             "otherwise); `check_formats` also asserts `format`. Value 1.0 if valid, 0.0 if not "
             "(also for a string that is not JSON); feedback lists the first validation errors. "
-            "The schema is the `schema` parameter, else the example field `schema_field`. An "
+            "The schema is the `schema` parameter, else the value at `schema_field` in the example. An "
             "invalid schema is an error for the sample by default; dsrs scores it 0.5 — set "
             "`invalid_schema_score=0.5` for that. " + _COMMON
         ),
@@ -223,7 +228,7 @@ def _json_schema() -> MetricSpec:
             ParamSpec(name="schema", type="any", default=None, nullable=True, identity=True,
                       description="the JSON schema (an object or a boolean)"),
             ParamSpec(name="schema_field", type="str", default="schema",
-                      description="example field holding the schema when the parameter is unset"),
+                      description="dotted path of the schema in the example, read when the parameter is unset"),
             ParamSpec(name="check_formats", type="bool", default=False, identity=True,
                       description="also check the schema's 'format' keywords (e.g. date-time)"),
             ParamSpec(name="parse_json", type="bool", default=True, identity=True,
@@ -231,7 +236,7 @@ def _json_schema() -> MetricSpec:
             ParamSpec(name="invalid_schema_score", type="float", default=None, nullable=True,
                       minimum=0.0, maximum=1.0,
                       description="value for an invalid schema instead of an error (dsrs: 0.5)"),
-            _field_path(what="the value to validate"),
+            _field(what="the value to validate"),
         ),
         version="1",
     )
@@ -262,9 +267,8 @@ def _diff() -> MetricSpec:
                       description="strictness: 'exact', 'normalized_whitespace', 'ast' (Python code) or 'semantic'"),
             ParamSpec(name="expected", type="str", default=None, nullable=True, identity=True,
                       description="the expected text; None reads it from the example"),
-            ParamSpec(name="expected_path", type="str", default=None, nullable=True, identity=True,
-                      description="dotted path of the expected text in the example"),
-            _field_path(),
+            _expected_field("the expected text"),
+            _field(),
         ),
         version="2",
     )
@@ -279,7 +283,7 @@ def _accuracy() -> MetricSpec:
             "(object or list; a JSON string on the other side is parsed) JSON-style deep equality "
             "(key order ignored, true ≠ 1); otherwise equality of the texts after whitespace "
             "collapse (numbers via str, booleans as true/false). `mode='overlap'`: Jaccard index "
-            "of the whitespace-token sets (1.0 when both are empty). `case_insensitive` case-folds "
+            "of the whitespace-token sets (1.0 when both are empty). `ignore_case` case-folds "
             "strings in both modes. Details: accuracy and mode. " + _EXPECTED + " " + _COMMON
         ),
         target=TargetCategory.GENERATION_CORRECTNESS, direction="higher", value_range=(0.0, 1.0),
@@ -289,10 +293,9 @@ def _accuracy() -> MetricSpec:
                       description="'exact': equality after normalisation; 'overlap': token-set Jaccard"),
             ParamSpec(name="expected_output", type="any", default=None, nullable=True, identity=True,
                       description="the expected output; None reads it from the example"),
-            ParamSpec(name="expected_path", type="str", default=None, nullable=True, identity=True,
-                      description="dotted path of the expected output in the example"),
-            _case_insensitive(False),
-            _field_path(what="the value to compare"),
+            _expected_field("the expected output"),
+            _ignore_case(False),
+            _field(what="the value to compare"),
         ),
         version="1",
     )
@@ -304,7 +307,7 @@ def _completeness() -> MetricSpec:
         summary="Share of required fields present (non-null) in a structured output.",
         description=(
             "The benchmark engine's completeness: completeness = present / required; details present, required, "
-            "completeness, missing. The object at `field_path` (a JSON object string is parsed) "
+            "completeness, missing. The object at `field` (a JSON object string is parsed) "
             "must be a mapping, else an error. A field is present when its key exists with a "
             "non-null value. `allow_nested=True` reads required names as dotted paths "
             "('order.total'); `False` (default, as in the benchmark engine) looks up top-level keys only. "
@@ -318,7 +321,7 @@ def _completeness() -> MetricSpec:
                       description="fields that must be present and not null; None reads example.required_fields"),
             ParamSpec(name="allow_nested", type="bool", default=False, identity=True,
                       description="read dotted field names as paths into nested objects"),
-            _field_path(what="the structured output"),
+            _field(what="the structured output"),
         ),
         version="1",
     )
@@ -329,7 +332,7 @@ def _policy() -> MetricSpec:
         "policy_compliance", "policy:PolicyCompliance",
         summary="No policy violations reported (violations given as an int, a list or {'count': n}).",
         description=(
-            "The benchmark engine's policy_compliance. The value at `field_path` is a violation count (a whole "
+            "The benchmark engine's policy_compliance. The value at `field` is a violation count (a whole "
             "number >= 0), a list of violations (its length counts) or a mapping with 'count'. "
             "Value 1.0 when the count is 0 (compliant), else 0.0; details policy_violations and "
             "compliant. Benchmark engine registry reads `output.policy_violations`; the default path is the "
@@ -337,7 +340,7 @@ def _policy() -> MetricSpec:
         ),
         target=TargetCategory.AGENT_BEHAVIOUR, direction="higher", value_range=(0.0, 1.0),
         inputs=("prediction.policy_violations",),
-        params=(_field_path("policy_violations", "the reported violations"),),
+        params=(_field("policy_violations", "the reported violations"),),
         version="1",
     )
 

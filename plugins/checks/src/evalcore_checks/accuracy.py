@@ -14,22 +14,22 @@ from ._inputs import expectations, field_value
 _STRUCTURES = (Mapping, list, tuple)
 
 
-def deep_equal(a: Any, b: Any, *, case_insensitive: bool = False) -> bool:
+def deep_equal(a: Any, b: Any, *, ignore_case: bool = False) -> bool:
     """JSON-style deep equality: ``true`` is not ``1``, dict key order does not matter.
 
-    With ``case_insensitive`` strings (values, not keys) are compared case-folded.
+    With ``ignore_case`` strings (values, not keys) are compared case-folded.
     """
     if isinstance(a, bool) or isinstance(b, bool):
         return isinstance(a, bool) and isinstance(b, bool) and a == b
     if isinstance(a, Mapping) and isinstance(b, Mapping):
         return a.keys() == b.keys() and all(
-            deep_equal(a[k], b[k], case_insensitive=case_insensitive) for k in a
+            deep_equal(a[k], b[k], ignore_case=ignore_case) for k in a
         )
     if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
         return len(a) == len(b) and all(
-            deep_equal(x, y, case_insensitive=case_insensitive) for x, y in zip(a, b)
+            deep_equal(x, y, ignore_case=ignore_case) for x, y in zip(a, b)
         )
-    if isinstance(a, str) and isinstance(b, str) and case_insensitive:
+    if isinstance(a, str) and isinstance(b, str) and ignore_case:
         return a.casefold() == b.casefold()
     if isinstance(a, _STRUCTURES) or isinstance(b, _STRUCTURES):
         return False
@@ -38,14 +38,14 @@ def deep_equal(a: Any, b: Any, *, case_insensitive: bool = False) -> bool:
     return type(a) is type(b) and a == b
 
 
-def scalar_text(value: Any, *, case_insensitive: bool) -> str:
+def scalar_text(value: Any, *, ignore_case: bool) -> str:
     """A scalar as normalised text: whitespace collapsed, optionally case-folded."""
     if isinstance(value, bool):
         text = "true" if value else "false"
     else:
         text = str(value)
     text = collapse_whitespace(text)
-    return text.casefold() if case_insensitive else text
+    return text.casefold() if ignore_case else text
 
 
 def _as_structure(value: Any) -> Any:
@@ -57,34 +57,34 @@ def _as_structure(value: Any) -> Any:
     return value
 
 
-def exact_match(actual: Any, expected: Any, *, case_insensitive: bool) -> bool:
+def exact_match(actual: Any, expected: Any, *, ignore_case: bool) -> bool:
     """Deep equality when either side is structured (a JSON string is parsed), else normalised text."""
     if isinstance(actual, _STRUCTURES) or isinstance(expected, _STRUCTURES):
-        return deep_equal(_as_structure(actual), _as_structure(expected), case_insensitive=case_insensitive)
-    return scalar_text(actual, case_insensitive=case_insensitive) == \
-        scalar_text(expected, case_insensitive=case_insensitive)
+        return deep_equal(_as_structure(actual), _as_structure(expected), ignore_case=ignore_case)
+    return scalar_text(actual, ignore_case=ignore_case) == \
+        scalar_text(expected, ignore_case=ignore_case)
 
 
-def token_jaccard(actual: Any, expected: Any, *, case_insensitive: bool) -> float:
+def token_jaccard(actual: Any, expected: Any, *, ignore_case: bool) -> float:
     """Jaccard overlap of the whitespace-token sets of two scalars."""
     for role, value in (("prediction", actual), ("expected", expected)):
         if isinstance(value, _STRUCTURES):
             raise InputError(f"overlap mode compares text, got {type(value).__name__}", field=role)
     return jaccard(
-        whitespace_tokens(scalar_text(actual, case_insensitive=False), lowercase=case_insensitive),
-        whitespace_tokens(scalar_text(expected, case_insensitive=False), lowercase=case_insensitive),
+        whitespace_tokens(scalar_text(actual, ignore_case=False), lowercase=ignore_case),
+        whitespace_tokens(scalar_text(expected, ignore_case=False), lowercase=ignore_case),
     )
 
 
 class AccuracyScore(SampleMetric):
-    """Best match of the value at ``field_path`` against the expected output(s)."""
+    """Best match of the value at ``field`` against the expected output(s)."""
 
     def score(self, example: Record, prediction: Record) -> Score:
-        actual = field_value(prediction, self.params["field_path"])
-        expected = expectations(example, self.params["expected_output"], self.params["expected_path"])
-        mode, folded = self.params["mode"], self.params["case_insensitive"]
+        actual = field_value(prediction, self.params["field"])
+        expected = expectations(example, self.params["expected_output"], self.params["expected_field"])
+        mode, folded = self.params["mode"], self.params["ignore_case"]
         if mode == "exact":
-            value = max(float(exact_match(actual, e, case_insensitive=folded)) for e in expected)
+            value = max(float(exact_match(actual, e, ignore_case=folded)) for e in expected)
         else:
-            value = max(token_jaccard(actual, e, case_insensitive=folded) for e in expected)
+            value = max(token_jaccard(actual, e, ignore_case=folded) for e in expected)
         return Score(value, details={"accuracy": value, "mode": mode})

@@ -19,13 +19,13 @@ def is_present(data: Mapping[str, Any], name: str, *, nested: bool) -> bool:
 
 
 class Completeness(SampleMetric):
-    """``present / required`` for the required fields of the object at ``field_path``."""
+    """``present / required`` for the required fields of the object at ``field``."""
 
     def score(self, example: Record, prediction: Record) -> Score:
         required = list_setting(self.params, "required_fields", example, "required_fields")
         if not required:
             raise SkipSample("no required fields (parameter 'required_fields' or example.required_fields)")
-        path = self.params["field_path"]
+        path = self.params["field"]
         raw = field_value(prediction, path)
         try:
             data = parse_structure(raw)

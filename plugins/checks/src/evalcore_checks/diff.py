@@ -43,8 +43,8 @@ class DiffCheck(SampleMetric):
         level = self.params["level"]
         if level == "semantic":
             raise SkipSample(SEMANTIC_UNAVAILABLE)
-        actual = field_text(prediction, self.params["field_path"])
-        expected = expectations(example, self.params["expected"], self.params["expected_path"])
+        actual = field_text(prediction, self.params["field"])
+        expected = expectations(example, self.params["expected"], self.params["expected_field"])
         for index, item in enumerate(expected):
             if not isinstance(item, str):
                 raise InputError(f"expected text, got {type(item).__name__}", field=f"expected[{index}]")

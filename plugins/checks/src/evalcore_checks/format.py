@@ -24,7 +24,7 @@ class FormatCheck(SampleMetric):
     """1.0 when every enabled check passes, else 0.0; the details list each check."""
 
     def score(self, example: Record, prediction: Record) -> Score:
-        path = self.params["field_path"]
+        path = self.params["field"]
         value = get_path(prediction, path, None)
         if value is None:
             return Score(0.0, feedback=f"prediction.{path} is missing", details={"present": False})

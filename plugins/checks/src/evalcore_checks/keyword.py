@@ -9,9 +9,9 @@ from evalcore.plugin import Record, SampleMetric, Score, SkipSample
 from ._inputs import field_text, list_setting
 
 
-def contains(text: str, keyword: str, *, case_insensitive: bool, whole_word: bool) -> bool:
+def contains(text: str, keyword: str, *, ignore_case: bool, whole_word: bool) -> bool:
     """Whether ``keyword`` occurs in ``text`` (as a substring, or as a whole word)."""
-    if case_insensitive:
+    if ignore_case:
         text, keyword = text.casefold(), keyword.casefold()
     if whole_word:
         return re.search(rf"(?<!\w){re.escape(keyword)}(?!\w)", text) is not None
@@ -21,7 +21,7 @@ def contains(text: str, keyword: str, *, case_insensitive: bool, whole_word: boo
 class _KeywordBase(SampleMetric):
     def found(self, text: str, keyword: str) -> bool:
         return contains(
-            text, keyword, case_insensitive=self.params["case_insensitive"],
+            text, keyword, ignore_case=self.params["ignore_case"],
             whole_word=self.params["whole_word"],
         )
 
@@ -34,7 +34,7 @@ class KeywordCheck(_KeywordBase):
         forbidden = list_setting(self.params, "forbidden", example, "forbidden_keywords")
         if not required and not forbidden:
             raise SkipSample("no required or forbidden keywords (parameters or example fields)")
-        text = field_text(prediction, self.params["field_path"])
+        text = field_text(prediction, self.params["field"])
         hits = [k for k in forbidden if self.found(text, k)]
         missing = [k for k in required if not self.found(text, k)]
         details = {"missing": missing, "forbidden_found": hits,
@@ -52,11 +52,11 @@ class KeywordCoverage(_KeywordBase):
     def score(self, example: Record, prediction: Record) -> Score:
         keywords = list_setting(self.params, "keywords", example, "keywords")
         if self.params["unique_match"]:
-            fold = str.casefold if self.params["case_insensitive"] else str
+            fold = str.casefold if self.params["ignore_case"] else str
             keywords = list({fold(k): k for k in reversed(keywords)}.values())[::-1]
         if not keywords:
             raise SkipSample("no keywords (parameter 'keywords' or example.keywords)")
-        text = field_text(prediction, self.params["field_path"])
+        text = field_text(prediction, self.params["field"])
         hits = [k for k in keywords if self.found(text, k)]
         coverage = len(hits) / len(keywords)
         details = {"keyword_hits": len(hits), "keyword_total": len(keywords), "coverage": coverage,

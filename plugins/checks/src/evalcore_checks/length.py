@@ -24,7 +24,7 @@ def _decay(distance: int, band: float) -> float:
 
 
 class LengthCheck(SampleMetric):
-    """Scores the length of the text at ``field_path`` against ``min_chars``/``max_chars``."""
+    """Scores the length of the text at ``field`` against ``min_chars``/``max_chars``."""
 
     def setup(self) -> None:
         low, high = self.params["min_chars"], self.params["max_chars"]
@@ -34,7 +34,7 @@ class LengthCheck(SampleMetric):
             raise self.parameter_error("min_chars", f"min_chars ({low}) is greater than max_chars ({high})")
 
     def score(self, example: Record, prediction: Record) -> Score:
-        text = field_text(prediction, self.params["field_path"])
+        text = field_text(prediction, self.params["field"])
         low, high = self.params["min_chars"], self.params["max_chars"]
         length = len(text)
         value = length_score(length, low, high, self.params["tolerance"])

@@ -29,7 +29,7 @@ class PolicyCompliance(SampleMetric):
     """1.0 when the prediction reports zero policy violations, else 0.0."""
 
     def score(self, example: Record, prediction: Record) -> Score:
-        path = self.params["field_path"]
+        path = self.params["field"]
         count = violation_count(field_value(prediction, path), f"prediction.{path}")
         compliant = count == 0
         feedback = "compliant" if compliant else f"{count} policy violation(s)"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from evalcore.plugin import InputError, Record, SampleMetric, Score, SkipSample, schema_validator
+from evalcore.plugin import InputError, Record, SampleMetric, Score, SkipSample, get_path, schema_validator
 from jsonschema.exceptions import SchemaError
 
 from ._inputs import field_value, parse_structure
@@ -13,7 +13,7 @@ _MAX_REPORTED = 5
 
 
 class JsonSchemaCheck(SampleMetric):
-    """1.0 when the value at ``field_path`` is valid against the schema, else 0.0."""
+    """1.0 when the value at ``field`` is valid against the schema, else 0.0."""
 
     def setup(self) -> None:
         self._validator: Any = None
@@ -32,7 +32,7 @@ class JsonSchemaCheck(SampleMetric):
             raise self._schema_error
         if self._validator is not None:
             return self._validator
-        schema = example.get(self.params["schema_field"])
+        schema = get_path(example, self.params["schema_field"], None)
         if schema is None:
             raise SkipSample(f"no schema: parameter 'schema' or example.{self.params['schema_field']}")
         return self._build(schema)
@@ -46,7 +46,7 @@ class JsonSchemaCheck(SampleMetric):
                 raise InputError(f"invalid JSON schema: {exc.message}", field="schema") from None
             return Score(fallback, feedback=f"invalid JSON schema: {exc.message}",
                          details={"schema_valid": False})
-        path = self.params["field_path"]
+        path = self.params["field"]
         raw = field_value(prediction, path)
         try:
             instance = parse_structure(raw) if self.params["parse_json"] else raw

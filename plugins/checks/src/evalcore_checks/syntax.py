@@ -79,10 +79,10 @@ def check_json(code: str) -> str | None:
 
 
 class SyntaxCheck(SampleMetric):
-    """1.0 when the code at ``field_path`` passes the check for its language, else 0.0."""
+    """1.0 when the code at ``field`` passes the check for its language, else 0.0."""
 
     def score(self, example: Record, prediction: Record) -> Score:
-        code = field_text(prediction, self.params["field_path"])
+        code = field_text(prediction, self.params["field"])
         language = (self.params["language"] or "").lower()
         if not code.strip():
             return Score(0.0, feedback="no code found", details={"checker": "none"})

@@ -19,7 +19,7 @@ openai client, with the API key in the variable named by `api_key_env`
 model string (extra evalcore-judge[litellm]), or `backend='transformers'` with a local `model`
 path. With nothing set and DSPy configured with an LM, that LM judges. Decoding is greedy
 (temperature 0, fixed seed); the prompt template hash is in the details. Answers are cached
-on disk (key: metric id and version, template hash, model, decoding, inputs); `cache` is
+on disk (key: metric id and version, template hash, model, decoding, inputs); `cache_mode` is
 readwrite, readonly, refresh or off. An answer that holds no unambiguous score is an error
 result with the raw answer in details, never 0."""
 
@@ -35,14 +35,17 @@ COMMON = (
     ParamSpec(name="temperature", type="float", default=0.0, minimum=0.0, description="sampling temperature"),
     ParamSpec(name="seed", type="int", default=0, nullable=True, description="sent where the backend takes one"),
     ParamSpec(name="max_tokens", type="int", default=256, minimum=1, description="longest answer, in tokens"),
-    ParamSpec(name="timeout", type="float", default=60.0, minimum=0.001, description="seconds per attempt"),
+    ParamSpec(name="timeout_s", type="float", default=60.0, minimum=0.001, description="seconds per attempt",
+              aliases=("timeout",)),
     ParamSpec(name="max_retries", type="int", default=4, minimum=0,
               description="retries on 429, 5xx, timeouts and refused connections"),
     ParamSpec(name="backoff_base", type="float", default=0.5, minimum=0.0, description="first retry wait, seconds"),
     ParamSpec(name="concurrency", type="int", default=8, minimum=1, description="concurrent calls at most"),
-    ParamSpec(name="cache", type="str", default="readwrite", choices=("readwrite", "readonly", "refresh", "off"),
-              description="how the answer cache is used"),
-    ParamSpec(name="cache_dir", type="str", description="default $EVALCORE_CACHE_DIR or ~/.cache/evalcore"),
+    ParamSpec(name="cache_mode", type="str", nullable=True, aliases=("cache",),
+              choices=("readwrite", "readonly", "refresh", "off"),
+              description="how the answer cache is used (default: the run's --cache-mode, else readwrite)"),
+    ParamSpec(name="cache_dir", type="str",
+              description="default: the run's --cache-dir, else $EVALCORE_CACHE_DIR or ~/.cache/evalcore"),
     ParamSpec(name="prices", type="dict",
               description="model -> (prompt, completion) msats per 1000 tokens; '*' sets the default"),
     ParamSpec(name="max_input_chars", type="int", default=200_000, minimum=1,
@@ -53,7 +56,7 @@ _SCALE = ParamSpec(name="scale", type="str", default="0-1", choices=("0-1", "1-5
 _EVIDENCE = (
     ParamSpec(name="evidence_source", type="str", default="retrieved", choices=("retrieved", "relevant"),
               identity=True, description="evidence from prediction.retrieved or example.relevant_docs"),
-    ParamSpec(name="top_k", type="int", minimum=1, description="use only the first k documents"),
+    ParamSpec(name="k", type="int", minimum=1, description="use only the first k documents", aliases=("top_k",)),
 )
 _THRESHOLD = ParamSpec(name="threshold", type="float", default=0.66, minimum=0.0, maximum=1.0,
                        description="pass mark when called DSPy-style with a trace")

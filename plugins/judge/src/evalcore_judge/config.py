@@ -1,6 +1,7 @@
-"""Choosing a judge backend from metric parameters and environment variables.
+"""Choosing a judge backend from metric parameters and the run's judge settings.
 
-A parameter wins over its environment variable:
+A metric's parameter wins over the run's setting (``evaluate(..., judge={...})``, the CLI's
+``--judge-*`` flags), which wins over the environment variable read when the run started:
 
 =================  ==============================  =========================================
 parameter          environment variable            meaning
@@ -27,59 +28,39 @@ that LM judges.
 from __future__ import annotations
 
 import importlib
-import os
-import random
 import sys
 from collections.abc import Mapping
 from typing import Any
 
-from evalcore.cache import ContentCache
-from evalcore.http import OpenAIClient, PriceTable
-from evalcore.plugin import SetupError
+from evalcore.http import OpenAIClient
+from evalcore.plugin import RunContext, SetupError
 
 from .backends import Backend, CallableBackend, CriticBackend, Decoding, DSPyBackend, HTTPBackend, LiteLLMBackend
 from .critic import LLMCritic
 
 DEFAULT_API_KEY_ENV = "OPENAI_API_KEY"
 BACKENDS = ("http", "litellm", "dspy", "callable", "transformers")
-_ENV = {
-    "backend": ("EVALCORE_JUDGE_BACKEND",), "base_url": ("EVALCORE_JUDGE_BASE_URL", "OPENAI_BASE_URL"),
-    "model": ("EVALCORE_JUDGE_MODEL",), "api_key_env": ("EVALCORE_JUDGE_API_KEY_ENV",),
-    "judge": ("EVALCORE_JUDGE_CALLABLE",), "gguf_file": ("EVALCORE_JUDGE_GGUF_FILE",),
-}
-
-
 class JudgeConfigError(SetupError):
     """The parameters and environment do not name a usable judge."""
 
 
-def setting(params: Mapping[str, Any], name: str) -> Any:
-    """A parameter, else its environment variables in order, else ``None``."""
-    value = params.get(name)
-    for variable in _ENV.get(name, ()) if value is None else ():
-        value = os.environ.get(variable) or None
-        if value is not None:
-            break
-    return value
-
-
-def build_critic(params: Mapping[str, Any], metric_id: str = "judge") -> LLMCritic:
-    """The critic the parameters of the judge metric ``metric_id`` describe."""
-    judge = setting(params, "judge")
+def build_critic(params: Mapping[str, Any], context: RunContext, metric_id: str = "judge") -> LLMCritic:
+    """The critic the parameters of the judge metric ``metric_id`` describe, in the run ``context``."""
+    judge = context.setting(params, "judge")
     if isinstance(judge, LLMCritic):
         return judge
     decoding = Decoding(params["temperature"], params["seed"], params["max_tokens"])
-    cache = None if params["cache"] == "off" else ContentCache(params.get("cache_dir"), params["cache"])
-    prices = PriceTable(params["prices"]) if params.get("prices") else PriceTable.from_env()
-    return LLMCritic(build_backend(params, metric_id), decoding=decoding, cache=cache, prices=prices)
+    cache = context.cache(params["cache_mode"], params.get("cache_dir"))
+    return LLMCritic(build_backend(params, context, metric_id), decoding=decoding, cache=cache,
+                     prices=context.prices(params.get("prices")))
 
 
-def build_backend(params: Mapping[str, Any], metric_id: str = "judge") -> Backend:
+def build_backend(params: Mapping[str, Any], context: RunContext, metric_id: str = "judge") -> Backend:
     """The backend named by ``backend`` (or implied by the other settings)."""
-    kind = setting(params, "backend")
-    judge = setting(params, "judge")
+    kind = context.setting(params, "backend")
+    judge = context.setting(params, "judge")
     if kind is None:
-        kind = _implied_kind(params, judge)
+        kind = _implied_kind(params, context, judge)
     if kind == "dspy":
         return DSPyBackend(_dspy_lm(metric_id))
     if kind == "critic":
@@ -89,31 +70,31 @@ def build_backend(params: Mapping[str, Any], metric_id: str = "judge") -> Backen
             raise JudgeConfigError(metric_id, "judge", "backend 'callable' needs judge=<callable or 'module:attr'>")
         return CallableBackend(_resolve_callable(judge, metric_id))
     if kind == "http":
-        return HTTPBackend(_client(params, metric_id))
+        return HTTPBackend(_client(params, context, metric_id))
     if kind == "litellm":
-        model = setting(params, "model")
+        model = context.setting(params, "model")
         if not model:
             raise JudgeConfigError(metric_id, "model", "backend 'litellm' needs a LiteLLM model string, "
                                    "e.g. model='anthropic/claude-3-5-haiku-latest'")
-        key_env = setting(params, "api_key_env")
-        api_key = os.environ.get(key_env) if key_env else None
-        return LiteLLMBackend(model, base_url=params.get("base_url"), api_key=api_key,
-                              timeout=params["timeout"], max_retries=params["max_retries"])
+        return LiteLLMBackend(model, base_url=context.setting(params, "base_url"),
+                              api_key=context.secret(context.setting(params, "api_key_env")),
+                              timeout=params["timeout_s"], max_retries=params["max_retries"])
     if kind == "transformers":
         from .local import TransformersBackend
 
-        model = setting(params, "model")
+        model = context.setting(params, "model")
         if not model:
             raise JudgeConfigError(metric_id, "model",
                                    "backend 'transformers' needs model=<local model directory or .gguf file>")
         try:
-            return TransformersBackend(model, gguf_file=setting(params, "gguf_file"))
+            return TransformersBackend(model, gguf_file=context.setting(params, "gguf_file"))
         except FileNotFoundError as exc:
             raise JudgeConfigError(metric_id, "model", str(exc)) from None
     if kind is None:
         raise JudgeConfigError(
             metric_id, "backend",
-            "no judge backend configured: set base_url and model (or $EVALCORE_JUDGE_BASE_URL / "
+            "no judge backend configured: set base_url and model (--judge-base-url / --judge-model, "
+            "evaluate(..., judge={'base_url': ..., 'model': ...}), or $EVALCORE_JUDGE_BASE_URL / "
             "$OPENAI_BASE_URL and $EVALCORE_JUDGE_MODEL) for any OpenAI-compatible server, or pass "
             "judge=<callable>, judge='dspy' (the LM DSPy is configured with), backend='litellm' with a "
             "LiteLLM model string, or backend='transformers' with model=<path>",
@@ -121,14 +102,14 @@ def build_backend(params: Mapping[str, Any], metric_id: str = "judge") -> Backen
     raise JudgeConfigError(metric_id, "backend", f"unknown judge backend {kind!r}; use one of {', '.join(BACKENDS)}")
 
 
-def _implied_kind(params: Mapping[str, Any], judge: Any) -> str | None:
+def _implied_kind(params: Mapping[str, Any], context: RunContext, judge: Any) -> str | None:
     if judge == "dspy":
         return "dspy"
     if judge is not None and not isinstance(judge, str) and callable(getattr(judge, "score", None)):
         return "critic"
     if judge is not None:
         return "callable"
-    if setting(params, "base_url"):
+    if context.setting(params, "base_url"):
         return "http"
     if _configured_dspy_lm() is not None:
         return "dspy"
@@ -154,19 +135,20 @@ def _dspy_lm(metric_id: str) -> Any:
     return lm
 
 
-def _client(params: Mapping[str, Any], metric_id: str) -> OpenAIClient:
-    base_url, model = setting(params, "base_url"), setting(params, "model")
+def _client(params: Mapping[str, Any], context: RunContext, metric_id: str) -> OpenAIClient:
+    base_url, model = context.setting(params, "base_url"), context.setting(params, "model")
     if not base_url:
-        raise JudgeConfigError(metric_id, "base_url", "backend 'http' needs base_url (or $EVALCORE_JUDGE_BASE_URL "
-                               "or $OPENAI_BASE_URL)")
+        raise JudgeConfigError(metric_id, "base_url", "backend 'http' needs base_url (or --judge-base-url, "
+                               "$EVALCORE_JUDGE_BASE_URL or $OPENAI_BASE_URL)")
     if not model:
-        raise JudgeConfigError(metric_id, "model", "backend 'http' needs model (or $EVALCORE_JUDGE_MODEL)")
+        raise JudgeConfigError(metric_id, "model", "backend 'http' needs model (or --judge-model, "
+                               "$EVALCORE_JUDGE_MODEL)")
     if not str(base_url).startswith(("http://", "https://")):
         raise JudgeConfigError(metric_id, "base_url", f"must start with http:// or https://; got {base_url!r}")
-    return OpenAIClient(
-        base_url, model, api_key_env=setting(params, "api_key_env") or DEFAULT_API_KEY_ENV,
-        timeout=params["timeout"], max_retries=params["max_retries"], max_concurrency=params["concurrency"],
-        backoff_base=params["backoff_base"], rng=random.Random(params["seed"]),
+    return context.client(
+        base_url, model, api_key_env=context.setting(params, "api_key_env") or DEFAULT_API_KEY_ENV,
+        seed=params["seed"], timeout=params["timeout_s"], max_retries=params["max_retries"],
+        max_concurrency=params["concurrency"], backoff_base=params["backoff_base"],
     )
 
 

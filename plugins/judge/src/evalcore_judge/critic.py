@@ -62,7 +62,7 @@ class LLMCritic:
         self.backend = backend
         self.decoding = decoding or Decoding()
         self.cache = cache
-        self.prices = prices or PriceTable.from_env()
+        self.prices = prices or PriceTable()
 
     def __repr__(self) -> str:
         return f"<LLMCritic {self.backend!r}>"

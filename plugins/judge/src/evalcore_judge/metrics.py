@@ -18,13 +18,13 @@ from evalcore.http import Usage, estimate_tokens
 from evalcore.plugin import (
     InputError,
     Record,
+    RunContext,
     SampleMetric,
     Score,
     SkipSample,
-    doc_texts,
     get_path,
+    inputs,
     reference_answers,
-    response_text,
 )
 
 from .config import build_critic
@@ -82,11 +82,15 @@ class JudgeMetric(SampleMetric):
     """Base class: subclasses implement :meth:`requests` and :meth:`combine`."""
 
     def setup(self) -> None:
-        self.critic = build_critic(self.params, self.id)
         if "threshold" in self.params:
             self.spec = self.spec.model_copy(update={"pass_threshold": self.params["threshold"]})
         self._spent = _Spent()
         self._lock = threading.Lock()
+
+    def open(self, context: RunContext) -> None:
+        """The critic from this metric's parameters over the run's judge settings and cache."""
+        super().open(context)
+        self.critic = build_critic(self.params, context, self.id)
 
     def requests(self, example: Record, prediction: Record) -> list[Request]:
         raise NotImplementedError
@@ -171,6 +175,7 @@ class JudgeMetric(SampleMetric):
         ``max_tokens`` limit: an upper bound the evaluator can reserve against a budget.
         A sample that would be skipped estimates to zero.
         """
+        self.ensure_open()
         try:
             requests = self._checked_requests(example, prediction)
         except (SkipSample, InputError):
@@ -192,7 +197,8 @@ class JudgeMetric(SampleMetric):
 
     def usage_summary(self) -> dict[str, Any]:
         """Backend calls, tokens and cost spent by this instance, and its cache's hits and savings."""
-        cache = self.critic.cache.stats.to_dict() if self.critic.cache is not None else None
+        critic = getattr(self, "critic", None)
+        cache = critic.cache.stats.to_dict() if critic is not None and critic.cache is not None else None
         with self._lock:
             return {**attrs.asdict(self._spent), "cache": cache}
 
@@ -208,13 +214,6 @@ def _usage_sum(calls: Sequence[Call]) -> dict[str, int]:
             "completion_tokens": sum(u.completion_tokens for u in usages)}
 
 
-def _response(prediction: Record) -> str:
-    text = response_text(prediction)
-    if not text.strip():
-        raise SkipSample("prediction.response is empty")
-    return text
-
-
 def _query(example: Record) -> str:
     query = example.get("query")
     return query if isinstance(query, str) and query.strip() else "(not given)"
@@ -224,30 +223,15 @@ def _reference(example: Record) -> str:
     return "\n".join(reference_answers(example))
 
 
-def _evidence(example: Record, prediction: Record, source: str, top_k: int | None) -> list[str]:
-    if source == "retrieved" and prediction.get("retrieved") is None and prediction.get("context") is not None:
-        context = prediction["context"]  # DSPy's CompleteAndGrounded reads pred.context
-        texts = doc_texts([context] if isinstance(context, str) else context, field="prediction.context")
-    elif source == "retrieved":
-        texts = doc_texts(prediction.get("retrieved"), field="prediction.retrieved")
-    else:
-        texts = doc_texts(example.get("relevant_docs"), field="example.relevant_docs")
-    texts = texts[:top_k] if top_k else texts
-    if not texts:
-        field = "prediction.retrieved" if source == "retrieved" else "example.relevant_docs"
-        raise SkipSample(f"no evidence in {field}")
-    return texts
-
-
 class Faithfulness(JudgeMetric):
     """From the Auepora RAG metric spec: is the answer supported by the retrieved (or relevant) evidence?"""
 
     def requests(self, example: Record, prediction: Record) -> list[Request]:
         scale = self.params["scale"]
-        evidence = _evidence(example, prediction, self.params["evidence_source"], self.params["top_k"])
+        evidence = inputs.evidence(example, prediction, self.params["evidence_source"], self.params["k"])
         messages = FAITHFULNESS.render(
             rule=self.rule(["score"], scale), query=_query(example), evidence=numbered(evidence),
-            response=_response(prediction),
+            response=inputs.response(prediction, blank="skip"),
         )
         return [Request("faithfulness", FAITHFULNESS, messages, ("score",), scale)]
 
@@ -278,7 +262,8 @@ class AnswerQuality(JudgeMetric):
         if not isinstance(query, str) or not query.strip():
             raise SkipSample("example.query is missing")
         messages = ANSWER_QUALITY.render(
-            rule=self.rule(dims, scale), dimensions=", ".join(dims), query=query, response=_response(prediction),
+            rule=self.rule(dims, scale), dimensions=", ".join(dims), query=query,
+            response=inputs.response(prediction, blank="skip"),
         )
         return [Request("quality", ANSWER_QUALITY, messages, dims, scale)]
 
@@ -298,7 +283,7 @@ class SemanticF1(JudgeMetric):
         template = SEMANTIC_F1_DECOMPOSED if self.params["decompositional"] else SEMANTIC_F1
         messages = template.render(
             rule=self.rule(["recall", "precision"]), query=_query(example), reference=_reference(example),
-            response=_response(prediction),
+            response=inputs.response(prediction, blank="skip"),
         )
         return [Request("semantic_f1", template, messages, ("recall", "precision"))]
 
@@ -313,8 +298,8 @@ class CompleteAndGrounded(JudgeMetric):
     """DSPy's CompleteAndGrounded: F1 of completeness (vs reference) and groundedness (in the context)."""
 
     def requests(self, example: Record, prediction: Record) -> list[Request]:
-        query, response = _query(example), _response(prediction)
-        evidence = _evidence(example, prediction, self.params["evidence_source"], self.params["top_k"])
+        query, response = _query(example), inputs.response(prediction, blank="skip")
+        evidence = inputs.evidence(example, prediction, self.params["evidence_source"], self.params["k"])
         complete = COMPLETENESS.render(rule=self.rule(["completeness"]), query=query,
                                        reference=_reference(example), response=response)
         grounded = GROUNDEDNESS.render(rule=self.rule(["groundedness"]), query=query,
@@ -340,7 +325,7 @@ class LlmJudge(JudgeMetric):
         messages = LLM_JUDGE.render(
             rule=self.rule(["score"], scale), system_prompt=self.params["system_prompt"],
             criteria="\n".join(f"- {c}" for c in self.params["criteria"]), query=_query(example),
-            reference_block=reference_block, response=_response(prediction),
+            reference_block=reference_block, response=inputs.response(prediction, blank="skip"),
         )
         return [Request("judge", LLM_JUDGE, messages, ("score",), scale)]
 

@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import attrs
+from evalcore.plugin import EvalcoreError
 
 SCALES: dict[str, tuple[float, float]] = {"0-1": (0.0, 1.0), "1-5": (1.0, 5.0), "0-10": (0.0, 10.0)}
 _EXPLANATION_KEYS = ("explanation", "reasoning", "rationale", "feedback", "reason")
@@ -22,7 +23,7 @@ _NUMBER = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)"
 _BARE = re.compile(rf"^\s*({_NUMBER})\s*(?:/\s*({_NUMBER}))?\s*\.?\s*$")
 
 
-class UnparseableJudgement(ValueError):
+class UnparseableJudgement(EvalcoreError, ValueError):
     """The judge's answer holds no unambiguous score; ``raw`` is the answer as received."""
 
     def __init__(self, reason: str, raw: str) -> None:

@@ -7,7 +7,7 @@ answers. Bump the metric version in ``_register`` when a template changes.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
 import attrs
 from evalcore.cache import content_hash
@@ -113,8 +113,3 @@ DIFF_SEMANTIC = Template(
     "Expected:\n{expected}\n\nActual:\n{actual}\n\n"
     "Give \"score\" 1 if they are semantically equivalent and 0 if they are not, and an \"explanation\".",
 )
-
-
-def template_hashes(templates: Mapping[str, Template]) -> dict[str, str]:
-    """Hashes by role, for result details."""
-    return {role: t.hash for role, t in templates.items()}

@@ -7,7 +7,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 import attrs
-from evalcore.plugin import InputError, Record, SampleMetric, Score
+from evalcore.plugin import InputError, Record, RunContext, SampleMetric, Score
 
 from .environment import Redactor, command_environment
 from .isolation import unavailable
@@ -27,13 +27,19 @@ class _CommandMetric(SampleMetric):
 
     def setup(self) -> None:
         self.argv = self._param("command", as_argv)
-        self.environment = command_environment(self._param("env", _string_map),
-                                               self._param("pass_env", _names))
+        self.explicit_env = self._param("env", _string_map)
+        self.passed_env = self._param("pass_env", _names)
         isolation = self.params["isolation"]
         reason = unavailable(isolation)
         if reason is not None:
             raise self.parameter_error("isolation", f"{isolation!r} is unavailable: {reason}")
         self.cost = self.spec.cost_msats if self.params["cost_msats"] is None else self.params["cost_msats"]
+
+    def open(self, context: RunContext) -> None:
+        """The command's environment: the allow-listed variables as the run started, and what to redact."""
+        super().open(context)
+        self.environment = command_environment(self.explicit_env, self.passed_env, parent=context.environ)
+        self.redactor = Redactor.from_environments(context.environ, self.environment)
 
     def _param(self, name: str, convert: Callable[[Any], Any]) -> Any:
         try:
@@ -52,7 +58,7 @@ class _CommandMetric(SampleMetric):
         return run_command(
             self.argv, timeout_s=self.params["timeout_s"], cwd=cwd,
             max_output_bytes=self.params["max_output_bytes"], env=self.environment,
-            isolation=self.params["isolation"], redact=Redactor.from_environments(os.environ, self.environment),
+            isolation=self.params["isolation"], redact=self.redactor,
         )
 
     def details(self, result: CommandResult, **extra: Any) -> dict[str, Any]:

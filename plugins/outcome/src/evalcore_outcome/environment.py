@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Iterable, Mapping
 
@@ -19,12 +18,10 @@ _MIN_SECRET_CHARS = 4
 
 
 def command_environment(
-    explicit: Mapping[str, str] | None = None, passed: Iterable[str] = (),
-    parent: Mapping[str, str] | None = None,
+    explicit: Mapping[str, str] | None, passed: Iterable[str], parent: Mapping[str, str],
 ) -> dict[str, str]:
-    """:data:`BASE_VARIABLES` and the ``passed`` names taken from ``parent`` (default: this
-    process's environment), then the ``explicit`` values; nothing else."""
-    parent = os.environ if parent is None else parent
+    """:data:`BASE_VARIABLES` and the ``passed`` names taken from ``parent`` (the environment the
+    run started with), then the ``explicit`` values; nothing else."""
     names = (*BASE_VARIABLES, *passed)
     env = {name: parent[name] for name in names if name in parent}
     env.update(explicit or {})

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 import attrs
+from evalcore.plugin import EvalcoreError
 
 from . import _supervise
 from .isolation import wrap
@@ -32,7 +33,7 @@ _DRAIN_SECONDS = 2.0
 _SUPERVISOR = str(Path(_supervise.__file__).resolve())
 
 
-class CommandError(RuntimeError):
+class CommandError(EvalcoreError, RuntimeError):
     """The command could not be run to completion: it failed to start, hung or flooded."""
 
 

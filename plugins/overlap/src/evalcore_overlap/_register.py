@@ -199,8 +199,8 @@ def _bleu_params(effective_order: bool) -> tuple[ParamSpec, ...]:
         ParamSpec(name="tokenize", type="str", default="13a", identity=True,
                   choices=("13a", "intl", "zh", "char", "none"),
                   description="sacrebleu tokenizer (13a = mteval-v13a, sacrebleu's default)"),
-        ParamSpec(name="lowercase", type="bool", default=False, identity=True,
-                  description="case-insensitive BLEU"),
+        ParamSpec(name="ignore_case", type="bool", default=False, identity=True, aliases=("lowercase",),
+                  description="case-insensitive BLEU (sacrebleu's lowercase)"),
         ParamSpec(name="effective_order", type="bool", default=effective_order, identity=True,
                   description="leave out n-gram orders the hypothesis has none of"),
     )
@@ -214,8 +214,8 @@ def _chrf_params() -> tuple[ParamSpec, ...]:
                   description="word n-gram order; 2 gives chrF++"),
         ParamSpec(name="beta", type="int", default=2, minimum=1, identity=True,
                   description="recall weight"),
-        ParamSpec(name="lowercase", type="bool", default=False, identity=True,
-                  description="case-insensitive chrF"),
+        ParamSpec(name="ignore_case", type="bool", default=False, identity=True, aliases=("lowercase",),
+                  description="case-insensitive chrF (sacrebleu's lowercase)"),
         ParamSpec(name="whitespace", type="bool", default=False, identity=True,
                   description="keep whitespace in character n-grams"),
         ParamSpec(name="eps_smoothing", type="bool", default=False, identity=True,
@@ -284,7 +284,7 @@ def _evidence_spec() -> MetricSpec:
         "Lexical faithfulness: share of the response's n-grams found in the evidence.",
         "The Auepora RAG metric spec: n-gram recall of the response against the evidence = the fraction of "
         "the response's n-grams (counted with repeats) that occur in some evidence document. "
-        "Evidence: the text of prediction.retrieved (first top_k; evidence_source='retrieved', "
+        "Evidence: the text of prediction.retrieved (the first k; evidence_source='retrieved', "
         "default) or of example.relevant_docs ('relevant'). Documents are tokenised one by one, "
         "so no n-gram spans two documents. Tokens: DSPy's normalize_text then whitespace "
         "(tokenizer='normalized', default), or the 'unicode' / 'rouge_score' tokenizers of "
@@ -298,8 +298,8 @@ def _evidence_spec() -> MetricSpec:
                       choices=("retrieved", "relevant"), description="which documents are evidence"),
             ParamSpec(name="n", type="int", default=1, minimum=1, identity=True,
                       description="n-gram size"),
-            ParamSpec(name="top_k", type="int", default=None, nullable=True, minimum=1,
-                      identity=True, description="use only the first top_k retrieved documents"),
+            ParamSpec(name="k", type="int", default=None, nullable=True, minimum=1, identity=True,
+                      aliases=("top_k",), description="use only the first k retrieved documents"),
             ParamSpec(name="tokenizer", type="str", default="normalized", identity=True,
                       choices=("normalized", "unicode", "rouge_score"),
                       description="how the response and the evidence are tokenised"),
@@ -316,7 +316,7 @@ def _ter_params() -> tuple[ParamSpec, ...]:
         ParamSpec(name="asian_support", type="bool", default=False, identity=True,
                   description="split CJK characters (with normalized) and remove CJK "
                   "punctuation (with no_punct)"),
-        ParamSpec(name="lowercase", type="bool", default=True, identity=True,
+        ParamSpec(name="ignore_case", type="bool", default=True, identity=True, aliases=("lowercase",),
                   description="case-insensitive TER (sacrebleu's default); False is "
                   "sacrebleu's case_sensitive=True"),
     )
@@ -331,7 +331,7 @@ _TER = (
     "response into its closest reference, divided by the average reference length, times "
     "100; lower is better and it can exceed 100. Defaults follow sacrebleu.corpus_ter: "
     "case-insensitive, no normalisation, punctuation kept; sacrebleu's case_sensitive is "
-    "lowercase=False here, as for BLEU and chrF. An empty reference with a non-empty "
+    "ignore_case=False here, as for BLEU and chrF. An empty reference with a non-empty "
     "response scores 100, both empty 0. "
 )
 

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from evalcore.plugin import Record, SampleMetric, Score, SkipSample
+from evalcore.plugin import Record, SampleMetric, Score, SkipSample, inputs
 from evalcore.text import ngrams, normalize_text
 
-from ._inputs import evidence, response
 from ._tokenizers import Tokenizer, get_tokenizer
 
 _SHOWN = 10
@@ -24,8 +23,8 @@ class EvidenceOverlapFaithfulness(SampleMetric):
 
     def score(self, example: Record, prediction: Record) -> Score:
         n = self.params["n"]
-        docs = evidence(example, prediction, self.params["evidence_source"], self.params["top_k"])
-        grams = ngrams(self._tokenize(response(prediction, "skip")), n)
+        docs = inputs.evidence(example, prediction, self.params["evidence_source"], self.params["k"])
+        grams = ngrams(self._tokenize(inputs.response(prediction, blank="skip")), n)
         if not grams:
             raise SkipSample(f"the response has no {n}-grams")
         support = set().union(*(ngrams(self._tokenize(doc), n) for doc in docs))

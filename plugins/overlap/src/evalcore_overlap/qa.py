@@ -13,11 +13,10 @@ from collections import Counter
 from collections.abc import Callable
 from functools import partial
 
-from evalcore.plugin import ParameterError, Record, SampleMetric, Score, SkipSample
+from evalcore.plugin import ParameterError, Record, SampleMetric, Score, SkipSample, inputs
 from evalcore.text import normalize_text
 
 from ._dpr import contains_any, dpr_tokens
-from ._inputs import passages, response, targets
 
 _HOTPOT_LABELS = frozenset({"yes", "no", "noanswer"})
 
@@ -59,8 +58,8 @@ class _AnswerMetric(SampleMetric):
 
     def best(self, example: Record, prediction: Record) -> tuple[float, int]:
         """The best value over the references and the index of the reference that gave it."""
-        pred = self._normalize(response(prediction, self.params["empty_response"]))
-        values = [self.compare(pred, self._normalize(ref)) for ref in targets(example)]
+        pred = self._normalize(inputs.response(prediction, blank=self.params["empty_response"]))
+        values = [self.compare(pred, self._normalize(ref)) for ref in inputs.targets(example)]
         index = max(range(len(values)), key=values.__getitem__)
         return values[index], index
 
@@ -78,7 +77,7 @@ class ExactMatch(_AnswerMetric):
 
     def score(self, example: Record, prediction: Record) -> Score:
         if self.params["empty_reference"] == "skip":
-            references = [ref for ref in targets(example) if ref.strip()]
+            references = [ref for ref in inputs.targets(example) if ref.strip()]
             if not references:
                 raise SkipSample("example.reference_answer is empty")
             example = {**example, "reference_answer": references}
@@ -118,8 +117,8 @@ class AnswerPassageMatch(SampleMetric):
     """DSPy's ``answer_passage_match``: some passage contains some reference answer."""
 
     def score(self, example: Record, prediction: Record) -> float:
-        needles = [dpr_tokens(normalize_text(answer)) for answer in targets(example)]
-        texts = passages(prediction, self.params["passage_source"])
+        needles = [dpr_tokens(normalize_text(answer)) for answer in inputs.targets(example)]
+        texts = inputs.passages(prediction, self.params["passage_source"])
         return float(any(contains_any(dpr_tokens(normalize_text(text)), needles) for text in texts))
 
 
@@ -147,8 +146,8 @@ class StringExactMatch(SampleMetric):
         return text
 
     def score(self, example: Record, prediction: Record) -> Score:
-        pred = self.clean(response(prediction, self.params["empty_response"]))
-        matches = [pred == self.clean(ref) for ref in targets(example)]
+        pred = self.clean(inputs.response(prediction, blank=self.params["empty_response"]))
+        matches = [pred == self.clean(ref) for ref in inputs.targets(example)]
         best = next((index for index, match in enumerate(matches) if match), 0)
         return Score(float(matches[best]), details={"best_reference": best})
 

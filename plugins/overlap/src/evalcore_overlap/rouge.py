@@ -10,9 +10,8 @@ from collections import Counter
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any, NamedTuple
 
-from evalcore.plugin import ParameterError, Record, SampleMetric, Score
+from evalcore.plugin import ParameterError, Record, SampleMetric, Score, inputs
 
-from ._inputs import response, targets
 from ._lcs import lcs_indices, lcs_length
 from ._tokenizers import Tokenizer, get_tokenizer
 
@@ -114,8 +113,8 @@ class Rouge(SampleMetric):
         self._measure = _MEASURES[params["measure"]]
 
     def score(self, example: Record, prediction: Record) -> Score:
-        refs = targets(example, self.params["compare_to"])
-        pred = self._prepare(response(prediction, self.params["empty_response"]))
+        refs = inputs.targets(example, self.params["compare_to"])
+        pred = self._prepare(inputs.response(prediction, blank=self.params["empty_response"]))
         scores = [self._compare(self._prepare(ref), pred) for ref in refs]
         best = max(range(len(scores)), key=lambda i: scores[i].fmeasure)
         chosen = scores[best]

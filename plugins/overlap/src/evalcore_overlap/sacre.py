@@ -12,9 +12,7 @@ from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any, NamedTuple
 
-from evalcore.plugin import CorpusMetric, InputError, Record, SampleMetric, Score, SkipSample
-
-from ._inputs import response, targets
+from evalcore.plugin import CorpusMetric, InputError, Record, SampleMetric, Score, SkipSample, inputs
 
 
 class SacreState(NamedTuple):
@@ -33,7 +31,7 @@ def build_bleu(params: dict[str, Any]) -> Any:
     from sacrebleu.metrics import BLEU
 
     return BLEU(
-        lowercase=params["lowercase"], tokenize=params["tokenize"],
+        lowercase=params["ignore_case"], tokenize=params["tokenize"],
         smooth_method=params["smooth_method"], smooth_value=params["smooth_value"],
         max_ngram_order=params["max_ngram_order"], effective_order=params["effective_order"],
     )
@@ -45,7 +43,7 @@ def build_chrf(params: dict[str, Any]) -> Any:
 
     return CHRF(
         char_order=params["char_order"], word_order=params["word_order"], beta=params["beta"],
-        lowercase=params["lowercase"], whitespace=params["whitespace"],
+        lowercase=params["ignore_case"], whitespace=params["whitespace"],
         eps_smoothing=params["eps_smoothing"],
     )
 
@@ -56,7 +54,7 @@ def build_ter(params: dict[str, Any]) -> Any:
 
     return TER(
         normalized=params["normalized"], no_punct=params["no_punct"],
-        asian_support=params["asian_support"], case_sensitive=not params["lowercase"],
+        asian_support=params["asian_support"], case_sensitive=not params["ignore_case"],
     )
 
 
@@ -75,8 +73,8 @@ class _Sacre:
     def statistics(self, example: Record, prediction: Record) -> tuple[list[Any], int]:
         """sacrebleu's segment statistics of the response against its references, and the
         number of references (the steps of ``sacrebleu``'s ``_extract_corpus_statistics``)."""
-        refs = targets(example)
-        hyp = response(prediction, self.params["empty_response"])
+        refs = inputs.targets(example)
+        hyp = inputs.response(prediction, blank=self.params["empty_response"])
         metric = self._metric
         info = metric._extract_reference_info([metric._preprocess_segment(ref) for ref in refs])
         stats = metric._compute_segment_statistics(metric._preprocess_segment(hyp), info)

@@ -14,10 +14,9 @@ from collections.abc import Sequence
 from functools import partial
 from typing import Any, NamedTuple
 
-from evalcore.plugin import CorpusMetric, InputError, ParameterError, Record, Score, SkipSample
+from evalcore.plugin import CorpusMetric, InputError, ParameterError, Record, Score, SkipSample, inputs
 from evalcore.text import normalize_text
 
-from ._inputs import response, targets
 from .qa import token_f1
 
 # the script's normalize_answer: DSPy's normalize_text without the Unicode step
@@ -113,7 +112,7 @@ def gold_answers(example: Record) -> list[str]:
     value = example.get("reference_answer")
     if isinstance(value, Sequence) and not isinstance(value, str) and len(value) == 0:
         return []
-    return targets(example)
+    return inputs.targets(example)
 
 
 class SquadV2(CorpusMetric[SquadState]):
@@ -129,7 +128,7 @@ class SquadV2(CorpusMetric[SquadState]):
 
     def sample_state(self, example: Record, prediction: Record) -> SquadState:
         answers = gold_answers(example)
-        text = response(prediction)
+        text = inputs.response(prediction)
         exact, f1 = raw_scores(answers, text)
         return SquadState((Question(no_answer_probability(prediction), bool(answers), bool(text), exact, f1),))
 

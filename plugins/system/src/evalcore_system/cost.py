@@ -39,21 +39,21 @@ def _not_supported(reason: str, message: str) -> Score:
 
 
 class CostEfficiency(SampleMetric):
-    """``score / cost``; cost from ``cost_field_path`` or from tokens × ``token_to_cost_rate``."""
+    """``score / cost``; cost from ``cost_field`` or from tokens × ``token_to_cost_rate``."""
 
     def setup(self) -> None:
-        if self.params["score_value"] is None and self.params["score_field_path"] is None:
-            raise ParameterError(f"{self.spec.key} needs score_value or score_field_path")
+        if self.params["score_value"] is None and self.params["score_field"] is None:
+            raise ParameterError(f"{self.spec.key} needs score_value or score_field")
 
     def _score(self, prediction: Record) -> float | None:
         if self.params["score_value"] is not None:
             return self.params["score_value"]
-        path = self.params["score_field_path"]
+        path = self.params["score_field"]
         raw = get_path(prediction, path, None)
         return None if raw is None else _number(raw, f"prediction.{path}")
 
     def _cost(self, prediction: Record) -> tuple[float, str] | None:
-        path = self.params["cost_field_path"]
+        path = self.params["cost_field"]
         raw = get_path(prediction, path, None)
         if raw is not None:
             return _number(raw, f"prediction.{path}"), path
@@ -65,10 +65,10 @@ class CostEfficiency(SampleMetric):
     def score(self, example: Record, prediction: Record) -> Score:
         value = self._score(prediction)
         if value is None:
-            return _not_supported("missing_score", f"prediction.{self.params['score_field_path']} is missing")
+            return _not_supported("missing_score", f"prediction.{self.params['score_field']} is missing")
         found = self._cost(prediction)
         if found is None:
-            where = f"prediction.{self.params['cost_field_path']}"
+            where = f"prediction.{self.params['cost_field']}"
             return _not_supported("missing_usage", f"no {where} and no token counts in prediction.usage")
         cost, source = found
         if cost < 0:

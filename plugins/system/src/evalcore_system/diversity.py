@@ -19,7 +19,7 @@ class DistinctN(CorpusMetric[NgramState]):
     bootstrap = False  # a resample repeats responses, which lowers distinct-n by construction
 
     def sample_state(self, example: Record, prediction: Record) -> NgramState:
-        tokens = whitespace_tokens(response_text(prediction), lowercase=self.params["lowercase"])
+        tokens = whitespace_tokens(response_text(prediction), lowercase=self.params["ignore_case"])
         return ngram_counts(tokens, self.params["n"])
 
     def sample_value(self, state: NgramState) -> float | None:
@@ -65,7 +65,7 @@ class IntraListDiversity(SampleMetric):
         if isinstance(docs, (str, bytes, Mapping)) or not isinstance(docs, Sequence):
             raise InputError(f"expected a list of documents, got {type(docs).__name__}",
                              field="prediction.retrieved")
-        top = list(docs)[: self.params["top_k"]]
+        top = list(docs)[: self.params["k"]]
         if len(top) < 2:
             raise SkipSample(f"need at least two retrieved documents, got {len(top)}")
         vectors = [doc_embedding(doc, i) for i, doc in enumerate(top)]

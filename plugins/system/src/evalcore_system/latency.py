@@ -31,7 +31,7 @@ class _LatencyMixin:
     params: dict
 
     def value_of(self, prediction: Record) -> float:
-        return latency(prediction, timing_key=self.params["timing_key"], source=self.params["source"])
+        return latency(prediction, timing_field=self.params["timing_field"], source=self.params["source"])
 
 
 def _no_values() -> Score:

@@ -1,0 +1,61 @@
+# ruff: noqa: I001 - grouped by topic: the order is the namespace's __all__
+# The public names of ``evalcore``, each re-exported from the module that defines it; ``evalcore``
+# reads this stub at import (``evalcore._lazy.attach_stub``) and imports each name on first use.
+
+from evalcore._version import __version__ as __version__
+
+# metrics: listing, describing, building
+from evalcore._registry.api import list_metrics as list_metrics
+from evalcore._registry.api import metric_keys as metric_keys
+from evalcore._registry.api import describe as describe
+from evalcore._registry.api import get_metric as get_metric
+from evalcore._registry.api import expand_metrics as expand_metrics
+from evalcore._registry.api import list_plugins as list_plugins
+from evalcore._registry.functions import register_metric as register_metric
+from evalcore._registry.registry import Registry as Registry
+from evalcore._registry.registry import MetricInfo as MetricInfo
+from evalcore._registry.registry import PluginInfo as PluginInfo
+from evalcore._registry.registry import PluginStatus as PluginStatus
+
+# evaluating, comparing, reporting
+from evalcore._engine.entry import evaluate as evaluate
+from evalcore._engine.entry import aevaluate as aevaluate
+from evalcore._engine.result import EvaluationResult as EvaluationResult
+from evalcore._contract.records import Record as Record
+from evalcore._contract.budget import Budget as Budget
+from evalcore._compat.scorer import Scorer as Scorer
+from evalcore._compare.compare import compare as compare
+from evalcore._compare.result import Comparison as Comparison
+from evalcore._report import write_report as write_report
+
+# the metric contract
+from evalcore._contract.metric import Metric as Metric
+from evalcore._contract.metric import SampleMetric as SampleMetric
+from evalcore._contract.metric import BatchMetric as BatchMetric
+from evalcore._contract.metric import CorpusMetric as CorpusMetric
+from evalcore._contract.metric import FeedbackScore as FeedbackScore
+from evalcore._contract.scores import Score as Score
+from evalcore._contract.scores import Status as Status
+from evalcore._contract.spec import MetricSpec as MetricSpec
+from evalcore._contract.spec import ParamSpec as ParamSpec
+from evalcore._contract.spec import MetricAlias as MetricAlias
+from evalcore._contract.spec import TargetCategory as TargetCategory
+from evalcore._contract.spec import Tier as Tier
+from evalcore._contract.spec import Direction as Direction
+from evalcore._contract.spec import Granularity as Granularity
+
+# errors (the tree is drawn in evalcore._contract.errors) and warnings
+from evalcore._contract.errors import EvalcoreError as EvalcoreError
+from evalcore._contract.errors import InputError as InputError
+from evalcore._contract.errors import ParameterError as ParameterError
+from evalcore._contract.errors import SetupError as SetupError
+from evalcore._contract.errors import MetricIdError as MetricIdError
+from evalcore._contract.errors import UnknownMetricError as UnknownMetricError
+from evalcore._contract.errors import AmbiguousMetricError as AmbiguousMetricError
+from evalcore._contract.errors import MetricConflictError as MetricConflictError
+from evalcore._contract.errors import SpecError as SpecError
+from evalcore._contract.errors import PluginError as PluginError
+from evalcore._contract.errors import ScoringError as ScoringError
+from evalcore._compare.compare import RecordMismatchError as RecordMismatchError
+from evalcore._contract.errors import SkipSample as SkipSample
+from evalcore._contract.vocabulary import DeprecatedParameterWarning as DeprecatedParameterWarning
