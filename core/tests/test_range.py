@@ -94,6 +94,12 @@ def test_a_value_past_the_range_by_rounding_only_is_clipped_and_noted(cls):
     assert beyond.status is Status.ERROR and beyond.error_type == "ValueOutOfRange"
 
 
+def test_the_last_bits_of_a_sum_are_kept_as_the_reference_computes_them():
+    metric = Fixed(_spec((0.0, 100.0)))  # sacrebleu's BLEU of identical texts
+    [score] = metric.score_many([{}], [{"value": 100.00000000000004}])
+    assert score.value == 100.00000000000004 and "clipped_from" not in score.details
+
+
 def test_the_rounding_tolerance_is_relative_to_a_large_bound():
     metric = Fixed(_spec((0.0, 100.0)))  # BLEU's scale
     near, far = metric.score_many([{}, {}], [{"value": 100.00005}, {"value": 100.0002}])

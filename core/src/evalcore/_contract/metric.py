@@ -61,6 +61,9 @@ class Metric:
     one; model-backed and execution metrics set it, cheap ones leave it ``None``."""
     context: RunContext | None
     """The run the metric has joined (``None`` until :meth:`open`)."""
+    trec_eval_summary_only: ClassVar[bool] = False
+    """Whether output in trec_eval's ``-q`` format shows only this metric's ``all`` line, as
+    trec_eval does for ``num_q`` (geometric means, ``aggregate='gmean'``, are shown only there anyway)."""
 
     def __init__(
         self, spec: MetricSpec, params: Mapping[str, Any] | None = None,
@@ -128,6 +131,15 @@ class Metric:
         """What this instance has used so far (calls, tokens, cost, cache hits); reported with
         the metric's aggregate. Metrics that call models or caches override it."""
         return {}
+
+    def trec_eval_name(self) -> str | None:
+        """The measure name trec_eval prints for this metric with its parameters (``P_10``,
+        ``ndcg``, ``utility_2,-1,0,0``), or ``None`` when trec_eval has no such measure.
+
+        Output in trec_eval's ``-q`` format (``evalcore evaluate --per-query``) prints it, so
+        that tools reading trec_eval's output read it unchanged; a metric without one is
+        printed under the name it was asked for."""
+        return None
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.id}>"
@@ -209,6 +221,9 @@ async def aguarded(fn: Any, *args: Any) -> Score:
         return Score.from_exception(exc)
 
 
+EXACT_TOLERANCE = 1e-9
+"""How far past its declared range a value may lie and be kept as it is: the last bits of a sum
+(sacrebleu's BLEU of identical texts is 100.00000000000004), so numbers stay the references' own."""
 ROUNDING_TOLERANCE = 1e-6
 """How far past its declared range a value may lie and still count as floating-point rounding
 (relative to the bound, absolute below 1): such a value is clipped to the bound and the row notes it."""
@@ -223,19 +238,21 @@ def within_range(score: Score, spec: MetricSpec | None) -> Score:
     value = score.value
     if lowest <= value <= highest:
         return score
-    bound = lowest if value < lowest else highest
+    low, high = spec.value_range
+    bound = float(low if value < lowest else high)  # type: ignore[arg-type] - the side that is finite
     if abs(value - bound) <= ROUNDING_TOLERANCE * max(1.0, abs(bound)):
         return attrs.evolve(score, value=bound, details={**score.details, "clipped_from": value})
-    low, high = spec.value_range
     bounds = f"[{'-inf' if low is None else f'{low:g}'}, {'inf' if high is None else f'{high:g}'}]"
     return Score.error("ValueOutOfRange", f"{spec.key}: value {value!r} is outside its declared range {bounds}",
                        value=value)
 
 
 def value_bounds(spec: MetricSpec) -> tuple[float, float]:
-    """The declared value range (infinite where open)."""
+    """The declared value range widened by :data:`EXACT_TOLERANCE` (infinite where open): values
+    inside are kept exactly as computed."""
     low, high = spec.value_range
-    return (-math.inf if low is None else float(low), math.inf if high is None else float(high))
+    return (-math.inf if low is None else low - EXACT_TOLERANCE * max(1.0, abs(low)),
+            math.inf if high is None else high + EXACT_TOLERANCE * max(1.0, abs(high)))
 
 
 def result_check(spec: MetricSpec | None) -> Callable[[Any], Score]:
