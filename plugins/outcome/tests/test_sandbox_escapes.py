@@ -2,6 +2,7 @@
 
 import os
 import shlex
+import subprocess
 import sys
 import time
 
@@ -64,7 +65,7 @@ needs_proc = pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="checks 
 def test_no_descendant_survives(tmp_path, new_session, then):
     pidfile = tmp_path / "child.pid"
     metric = evalcore.get_metric("outcome/sandbox", command=spawner(pidfile, new_session=new_session, then=then),
-                                 timeout_s=2.0)
+                                 timeout_s=2.0, isolation="none")  # the supervisor alone, PIDs as the host sees them
     started = time.monotonic()
     score = metric.score_one({}, {})
     assert time.monotonic() - started < 15
@@ -94,13 +95,13 @@ def test_environment_is_an_allow_list(monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-very-secret-123")
     monkeypatch.setenv("EVALCORE_PLAIN_SETTING", "visible-if-passed")
     dump = py("import os, json; print(json.dumps(dict(os.environ)))")
-    metric = evalcore.get_metric("outcome/sandbox", command=dump)
+    metric = evalcore.get_metric("outcome/sandbox", command=dump, isolation="none")  # no shell in between
     env = __import__("json").loads(metric.score_one({}, {}).details["stdout"])
     assert "OPENAI_API_KEY" not in env and "EVALCORE_PLAIN_SETTING" not in env
     assert env.get("PATH") == os.environ["PATH"]
     assert set(env) <= {"PATH", "HOME", "LANG", "TMPDIR", "LC_CTYPE"}  # LC_CTYPE: Python's C-locale coercion
     passed = evalcore.get_metric("outcome/sandbox", command=dump, pass_env=["EVALCORE_PLAIN_SETTING"],
-                                 env={"MODE": "ci"})
+                                 env={"MODE": "ci"}, isolation="none")
     env = __import__("json").loads(passed.score_one({}, {}).details["stdout"])
     assert env["EVALCORE_PLAIN_SETTING"] == "visible-if-passed" and env["MODE"] == "ci"
     assert "OPENAI_API_KEY" not in env
@@ -235,3 +236,39 @@ def test_isolation_no_network_readonly_root_private_tmp(tmp_path, mode):
     assert set(results["tmp_entries"]) - leading == {"evalcore-private"}
     assert results["outside_visible"] is (outside.is_relative_to("/tmp") is False)
     assert not os.path.exists("/tmp/evalcore-private") and not (outside / "x").exists()
+
+
+PEEK = """
+import json, sys, warnings, evalcore
+warnings.simplefilter("ignore")
+# the grandparent of the command's shell is the evaluating process: does its environment show?
+peek = ["/bin/sh", "-c", "gp=$(cut -d' ' -f4 /proc/$PPID/stat); grep -c sk-parent /proc/$gp/environ || true"]
+params = json.loads(sys.argv[1])
+metric = evalcore.get_metric("outcome/sandbox", command=peek, **params)
+print(json.dumps([metric.isolation, metric.score_one({}, {}).details["stdout"].strip()]))
+"""
+
+
+def peek_parent(**params):
+    env = {**os.environ, "OPENAI_API_KEY": "sk-parent-secret-456"}
+    proc = subprocess.run([PY, "-c", PEEK, __import__("json").dumps(params)], capture_output=True, text=True,
+                          env=env, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    return __import__("json").loads(proc.stdout)
+
+
+@needs_proc
+def test_isolation_defaults_to_the_strongest_available_and_none_must_be_asked_for():
+    from evalcore_outcome.commands import UnisolatedCommandWarning
+    from evalcore_outcome.isolation import strongest
+
+    best, reasons = strongest()
+    if best is None:
+        with pytest.raises(evalcore.ParameterError, match="no isolation is available here"):
+            evalcore.get_metric("outcome/sandbox", command=["true"])
+        pytest.skip(f"no isolation on this machine: {reasons}")
+    isolation, found = peek_parent()
+    assert isolation == best and found in ("", "0")  # the evaluating process is out of the sandbox's sight
+    assert peek_parent(isolation="none") == ["none", "1"]  # unisolated, an API key it was not given shows
+    with pytest.warns(UnisolatedCommandWarning, match="can read evalcore's environment"):
+        evalcore.get_metric("outcome/sandbox", command=["true"], isolation="none")

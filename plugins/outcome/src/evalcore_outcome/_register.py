@@ -48,9 +48,10 @@ def _command_params(command: ParamSpec) -> tuple[ParamSpec, ...]:
                   description="variables set for the command (besides PATH, HOME, LANG, TMPDIR)"),
         ParamSpec(name="pass_env", type="list", default=None, nullable=True,
                   description="names of variables passed on from evalcore's environment"),
-        ParamSpec(name="isolation", type="str", default="none", choices=("none", "bwrap", "unshare"),
-                  description="'bwrap' or 'unshare': no network, read-only root, private /tmp "
-                              "(the working directory stays writable)"),
+        ParamSpec(name="isolation", type="str", default="auto", choices=("auto", "bwrap", "unshare", "none"),
+                  description="'auto': the strongest available, bwrap then unshare (no network, read-only "
+                              "root, private /tmp and PID namespace; the working directory stays writable); "
+                              "'none' only when asked for: the command can read evalcore's environment"),
         ParamSpec(name="cost_msats", type="int", default=None, nullable=True, minimum=0,
                   description="measured cost of one run, reported on every result (default: the spec's estimate)"),
     )

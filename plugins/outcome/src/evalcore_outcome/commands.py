@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -10,9 +11,13 @@ import attrs
 from evalcore.plugin import InputError, Record, RunContext, SampleMetric, Score
 
 from .environment import Redactor, command_environment
-from .isolation import unavailable
+from .isolation import strongest, unavailable
 from .process import CommandError, CommandResult, as_argv, run_command
 from .test_output import passed_count
+
+
+class UnisolatedCommandWarning(UserWarning):
+    """A command metric runs its commands without isolation (``isolation='none'``)."""
 
 
 class _CommandMetric(SampleMetric):
@@ -29,10 +34,7 @@ class _CommandMetric(SampleMetric):
         self.argv = self._param("command", as_argv)
         self.explicit_env = self._param("env", _string_map)
         self.passed_env = self._param("pass_env", _names)
-        isolation = self.params["isolation"]
-        reason = unavailable(isolation)
-        if reason is not None:
-            raise self.parameter_error("isolation", f"{isolation!r} is unavailable: {reason}")
+        self.isolation = self._isolation(self.params["isolation"])
         self.cost = self.spec.cost_msats if self.params["cost_msats"] is None else self.params["cost_msats"]
 
     def open(self, context: RunContext) -> None:
@@ -40,6 +42,24 @@ class _CommandMetric(SampleMetric):
         super().open(context)
         self.environment = command_environment(self.explicit_env, self.passed_env, parent=context.environ)
         self.redactor = Redactor.from_environments(context.environ, self.environment)
+
+    def _isolation(self, asked: str) -> str:
+        """The isolation mode to run commands with: ``auto`` is the strongest available; ``none`` warns."""
+        if asked == "auto":
+            mode, reasons = strongest()
+            if mode is None:
+                why = "; ".join(f"{m}: {r}" for m, r in reasons.items())
+                raise self.parameter_error("isolation", f"no isolation is available here ({why}); install "
+                                           "bubblewrap, or pass isolation='none' to run commands unisolated")
+            return mode
+        if asked == "none":
+            warnings.warn(f"{self.id}: isolation='none': commands run unisolated and can read evalcore's "
+                          "environment (API keys included) through /proc", UnisolatedCommandWarning, stacklevel=2)
+            return asked
+        reason = unavailable(asked)
+        if reason is not None:
+            raise self.parameter_error("isolation", f"{asked!r} is unavailable: {reason}")
+        return asked
 
     def _param(self, name: str, convert: Callable[[Any], Any]) -> Any:
         try:
@@ -58,7 +78,7 @@ class _CommandMetric(SampleMetric):
         return run_command(
             self.argv, timeout_s=self.params["timeout_s"], cwd=cwd,
             max_output_bytes=self.params["max_output_bytes"], env=self.environment,
-            isolation=self.params["isolation"], redact=self.redactor,
+            isolation=self.isolation, redact=self.redactor,
         )
 
     def details(self, result: CommandResult, **extra: Any) -> dict[str, Any]:
@@ -68,7 +88,7 @@ class _CommandMetric(SampleMetric):
         try:
             score = self.judge(example, prediction)
         except CommandError as exc:
-            score = Score.error(exc, isolation=self.params["isolation"])
+            score = Score.error(exc, isolation=self.isolation)
         return attrs.evolve(score, cost_msats=self.cost)
 
     def judge(self, example: Record, prediction: Record) -> Score:

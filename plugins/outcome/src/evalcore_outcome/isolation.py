@@ -52,6 +52,17 @@ def wrap(argv: Sequence[str], mode: str, cwd: str) -> tuple[str, ...]:
     raise ValueError(f"isolation must be one of {', '.join(MODES)}; got {mode!r}")
 
 
+def strongest() -> tuple[str | None, dict[str, str]]:
+    """The strongest mode that works here (``bwrap``, then ``unshare``), or ``None`` with why each failed."""
+    reasons: dict[str, str] = {}
+    for mode in ("bwrap", "unshare"):
+        reason = unavailable(mode)
+        if reason is None:
+            return mode, reasons
+        reasons[mode] = reason
+    return None, reasons
+
+
 @functools.cache
 def unavailable(mode: str) -> str | None:
     """Why ``mode`` cannot be used on this machine, or ``None`` when it works (probed once)."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import shlex
+import shutil
 import signal
 import subprocess
 import sys
@@ -111,6 +112,8 @@ def run_command(
     """
     started = time.monotonic()
     workdir = os.path.realpath(cwd if cwd is not None else os.getcwd())
+    if isolation != "none" and not _can_start(argv[0], env, workdir):  # else the wrapper's shell says 127
+        raise CommandError(redact(f"cannot start {argv[0]!r}: No such file or directory"))
     status_read, status_write = os.pipe()
     try:
         proc = subprocess.Popen(
@@ -144,6 +147,14 @@ def run_command(
         tuple(redact(a) for a in argv), int(status["exit"]), redact(out.text()), redact(err.text()),
         total[0], time.monotonic() - started,
     )
+
+
+def _can_start(program: str, env: Mapping[str, str] | None, workdir: str) -> bool:
+    """Whether ``program`` names an executable file, as the command's ``PATH`` finds it."""
+    if os.sep in program:
+        path = os.path.join(workdir, program)
+        return os.path.isfile(path) and os.access(path, os.X_OK)
+    return shutil.which(program, path=None if env is None else env.get("PATH", "")) is not None
 
 
 def _watch(proc: subprocess.Popen[bytes], total: list[int], max_output_bytes: int,
