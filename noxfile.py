@@ -16,7 +16,7 @@ PLUGINS = sorted(p.parent for p in ROOT.glob("plugins/*/pyproject.toml"))
 # The packages ask for torch>=2.2; the sessions install this CPU build first (pip finds it on local
 # disk), since torch from the public index pulls gigabytes of CUDA packages.
 TORCH = "torch==2.13.0"
-LIGHT = ("retrieval", "overlap", "checks", "system", "robustness", "outcome", "adjutant")  # no torch, no models
+LIGHT = ("retrieval", "overlap", "checks", "system", "robustness", "outcome", "adjutant", "agent")  # no torch/models
 
 nox.options.sessions = ["tests"]
 nox.options.reuse_existing_virtualenvs = True

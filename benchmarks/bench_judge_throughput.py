@@ -5,10 +5,14 @@ A separate process serves ``/v1/chat/completions`` and ``/v1/embeddings`` on 127
 repeats, it times ``--calls`` requests at ``--concurrency``:
 
 * ``evalcore``: the judge metric ``judge/llm_judge`` (cache off) scoring ``--calls`` samples,
-  and the embedding-similarity metric embedding ``--calls`` batches over HTTP;
+  each asked with its answer's JSON schema as OpenAI structured output and the answer
+  validated against it, and the embedding-similarity metric embedding ``--calls`` batches
+  over HTTP;
 * ``asyncio``: a bare client on asyncio streams with ``--concurrency`` kept-alive connections
   (close to what the transport allows);
 * ``httpx``: one shared ``httpx.AsyncClient``.
+
+The bare clients send the same ``response_format`` in their chat requests.
 
 The ideal is ``calls / concurrency * delay``. Prints min and median seconds of each, their
 ratio to the ideal, and the client process's CPU seconds (what a loaded machine stretches:
@@ -27,7 +31,7 @@ import statistics
 import time
 
 CHAT = {"id": "c", "object": "chat.completion", "model": "m",
-        "choices": [{"index": 0, "message": {"role": "assistant", "content": '{"score": 1, "explanation": "ok"}'},
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": '{"explanation": "ok", "score": 1}'},
                      "finish_reason": "stop"}],
         "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}}
 
@@ -121,6 +125,7 @@ def evalcore_judge(port: int, calls: int, concurrency: int) -> None:
     predictions = [{"response": f"answer {i}"} for i in range(calls)]
     scores = metric.score_many(examples, predictions)
     assert all(s.ok for s in scores), [s for s in scores if not s.ok][:1]
+    assert all(s.details["structured_output"] and not s.details["repaired"] for s in scores)
 
 
 def evalcore_embed(port: int, calls: int, concurrency: int) -> None:
@@ -146,7 +151,11 @@ def main() -> None:
     server.start()
     port = ports.get(timeout=30)
     n, c = args.calls, args.concurrency
-    chat = [{"model": "m", "messages": [{"role": "user", "content": f"q {i}"}]} for i in range(n)]
+    from evalcore_judge.schemas import LlmJudgeAnswer
+
+    response_format = LlmJudgeAnswer.response_format()
+    chat = [{"model": "m", "messages": [{"role": "user", "content": f"q {i}"}], "response_format": response_format}
+            for i in range(n)]
     embed = [{"model": "m", "input": [f"text {i}"]} for i in range(n)]
     contenders = {
         "chat": {

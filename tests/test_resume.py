@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import signal
 import subprocess
 import sys
@@ -116,3 +117,17 @@ def test_ctrl_c_writes_the_report_of_what_finished(run_dir):
     assert report["stopped"].startswith("interrupted")
     finished = len(_rows(run_dir / "interrupted.rows.jsonl"))
     assert 0 < finished < 1500 and report["provenance"]["n_finished"] == finished
+
+
+def test_ctrl_c_tells_the_command_that_finishes_the_run(run_dir):
+    proc = _evaluate(run_dir, "stopped")
+    _wait_for_rows(run_dir / "stopped.rows.jsonl", 100)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    [hint] = [line for line in err.splitlines() if line.startswith("to finish the run: ")]
+    command = shlex.split(hint.removeprefix("to finish the run: "))
+    assert command[:2] == ["evalcore", "evaluate"] and command[-1] == "--resume"
+    finish = subprocess.run([sys.executable, "-m", "evalcore", *command[1:]], cwd=run_dir, capture_output=True,
+                            text=True, env={**os.environ, "PYTHONPATH": str(run_dir)}, timeout=300)
+    assert finish.returncode == 0, finish.stderr
+    assert _rows(run_dir / "stopped.rows.jsonl") == _rows(run_dir / "whole.rows.jsonl")

@@ -70,3 +70,105 @@ def test_per_query_output_reads_like_trec_eval_q(shared, evalcore_cli, tmp_path)
     ours = lines((tmp_path / "q.txt").read_text())
     theirs = lines((data / "out.test.aq").read_text())
     assert ours == theirs
+
+
+TEXT_LINES = ("relstring", "runid")  # trec_eval's text-valued lines (a string of grades, the run's tag)
+
+
+def test_all_trec_per_query_output_is_trec_eval_q_line_for_line(shared, evalcore_cli, tmp_path):
+    """``-m all_trec --per-query`` prints what ``trec_eval -q -m all_trec`` prints: the same measure
+    names (``ndcg``, ``iprec_at_recall_0.10``, ``Rprec_mult_0.20``, ``success_1``, ``11pt_avg``),
+    query ids and order, no per-query num_q or gm_* lines, values to 4 decimals."""
+    data = shared / "reference" / "trec_eval"
+    proc = evalcore_cli("evaluate", "--qrels", str(data / "qrels.test"), "--run", str(data / "results.test"),
+                        "-m", "all_trec", "--per-query", str(tmp_path / "q.txt"), "--no-progress")
+    assert proc.returncode == 0, proc.stderr
+    ours = (tmp_path / "q.txt").read_text().splitlines()
+    theirs = [line for line in (data / "out.test.aq").read_text().splitlines() if not line.startswith(TEXT_LINES)]
+    assert [line.split("\t") for line in ours] == [line.split("\t") for line in theirs]
+    assert ours == theirs  # the layout too: the name padded to 22 characters, tab-separated
+
+
+# ``trec_eval -q -m MEASURE.PARAMS qrels.rel_level results.test`` (trec_eval 10.0, each measure on its own)
+PARAMETERISED = {
+    "retrieval/utility(weights=[2, -1, 0, 0])": "utility_2,-1,0,0 -287.0000 -350.0000 -476.0000 -371.0000",
+    "P_7": "P_7 0.2857 0.7143 0.0000 0.3333",
+    "retrieval/ndcg(k=None, gains={1: 3, 2: 7})": "ndcg_1=3,2=7 0.1480 0.6617 0.3669 0.3922",
+    "retrieval/rbp(p=0.95)": "rbp_p=0.95 0.0547 0.6916 0.0493 0.2652",
+    "retrieval/rbp_resid(p=0.8)": "rbp_resid_p=0.8 0.0205 0.0000 0.3272 0.1159",
+    "retrieval/set_f(beta=0.5)": "set_F_0.5 0.1445 0.1393 0.0238 0.1025",
+    "retrieval/iprec_at_recall(recall=0.25)": "iprec_at_recall_0.25 0.0000 0.7917 0.1136 0.3018",
+    "retrieval/r_precision_mult(multiple=0.5)": "Rprec_mult_0.50 0.2025 0.6923 0.0000 0.2983",
+    "retrieval/hit_rate@7": "success_7 1.0000 1.0000 0.0000 0.6667",
+    "retrieval/map@7": "map_cut_7 0.0010 0.0569 0.0000 0.0193",
+    "ndcg@7": "ndcg_cut_7 0.0497 0.7709 0.0000 0.2735",
+}
+
+
+def test_parameterised_measures_print_the_names_trec_eval_prints(shared, evalcore_cli, tmp_path):
+    data = shared / "reference" / "trec_eval"
+    args = ["evaluate", "--qrels", str(data / "qrels.rel_level"), "--run", str(data / "results.test"),
+            "--per-query", str(tmp_path / "q.txt"), "--no-progress", "-m", "MRR@10"]
+    for metric in PARAMETERISED:
+        args += ["-m", metric]
+    proc = evalcore_cli(*args)
+    assert proc.returncode == 0, proc.stderr
+    printed: dict[str, list[tuple[str, str]]] = {}
+    for line in (tmp_path / "q.txt").read_text().splitlines():
+        name, qid, value = line.split("\t")
+        printed.setdefault(name.rstrip(), []).append((qid, value))
+    expected = {}
+    for line in PARAMETERISED.values():
+        name, *values = line.split()
+        expected[name] = list(zip(["301", "302", "303", "all"], values))
+    assert {k: v for k, v in printed.items() if k != "MRR@10"} == expected
+    # a measure trec_eval does not compute prints under the name it was asked for
+    assert [qid for qid, _ in printed["MRR@10"]] == ["301", "302", "303", "all"]
+
+
+def test_ndcg_with_a_gains_mapping_runs_through_the_cli_and_resumes(shared, evalcore_cli, tmp_path):
+    """A gains mapping has integer keys: the journal keeps them (its header reads back the same
+    parameters), resume recognises the run, and the numbers are evaluate_run's."""
+    from evalcore._compare.load import load_run, metric_of
+    from evalcore_retrieval import evaluate_run
+
+    data = shared / "reference" / "trec_eval"
+    metric = "retrieval/ndcg(gains={1: 3.0, 2: 7.0})"
+    args = ["evaluate", "--qrels", str(data / "qrels.rel_level"), "--run", str(data / "results.test"),
+            "-m", metric, "--samples", str(tmp_path / "rows.jsonl"), "--no-progress"]
+    first = evalcore_cli(*args, "-o", str(tmp_path / "first.json"))
+    assert first.returncode == 0, first.stderr
+
+    journal = (tmp_path / "rows.jsonl").read_text().splitlines()
+    (tmp_path / "rows.jsonl").write_text("\n".join(journal[:3]) + "\n")  # a run cut off after two rows
+    again = evalcore_cli(*args, "--resume", "-o", str(tmp_path / "again.json"))
+    assert again.returncode == 0, again.stderr
+
+    qrels, run = ({} for _ in range(2))
+    for line in (data / "qrels.rel_level").read_text().splitlines():
+        qid, _, doc, grade = line.split()
+        qrels.setdefault(qid, {})[doc] = int(grade)
+    for line in (data / "results.test").read_text().splitlines():
+        qid, _, doc, _, score, _ = line.split()
+        run.setdefault(qid, {})[doc] = float(score)
+    expected = evaluate_run(qrels, run, [metric])
+    metric_id = next(iter(expected.metric_ids))
+    rows = {json.loads(line)["id"]: json.loads(line) for line in (tmp_path / "rows.jsonl").read_text().splitlines()
+            if line.startswith('{"id"')}
+    assert {qid: row["scores"][metric_id]["value"] for qid, row in rows.items()} == pytest.approx(
+        {qid: scores[metric_id] for qid, scores in expected.items()}, abs=1e-12)
+    for report in ("first.json", "again.json"):
+        value = json.loads((tmp_path / report).read_text())["metrics"][metric_id]["value"]
+        assert value == pytest.approx(expected.mean()[metric_id], abs=1e-12)
+    assert metric_of(load_run(tmp_path / "rows.jsonl"), metric_id).params["gains"] == {1: 3.0, 2: 7.0}
+
+
+def test_names_people_type_evaluate(shared, evalcore_cli, tmp_path):
+    data = shared / "reference" / "trec_eval"
+    proc = evalcore_cli("evaluate", "--qrels", str(data / "qrels.test"), "--run", str(data / "results.test"),
+                        "-m", "MRR@10", "-m", "nDCG@10", "-m", "MAP", "-m", "P@5", "-m", "Recall@5",
+                        "--json", "--no-progress")
+    assert proc.returncode == 0, proc.stderr
+    ids = list(json.loads(proc.stdout)["metrics"])
+    assert ids == ["retrieval/mrr@10", "retrieval/ndcg@10", "retrieval/map", "retrieval/precision@5",
+                   "retrieval/recall@5"]

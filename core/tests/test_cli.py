@@ -1,5 +1,6 @@
 """The CLI end to end, in a subprocess that discovers a plugin through its distribution."""
 
+import hashlib
 import json
 import os
 import subprocess
@@ -58,8 +59,11 @@ def test_evaluate_writes_json_samples_and_csv(cli, tmp_path):
     assert {"n_skipped", "n_errors", "stderr", "ci"} <= set(summary)
     assert report["samples_file"] == "rows.jsonl"
     assert report["provenance"]["metrics"]["toy/overlap@3"]["distribution"] == "evalcore-toy"
-    header, row, checkpoint = (json.loads(line) for line in (tmp_path / "rows.jsonl").read_text().splitlines())
-    assert header["fingerprint"]["metrics"] == {"toy/overlap@3": "1"} and checkpoint == {"chunk": 0, "rows": 1}
+    lines = (tmp_path / "rows.jsonl").read_bytes().splitlines(keepends=True)
+    header, row, checkpoint = (json.loads(line) for line in lines)
+    assert header["fingerprint"]["metrics"] == {"toy/overlap@3": "1"} and header["evalcore_journal"] == 2
+    # the checkpoint holds the SHA-256 of every byte before it
+    assert checkpoint == {"chunk": 0, "rows": 1, "sha256": hashlib.sha256(b"".join(lines[:2])).hexdigest()}
     assert row["id"] == "q1" and row["scores"]["toy/overlap@3"]["status"] == "ok"
 
 
@@ -127,16 +131,25 @@ def test_empty_input_file(cli, tmp_path):
     assert f"{data}: no records: the file is empty" in proc.stderr
 
 
-def test_no_temporary_rows_left_behind(cli, tmp_path):
-    """Without --samples the rows live in a temporary journal, removed whether the run succeeds or fails."""
+def test_without_o_the_rows_are_kept_in_the_temporary_folder_and_named(cli, tmp_path):
+    """Without -o or --samples the command keeps its rows in a new journal in the temporary folder and
+    says where; a run that fails before any record is scored leaves nothing behind."""
     scratch = tmp_path / "tmp"
     scratch.mkdir()
     empty = write(tmp_path, "empty.jsonl", [])
     bad = write(tmp_path, "bad.jsonl", ["{not json"])
     cli("evaluate", empty, "-m", "toy/overlap", expect=2, TMPDIR=str(scratch))
     cli("evaluate", bad, "-m", "toy/overlap", expect=2, TMPDIR=str(scratch))
-    cli("evaluate", write(tmp_path, "data.jsonl", [GOOD]), "-m", "toy/overlap", TMPDIR=str(scratch))
     assert [p.name for p in scratch.iterdir()] == []
+    proc = cli("evaluate", write(tmp_path, "data.jsonl", [GOOD]), "-m", "toy/overlap", TMPDIR=str(scratch))
+    (journal,) = scratch.iterdir()
+    assert journal.name.startswith("evalcore-run-") and journal.name.endswith(".rows.jsonl")
+    assert f"1 records from {tmp_path / 'data.jsonl'}; rows in {journal}" in proc.stdout
+    report = json.loads(cli("evaluate", str(tmp_path / "data.jsonl"), "-m", "toy/overlap", "--json",
+                            TMPDIR=str(scratch)).stdout)
+    assert report["samples_file"] != str(journal) and os.path.isfile(report["samples_file"])
+    cli("report", report["samples_file"], "-o", "page.html", TMPDIR=str(scratch))
+    assert "1 records from" in (tmp_path / "page.html").read_text()
 
 
 def test_debug_shows_the_traceback(cli, tmp_path):
@@ -220,3 +233,24 @@ def test_new_plugin_takes_a_dashed_name(cli, tmp_path, given):
     pyproject = (root / "pyproject.toml").read_text()
     assert 'name = "evalcore-acme-bar"' in pyproject and 'acme_bar = "evalcore_acme_bar._register"' in pyproject
     assert (root / "src" / "evalcore_acme_bar" / "_register.py").is_file()
+
+
+@pytest.mark.parametrize(("metric", "message"), [
+    ("overlap@", "parameter 'k' in metric id 'overlap@' must be a literal; got ''; did you mean 'toy/overlap'"),
+    ("toy/overlap(k=", "cannot parse metric id 'toy/overlap(k='; expected"),
+    ("overlap)", "cannot parse metric id 'overlap)'; expected"),
+    ("Overlop", "unknown metric 'Overlop'; did you mean 'toy/overlap'"),
+])
+def test_an_id_that_does_not_parse_or_match_is_one_error_line_with_the_closest_ids(cli, tmp_path, metric, message):
+    data = write(tmp_path, "data.jsonl", [GOOD])
+    proc = cli("evaluate", data, "-m", metric, expect=2)
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"error: {message}"), lines
+    assert "did you mean 'toy/overlap'" in lines[0]
+
+
+def test_names_resolve_ignoring_case(cli, tmp_path):
+    assert cli("describe", "TOY/Overlap@2").stdout.startswith("toy/overlap@2  ")
+    data = write(tmp_path, "data.jsonl", [GOOD])
+    report = json.loads(cli("evaluate", data, "-m", "OVERLAP", "--json").stdout)
+    assert list(report["metrics"]) == ["toy/overlap@3"]

@@ -156,7 +156,8 @@ def test_unscored_records_are_left_out_of_the_pairs_and_counted(tmp_path):
 
 def test_journal_reading_resumed_rows_unfinished_chunks_and_old_rows(tmp_path):
     path = tmp_path / "resumed.jsonl"
-    write_journal(path, {f"r{i}": {METRIC: 0.0} for i in range(6)}, metrics=HEADER, checkpoint_every=2)
+    write_journal(path, {f"r{i}": {METRIC: 0.0} for i in range(6)}, metrics=HEADER, checkpoint_every=2,
+                  checksums=False)  # journal format 1: an older evalcore's resume appended to it
     with open(path, "a") as handle:  # a resumed run wrote r2 again, then was killed mid-chunk
         for i, value in ((2, 1.0), (4, 9.0)):
             handle.write(json.dumps({"id": f"r{i}", "i": i, "scores": {METRIC: {"value": value, "status": "ok"}}})

@@ -118,6 +118,22 @@ def test_other_4xx_rejected_without_retry():
     assert len(server.requests) == 1
 
 
+def test_response_format_is_sent_as_given_and_its_rejection_keeps_the_body():
+    response_format = {"type": "json_schema", "json_schema": {"name": "verdict", "strict": True, "schema": {
+        "type": "object", "properties": {"score": {"type": "number"}}, "required": ["score"],
+        "additionalProperties": False}}}
+    rejection = '{"error": {"message": "response_format json_schema is not supported", "param": "response_format"}}'
+    with Server(ok(), (400, rejection, {}, 0)) as server:
+        api = client(server.base_url)
+        assert api.structured_outputs is None  # not known until a caller finds out
+        api.chat([{"role": "user", "content": "x"}], response_format=response_format)
+        with pytest.raises(RequestRejected) as info:
+            api.chat([{"role": "user", "content": "x"}], response_format=response_format)
+    assert server.requests[0]["json"]["response_format"] == response_format
+    assert info.value.status == 400 and "response_format" in info.value.body
+    assert len(server.requests) == 2  # a rejection is not retried
+
+
 def test_unreachable_backend():
     with Server() as server:
         url = server.base_url

@@ -55,3 +55,40 @@ def test_canonical_id_round_trips(given):
     params = SPEC.bind_params(given)
     text = canonical_id(SPEC, params)
     assert SPEC.bind_params(parse_metric_id(text).params) == params
+
+
+GAINS_SPEC = MetricSpec(
+    name="ndcg", namespace="retrieval", implementation="m:C", summary="s",
+    params=(ParamSpec(name="gains", type="dict", default=None, nullable=True, identity=True),
+            ParamSpec(name="weights", type="list", default=(1.0, -1.0), identity=True)),
+)
+
+
+@pytest.mark.parametrize("params", [
+    {"gains": {1: 3.0, 2: 7.0}, "weights": (2.0, -1.0)},
+    {"gains": {"a": 1, "$t": 2}, "weights": ()},
+    {"gains": {(1, 2): {3: "x"}, 0.5: None}, "weights": (1.0,)},
+    {"gains": None, "weights": (1.0, -1.0)},
+])
+def test_parameters_survive_json_with_their_keys(params):
+    import orjson
+    from evalcore._contract.identity import params_from_json, params_to_json
+
+    bound = GAINS_SPEC.bind_params(params)
+    read = params_from_json(orjson.loads(orjson.dumps(params_to_json(bound))))
+    assert GAINS_SPEC.bind_params(read) == bound
+    assert canonical_id(GAINS_SPEC, GAINS_SPEC.bind_params(read)) == canonical_id(GAINS_SPEC, bound)
+
+
+def test_plain_json_parameters_read_back_as_they_are():
+    from evalcore._contract.identity import params_from_json
+
+    plain = {"k": 10, "gains": {"1": 3.0}, "v": [1, [2]]}
+    assert params_from_json(plain) == plain
+
+
+def test_a_mapping_with_integer_keys_round_trips_through_the_id():
+    params = GAINS_SPEC.bind_params({"gains": {1: 3.0, 2: 7.0}})
+    text = canonical_id(GAINS_SPEC, params)
+    assert text == "retrieval/ndcg(gains={1: 3.0, 2: 7.0})"
+    assert GAINS_SPEC.bind_params(parse_metric_id(text).params) == params

@@ -26,6 +26,9 @@ from evalcore._contract.budget import Budget as Budget
 from evalcore._compat.scorer import Scorer as Scorer
 from evalcore._compare.compare import compare as compare
 from evalcore._compare.result import Comparison as Comparison
+from evalcore._compare.ppi import ppi as ppi
+from evalcore._compare.power import plan_sample_size as plan_sample_size
+from evalcore._compare.gate import gate as gate
 from evalcore._report import write_report as write_report
 
 # the metric contract

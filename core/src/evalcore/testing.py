@@ -17,6 +17,9 @@
   command run on it in a fresh process (as users reach a metric), with the caller's evalcore and
   OpenAI settings left out of its environment. The conformance kit's pytest plugin also gives a
   ``scripted_server`` fixture: a running :class:`ScriptedServer`.
+* :func:`assert_metric` and :func:`assert_no_regression`: quality gates in ordinary tests, over
+  an :class:`~evalcore.EvaluationResult` or a saved run; the pytest plugin's ``evalcore_run``
+  fixture evaluates once per test session and hands every test the same result.
 """
 
 from __future__ import annotations
@@ -37,8 +40,9 @@ import attrs
 from evalcore._contract.errors import PluginError
 
 __all__ = [
-    "Reply", "ScriptedServer", "default_reply", "heavy_modules_after_listing", "modules_imported_by_listing",
-    "nested_list", "run_evalcore", "write_journal", "write_records",
+    "Reply", "ScriptedServer", "assert_metric", "assert_no_regression", "default_reply", "heavy_modules_after_listing",
+    "modules_imported_by_listing", "nested_list", "requested_schema", "run_evalcore", "schema_instance",
+    "write_journal", "write_records",
 ]
 
 
@@ -72,10 +76,46 @@ class Reply:
 
 
 def default_reply(request: Mapping[str, Any]) -> Reply:
-    """Chat: ``{"score": 1}``-style JSON for every field the prompt asks for; embeddings: length vectors."""
+    """Chat: an instance of the answer schema the request asks for (:func:`schema_instance`), else
+    ``{"score": 1, "explanation": "scripted"}``; embeddings: length vectors."""
     if "input" in request:
         return Reply.embeddings([[float(len(t)), 1.0] for t in request["input"]])
-    return Reply.chat('{"score": 1, "explanation": "scripted"}', usage={"prompt_tokens": 10, "completion_tokens": 5})
+    schema = requested_schema(request)
+    text = json.dumps(schema_instance(schema)) if schema else '{"score": 1, "explanation": "scripted"}'
+    return Reply.chat(text, usage={"prompt_tokens": 10, "completion_tokens": 5})
+
+
+def requested_schema(request: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The JSON schema a chat request asks its answer to follow (OpenAI's ``response_format``), if any."""
+    response_format = request.get("response_format") or {}
+    return (response_format.get("json_schema") or {}).get("schema") if isinstance(response_format, dict) else None
+
+
+def schema_instance(schema: Mapping[str, Any], *, number: float = 1, text: str = "scripted") -> Any:
+    """A small value valid under ``schema``: every property, one item per list, ``number`` for numbers
+    (moved into their bounds) and ``text`` for strings; ``$ref`` into ``$defs`` is followed."""
+    definitions = schema.get("$defs", {})
+
+    def build(node: Mapping[str, Any]) -> Any:
+        if "$ref" in node:
+            return build(definitions[node["$ref"].rsplit("/", 1)[-1]])
+        for combined in ("anyOf", "oneOf", "allOf"):
+            if node.get(combined):
+                return build(node[combined][0])
+        if "enum" in node:
+            return node["enum"][0]
+        kind = node.get("type", "object")
+        kind = next((k for k in kind if k != "null"), "null") if isinstance(kind, list) else kind
+        if kind == "object":
+            return {name: build(sub) for name, sub in node.get("properties", {}).items()}
+        if kind == "array":
+            return [build(node.get("items", {})) for _ in range(max(1, node.get("minItems", 1)))]
+        if kind in ("number", "integer"):
+            value = max(node.get("minimum", number), min(node.get("maximum", number), number))
+            return int(value) if kind == "integer" else value
+        return {"string": text, "boolean": True, "null": None}.get(kind, text)
+
+    return build(schema)
 
 
 class ScriptedServer:
@@ -187,30 +227,55 @@ def nested_list(depth: int) -> list[Any]:
 
 def write_journal(
     path: Any, rows: Mapping[str, Mapping[str, Any]], *, metrics: Mapping[str, Mapping[str, Any]] | None = None,
-    header: bool = True, checkpoint_every: int = 0,
+    header: bool = True, checkpoint_every: int = 0, checksums: bool = True,
 ) -> Any:
     """Write a samples journal by hand: ``rows`` maps record id to ``{metric id: score}``.
 
     A score is a number or ``None`` (an ``ok`` value) or a full score object (``status``,
     ``reason``, ``error``, ``state`` ...). ``metrics`` holds the header's per-metric entries
-    (``granularity``, ``direction`` ...); ``header=False`` writes the older header-less form
-    without ``"i"``; ``checkpoint_every`` interleaves checkpoint lines as a reader meets them.
+    (``granularity``, ``direction`` ...). The journal is the one a run writes (format 2): its
+    rows are followed by checkpoint lines, every ``checkpoint_every`` rows (default: one after
+    all of them), each holding the SHA-256 of the file before it. ``checksums=False`` writes the
+    older format 1 (checkpoints without checksums, only where ``checkpoint_every`` asks);
+    ``header=False`` the header-less form without ``"i"``. Numbers are written as Python's json
+    writes them (``NaN`` and ``Infinity`` included).
     """
-    lines: list[dict[str, Any]] = []
+    import hashlib
+
+    digest = hashlib.sha256()
+    lines: list[bytes] = []
+
+    def add(value: Mapping[str, Any]) -> None:
+        line = (json.dumps(value) + "\n").encode()
+        digest.update(line)
+        lines.append(line)
+
+    def checkpoint(index: int, count: int) -> None:
+        if checksums and header:
+            add({"chunk": index, "rows": count, "sha256": digest.hexdigest()})
+        else:
+            add({"chunk": index, "rows": count})
+
     if header:
-        lines.append({"evalcore_journal": 1, "fingerprint": {"written_by": "evalcore.testing"},
-                      "metrics": {k: dict(v) for k, v in (metrics or {}).items()}})
+        add({"evalcore_journal": 2 if checksums else 1, **({"checksums": "sha256"} if checksums else {}),
+             "fingerprint": {"written_by": "evalcore.testing"},
+             "metrics": {k: dict(v) for k, v in (metrics or {}).items()}})
+    count = chunk = 0
     for i, (record_id, scores) in enumerate(rows.items()):
         row: dict[str, Any] = {"id": record_id, "scores": {
             metric_id: dict(score) if isinstance(score, Mapping) else {"value": score, "status": "ok"}
             for metric_id, score in scores.items()}}
         if header:
             row["i"] = i
-        lines.append(row)
-        if checkpoint_every and (i + 1) % checkpoint_every == 0:
-            lines.append({"chunk": (i + 1) // checkpoint_every, "done": i + 1})
-    with open(path, "w", encoding="utf-8") as handle:
-        handle.writelines(json.dumps(line) + "\n" for line in lines)
+        add(row)
+        count += 1
+        if checkpoint_every and count == checkpoint_every:
+            checkpoint(chunk, count)
+            chunk, count = chunk + 1, 0
+    if count and checksums and header:
+        checkpoint(chunk, count)
+    with open(path, "wb") as handle:
+        handle.writelines(lines)
     return path
 
 
@@ -233,3 +298,41 @@ def run_evalcore(*args: str, env: Mapping[str, str] | None = None, timeout: floa
     if check and proc.returncode != 0:
         raise AssertionError(f"evalcore {' '.join(args)} exited {proc.returncode}: {proc.stderr[-3000:]}")
     return proc
+
+
+def assert_metric(result: Any, metric: str, at_least: float | None = None, at_most: float | None = None) -> None:
+    """Fail (``AssertionError``) unless ``metric``'s value in ``result`` lies within the bounds.
+
+    ``result`` is an :class:`~evalcore.EvaluationResult` or the path of a JSON report or samples
+    journal. The message shows the value with its interval, the bound, and the worst records
+    (up to five ids with their values). A metric the result does not hold raises
+    :class:`~evalcore.InputError`.
+    """
+    __tracebackhide__ = True  # pytest shows the caller's line, not this function's
+    from evalcore._compare.gate import gate
+
+    if at_least is None and at_most is None:
+        raise TypeError("assert_metric needs at_least, at_most or both")
+    outcome = gate(result, at_least={metric: at_least} if at_least is not None else None,
+                   at_most={metric: at_most} if at_most is not None else None)
+    failed = outcome.failures
+    if failed:
+        raise AssertionError("\n".join(o.message() for o in failed))
+
+
+def assert_no_regression(result: Any, baseline: Any, metric: str, alpha: float = 0.05, **options: Any) -> None:
+    """Fail (``AssertionError``) when ``result`` is significantly worse than ``baseline`` on ``metric``.
+
+    Both are an :class:`~evalcore.EvaluationResult` or a saved run's path; they are paired record
+    by record and tested as :func:`evalcore.compare` does (``options``: ``tests``, ``correction``,
+    ``n_resamples``, ``seed``, ``intersect``), so a difference within the noise passes. The message
+    shows both values, the difference with its interval, the corrected p-value and the records
+    that lost most. A baseline computed by another version of the metric raises
+    :class:`~evalcore.InputError`.
+    """
+    __tracebackhide__ = True  # pytest shows the caller's line, not this function's
+    from evalcore._compare.gate import gate
+
+    outcome = gate(result, baseline=baseline, no_worse=[metric], alpha=alpha, **options)
+    if not outcome.passed:
+        raise AssertionError("\n".join(o.message() for o in outcome.failures))

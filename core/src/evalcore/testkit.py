@@ -1,6 +1,9 @@
 """The conformance kit for plugin authors: a pytest plugin and a test class to subclass.
 
-Installed with ``evalcore-core`` as the pytest plugin ``evalcore`` (entry point ``pytest11``).
+Installed with ``evalcore-core`` as the pytest plugin ``evalcore`` (entry point ``pytest11``),
+which also gives every test suite the fixtures ``scripted_server`` (a scripted OpenAI-compatible
+server) and ``evalcore_run`` (an evaluation run once per test session, for
+:func:`evalcore.testing.assert_metric` and :func:`evalcore.testing.assert_no_regression`).
 A plugin's tests subclass :class:`PluginConformance` and get, for every metric of its
 namespace, the checks every evalcore metric must pass::
 
@@ -24,7 +27,7 @@ plugin: listing its metrics imports none of its implementation modules and none 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import pytest
@@ -37,6 +40,8 @@ from evalcore._contract.vocabulary import naming_problems
 from evalcore._registry.registry import default_registry, load_implementation
 
 if TYPE_CHECKING:
+    from evalcore._engine.result import EvaluationResult
+
     from .testing import ScriptedServer
 
 __all__ = ["PluginConformance"]
@@ -213,6 +218,35 @@ def scripted_server() -> Iterator[ScriptedServer]:
 
     with ScriptedServer() as server:
         yield server
+
+
+@pytest.fixture(scope="session")
+def evalcore_run() -> Callable[..., EvaluationResult]:
+    """``evalcore_run(data, metrics, **options)``: :func:`evalcore.evaluate`, run once per test session
+    for the same arguments; later calls with equal arguments return the same
+    :class:`~evalcore.EvaluationResult`, so many tests can assert on one evaluation."""
+    cache: dict[str, EvaluationResult] = {}
+
+    def run(data: Any, metrics: Any, **options: Any) -> EvaluationResult:
+        from evalcore._engine.entry import evaluate
+
+        key = _run_key(data, metrics, options)
+        if key not in cache:
+            cache[key] = evaluate(data, metrics, **options)
+        return cache[key]
+
+    return run
+
+
+def _run_key(data: Any, metrics: Any, options: Mapping[str, Any]) -> str:
+    """Equal arguments, equal key: paths by their absolute form, the rest as JSON (else ``repr``)."""
+    import json
+    import os
+
+    if isinstance(data, (str, os.PathLike)) and os.fspath(data) != "-":
+        data = os.path.abspath(os.fspath(data))
+    metrics = [metrics] if isinstance(metrics, str) else list(metrics)
+    return json.dumps([data, metrics, dict(options)], sort_keys=True, default=repr)
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:

@@ -18,6 +18,20 @@ def equivalence_judge(prompt, metadata=None):
     return json.dumps({"score": 1, "equivalent": True})
 
 
+def claim_judge(prompt, metadata=None):
+    """Answers the claim-level prompts (statements, verdicts, context usefulness, attribution)."""
+    role = (metadata or {}).get("role", "")
+    if role == "statements":
+        return json.dumps({"statements": ["Shakespeare wrote Hamlet.", "Hamlet is a play."]})
+    if role == "verdicts":
+        return json.dumps({"verdicts": [{"statement": "Shakespeare wrote Hamlet.", "reason": "stated", "verdict": 1},
+                                        {"statement": "Hamlet is a play.", "reason": "not stated", "verdict": 0}]})
+    if role.startswith("context_"):
+        return json.dumps({"reason": "names the author", "verdict": 1})
+    row = {"statement": "Shakespeare wrote it.", "reason": "stated", "attributed": 1}
+    return json.dumps({"classifications": [row]})
+
+
 DOCS = [{"doc_id": "r", "text": "Hamlet is by Shakespeare."}]
 
 
@@ -33,6 +47,8 @@ class TestConformance(PluginConformance):
     params = {key: {"judge": judge, "cache": "off"} for key in (
         "judge/answer_quality", "judge/complete_and_grounded", "judge/diff_semantic", "judge/faithfulness",
         "judge/llm_judge", "judge/semantic_f1")}
+    params.update({key: {"judge": claim_judge, "cache_mode": "off"} for key in (
+        "judge/claim_faithfulness", "judge/context_precision", "judge/context_recall")})
     params["judge/diff_semantic"] = {**params["judge/diff_semantic"], "judge": equivalence_judge}
     params["judge/answer_quality"] = {**params["judge/answer_quality"], "scale": "1-5"}
     params["judge/llm_judge"] = {**params["judge/llm_judge"], "scale": "1-5"}

@@ -67,18 +67,21 @@ def test_missing_usage_is_estimated(server, make_metric):
     assert score.details["usage"]["prompt_tokens"] > 0 and score.cost_msats > 0
 
 
-@pytest.mark.parametrize("answer", ["I think it is quite faithful.", "Score: 3 ... actually Score: 4", "", "7"])
-def test_unparseable_answer_is_error_with_raw_text(server, make_metric, answer):
-    server.script(Reply.chat(answer, usage=USAGE))
+@pytest.mark.parametrize("answer", ["I think it is quite faithful.", "Score: 3 ... actually Score: 4", "", "7",
+                                    '{"score": NaN, "explanation": "?"}'])
+def test_unparseable_answer_and_its_repair_are_an_error_with_raw_text(server, make_metric, answer):
+    server.script(Reply.chat(answer, usage=USAGE), Reply.chat(answer, usage=USAGE))  # the answer, then the repair
     score = make_metric("judge/faithfulness", scale="1-5").score_one(EXAMPLE, PREDICTION)
     assert score.status.value == "error" and score.value is None
-    assert score.error_type == "UnparseableJudgement"
+    assert score.error_type == "UnparseableJudgement" and "after one repair" in score.error_message
     assert score.details["answers"]["faithfulness"] == answer
-    assert score.cost_msats > 0  # the call was paid for
+    assert score.details["raw_answers"]["faithfulness"] == [answer, answer]
+    assert score.cost_msats == 2 * 20 and len(server.requests) == 2  # both calls were paid for
 
 
 def test_cut_off_answer_says_so(server, make_metric):
-    server.script(Reply.chat('{"explanation": "The answer is mostly', usage=USAGE, finish_reason="length"))
+    cut = Reply.chat('{"explanation": "The answer is mostly', usage=USAGE, finish_reason="length")
+    server.script(cut, cut)
     score = make_metric("judge/faithfulness", max_tokens=8).score_one(EXAMPLE, PREDICTION)
     assert score.error_type == "UnparseableJudgement" and "cut off at max_tokens=8" in score.error_message
 

@@ -55,16 +55,23 @@ def test_real_model_judges_end_to_end(smollm2, tmp_path):
     for score in first:
         assert score.status.value in ("ok", "error")
         assert score.details["backend"] == "transformers" and score.details["answers"]["faithfulness"] is not None
-        assert score.details["usage"]["prompt_tokens"] > 50 and 0 < score.details["usage"]["completion_tokens"] <= 40
+        assert score.details["answer_format"] == {"faithfulness": "instructions"}
+        calls = len(score.details["raw_answers"]["faithfulness"])  # 2 when the answer needed a repair
+        assert calls == 1 + (score.details["repaired"] or not score.ok)
+        assert score.details["usage"]["prompt_tokens"] > 50
+        assert 0 < score.details["usage"]["completion_tokens"] <= 40 * calls
         assert score.cost_msats == 0  # a local model costs nothing unless priced
         if score.ok:
             assert 0.0 <= score.value <= 1.0
         else:
             assert score.error_type == "UnparseableJudgement" and score.details["answers"]["faithfulness"]
-    assert metric.usage_summary()["calls"] == 2
-    second = metric.score_many(EXAMPLES, PREDICTIONS)
+    asked = sum(len(s.details["raw_answers"]["faithfulness"]) for s in first)
+    assert metric.usage_summary()["calls"] == asked
+    second = metric.score_many(EXAMPLES, PREDICTIONS)  # validated answers from the cache; failed ones asked again
     assert [(s.status, s.value) for s in second] == [(s.status, s.value) for s in first]
-    assert metric.usage_summary()["calls"] == 2 and metric.usage_summary()["cache"]["hits"] == 2
+    failed = [s for s in first if not s.ok]
+    assert metric.usage_summary()["calls"] == asked + 2 * len(failed)
+    assert metric.usage_summary()["cache"]["hits"] == len(first) - len(failed)
 
 
 def test_real_model_greedy_decoding_is_repeatable(smollm2):
@@ -114,9 +121,14 @@ def test_llamacpp_server_over_http(tmp_path):
         for score in scores:
             assert score.status.value in ("ok", "error")
             assert score.details["usage"]["prompt_tokens"] > 0 and score.details["usage_estimated"] is False
+            # structured output where the server takes the schema, else the schema in the prompt
+            assert score.details["answer_format"]["faithfulness"] in ("json_schema", "instructions")
             assert score.ok and 0 <= score.value <= 1 or score.error_type == "UnparseableJudgement"
-        assert [s.value for s in metric.score_many(EXAMPLES, PREDICTIONS)] == [s.value for s in scores]
-        assert metric.usage_summary()["calls"] == 2
+        asked = sum(len(s.details["raw_answers"]["faithfulness"]) for s in scores)
+        assert metric.usage_summary()["calls"] == asked
+        again = metric.score_many(EXAMPLES, PREDICTIONS)  # validated answers from the cache
+        assert [s.value for s in again] == [s.value for s in scores]
+        assert metric.usage_summary()["calls"] == asked + 2 * sum(not s.ok for s in scores)
     finally:
         server.terminate()
         server.wait(timeout=30)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import shlex
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -49,9 +50,11 @@ class _EvaluateCommand(click.Command):
 @click.option("--program", help="module:callable producing a prediction from each example.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write the JSON report here.")
 @click.option("--samples", type=click.Path(dir_okay=False),
-              help="The per-record rows journal (JSONL), streamed as records finish; needed for --resume.")
+              help="The per-record rows journal (JSONL), streamed as records finish (default: beside -o or --csv, "
+                   "result.json -> result.rows.jsonl; without them a new file in the temporary folder).")
 @click.option("--csv", type=click.Path(dir_okay=False), help="Write per-record values (CSV).")
-@click.option("--resume", is_flag=True, help="Continue an interrupted run from its --samples journal.")
+@click.option("--resume", is_flag=True, help="Continue an interrupted run from its journal (--samples, or beside -o).")
+@click.option("--overwrite", is_flag=True, help="Replace a journal that holds another run's rows.")
 @click.option("--concurrency", default=8, show_default=True, type=click.IntRange(min=1))
 @click.option("--chunk-size", default=1000, show_default=True, type=click.IntRange(min=1),
               help="Records read and scored together (memory is bounded by it).")
@@ -130,31 +133,92 @@ def _evaluate(ctx: click.Context, data: str | None, metric_ids: Sequence[str], p
         estimate = plan(source, metrics, chunk_size=options["chunk_size"])
         echo_json(estimate) if as_json else click.echo(format_plan(estimate))
         return
-    result = run_evaluation(
-        source, metrics, program=_load_program(program) if program else None, registry=registry,
-        max_errors=int(max_errors) if max_errors is not None and max_errors >= 1 else max_errors,
-        **options,
-    )
+    loaded = _load_program(program) if program else None
+    if per_query not in (None, "-"):
+        _check_per_query(per_query, source, options)
+    created = None
+    if not options["resume"] and not any(options.get(name) for name in ("output", "samples", "csv")):
+        created = options["samples"] = _new_journal()  # the command always keeps its rows
+    try:
+        result = run_evaluation(
+            source, metrics, program=loaded, registry=registry,
+            max_errors=int(max_errors) if max_errors is not None and max_errors >= 1 else max_errors,
+            **options,
+        )
+    except BaseException:
+        if created is not None and os.path.isfile(created) and not os.path.getsize(created):
+            os.unlink(created)  # made for this run, which ended before it wrote anything
+        raise
+    rows_at = os.fspath(result.samples_path)
     for error in result.rejected[:20]:
         click.echo(f"error: {error}", err=True)
     if len(result.rejected) > 20:
         click.echo(f"error: … and {len(result.rejected) - 20} more rejected records", err=True)
     if per_query is not None:
+        from evalcore._engine.files import replacing
         from evalcore._engine.per_query import write_per_query
 
-        with click.open_file(per_query, "w") as out:
-            write_per_query(out, [(n.split("/")[-1], m) for n, m in zip(names, metrics)], result.samples,
-                            result.metrics)
+        pairs = [(n.split("/")[-1], m) for n, m in zip(names, metrics)]
+        if per_query == "-":
+            write_per_query(click.get_text_stream("stdout"), pairs, result.samples, result.metrics)
+        else:
+            try:
+                with replacing(per_query, "w", encoding="utf-8") as out:
+                    write_per_query(out, pairs, result.samples, result.metrics)
+            except OSError as exc:
+                raise EvalcoreError(f"could not write {per_query} ({exc.strerror or exc}); "
+                                    f"the run's rows are kept in {rows_at}") from None
     if as_json:
         echo_json(result.to_dict())
     elif per_query != "-":
         click.echo(result.table())
         click.echo(f"\n{len(result.samples)} records from {source.name}"
-                   + (f", {len(result.rejected)} rejected" if result.rejected else ""))
+                   + (f", {len(result.rejected)} rejected" if result.rejected else "") + f"; rows in {rows_at}")
+    else:
+        click.echo(f"rows in {rows_at}", err=True)
     if result.stopped:
         click.echo(f"warning: {result.stopped}; partial results kept", err=True)
+        if result.stopped.startswith("interrupted"):
+            click.echo(f"to finish the run: {_resume_command(rows_at, given=created is None)}", err=True)
     if result.rejected or result.stopped:
         sys.exit(EXIT_INPUT)
+
+
+def _resume_command(journal: str, *, given: bool) -> str:
+    """The command line that continues this interrupted run from ``journal`` (named in it unless the
+    command's own -o, --csv or --samples lead there)."""
+    args = list(sys.argv[1:])
+    if not given:
+        args += ["--samples", journal]
+    if "--resume" not in args:
+        args.append("--resume")
+    return shlex.join(["evalcore", *args])
+
+
+def _new_journal() -> str:
+    """A new journal file in the temporary folder (``evalcore-run-<time>-<random>.rows.jsonl``), kept
+    after the run and named in its output: a run without -o or --samples keeps its rows there."""
+    import tempfile
+    import time
+
+    handle, name = tempfile.mkstemp(prefix=f"evalcore-run-{time.strftime('%Y%m%dT%H%M%S')}-", suffix=".rows.jsonl")
+    os.close(handle)
+    return name
+
+
+def _check_per_query(path: str, source: Any, options: dict[str, Any]) -> None:
+    """``--per-query FILE`` is an output too: not an input, not another output, not a special file."""
+    from pathlib import Path
+
+    from evalcore._engine.files import check_output
+    from evalcore._engine.options import make_options
+
+    taken: list[tuple[Any, str]] = [(p, "an input file") for p in source.inputs()]
+    journal = make_options(**{k: options.get(k) for k in ("output", "samples", "csv")}).journal
+    taken += [(options[name], f"the --{name} file") for name in ("output", "samples", "csv") if options.get(name)]
+    if journal is not None:
+        taken.append((journal, "the rows journal"))
+    check_output(Path(path), "--per-query", taken)
 
 
 def _reader_source(registry: Any, options: dict[str, Any]) -> Any:

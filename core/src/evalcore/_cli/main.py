@@ -23,7 +23,8 @@ class _LazyGroup(click.Group):
     """Commands that live in their own modules load only when they run (or help lists them)."""
 
     lazy = {"evaluate": "_cli.evaluate:evaluate_command", "compare": "_cli.compare:compare_command",
-            "report": "_cli.compare:report_command"}
+            "report": "_cli.compare:report_command", "gate": "_cli.gate:gate_command",
+            "ppi": "_cli.plan:ppi_command", "plan": "_cli.plan:plan_command"}
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted([*super().list_commands(ctx), *self.lazy])
@@ -52,7 +53,8 @@ def main(ctx: click.Context, strict: bool, debug: bool) -> None:
 
 @contextlib.contextmanager
 def _deprecated_names_on_one_line() -> Iterator[None]:
-    """Print an old parameter name's warning as one ``warning:`` line on standard error."""
+    """Print an old parameter name's warning, and a journal read without checksums, as one
+    ``warning:`` line on standard error."""
     from evalcore._contract.vocabulary import DeprecatedParameterWarning
 
     with warnings.catch_warnings():
@@ -60,7 +62,9 @@ def _deprecated_names_on_one_line() -> Iterator[None]:
 
         def one_line(message: Warning | str, category: type[Warning], filename: str, lineno: int,
                      file: TextIO | None = None, line: str | None = None) -> None:
-            if issubclass(category, DeprecatedParameterWarning):
+            from evalcore._engine.journal import JournalWarning
+
+            if issubclass(category, (DeprecatedParameterWarning, JournalWarning)):
                 click.echo(f"warning: {message}", err=True)
             else:
                 show(message, category, filename, lineno, file, line)

@@ -35,6 +35,8 @@ class Run:
     provenance: dict[str, Any] = attrs.field(factory=dict)
     rejected: list[Any] = attrs.field(factory=list)
     stopped: str | None = None
+    files: tuple[str, ...] = ()
+    """The files it was read from: the report and the journal it names, or the journal."""
 
     def granularity(self, metric_id: str) -> str:
         return str(self.metrics[metric_id].get("granularity", "sample"))
@@ -48,9 +50,10 @@ def metric_of(run: Run, metric_id: str) -> Any:
 
     Needed for corpus metrics, whose values are computed again from per-record states.
     """
+    from evalcore._contract.identity import params_from_json
     from evalcore._registry.api import get_metric
 
-    params = run.metrics.get(metric_id, {}).get("params") or {}
+    params = params_from_json(run.metrics.get(metric_id, {}).get("params") or {})
     try:
         return get_metric(metric_id, **params)
     except EvalcoreError as exc:
@@ -93,7 +96,8 @@ def _load_result(result: Any, name: str) -> Run:
     header = first if isinstance(first, Mapping) and "evalcore_journal" in first else {}
     return Run(name=name, source=source, metrics=_metric_info(header.get("metrics"), summary, rows),
                rows=rows, summary=summary, provenance=dict(getattr(result, "provenance", {}) or {}),
-               rejected=list(getattr(result, "rejected", []) or []), stopped=getattr(result, "stopped", None))
+               rejected=list(getattr(result, "rejected", []) or []), stopped=getattr(result, "stopped", None),
+               files=(source,) if path else ())
 
 
 def _load_path(path: str, name: str | None) -> Run:
@@ -102,21 +106,26 @@ def _load_path(path: str, name: str | None) -> Run:
     if isinstance(first, Mapping) and ("evalcore_journal" in first or "id" in first or "chunk" in first):
         header, rows = read_journal(path)
         return Run(name=label, source=path, metrics=_metric_info(header.get("metrics"), {}, rows), rows=rows,
-                   provenance={"fingerprint": header["fingerprint"]} if "fingerprint" in header else {})
+                   provenance={"fingerprint": header["fingerprint"]} if "fingerprint" in header else {},
+                   files=(path,))
     report = _read_report(path)
     summary = dict(report.get("metrics") or {})
     header: dict[str, Any] = {}
     samples_file = report.get("samples_file")
+    files = (path,)
     if samples_file:
-        header, rows = read_journal(_samples_path(path, samples_file))
+        journal = _samples_path(path, samples_file)
+        header, rows = read_journal(journal)
+        files += (journal,)
     elif isinstance(report.get("samples"), list):
         rows = _rows(report["samples"], path)
     else:
-        raise InputError("the report names no samples file and holds no per-record rows; "
-                         "compare needs the rows (evaluate with --samples)", source=path)
+        raise InputError("the report names no samples file and holds no per-record rows; the rows are in the "
+                         "journal beside the report of a run (evaluate -o result.json keeps result.rows.jsonl)",
+                         source=path)
     return Run(name=label, source=path, metrics=_metric_info(header.get("metrics"), summary, rows), rows=rows,
                summary=summary, provenance=dict(report.get("provenance") or {}),
-               rejected=list(report.get("rejected") or []), stopped=report.get("stopped"))
+               rejected=list(report.get("rejected") or []), stopped=report.get("stopped"), files=files)
 
 
 def _samples_path(report: str, samples_file: str) -> str:
@@ -132,7 +141,9 @@ def read_journal(path: str) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
     """The header (``{}`` if none) and the committed rows by record id, in input order.
 
     Rows are read as the engine reads them when it resumes: where checkpoint lines exist,
-    rows after the last one belong to an unfinished chunk and are left out.
+    rows after the last one belong to an unfinished chunk and are left out. A damaged line or a
+    checksum that does not match is an error naming the line; a journal without checksums is
+    read with a warning.
     """
     from evalcore._engine.journal import iter_rows
 

@@ -9,7 +9,8 @@ derives from it (an ``InputError`` is a ``ValueError``)::
 
     EvalcoreError
     ├── InputError (ValueError) .............. bad input data; names file:line or record id, and field
-    │   └── ExpressionError .................. evalcore-checks: an expression not allowed, unparsable or failing
+    │   ├── ExpressionError .................. evalcore-checks: an expression not allowed, unparsable or failing
+    │   └── JournalError ..................... a samples journal is damaged or was changed after it was written
     ├── ParameterError (ValueError) .......... a parameter or setting; names the metric id and parameter
     │   ├── MetricIdError .................... a metric id, or the parameters written in it, cannot be parsed
     │   └── SetupError ....................... a metric cannot be set up (no backend configured, unknown model)
@@ -20,6 +21,8 @@ derives from it (an ``InputError`` is a ``ValueError``)::
     ├── SpecError ............................ a plugin's metric spec is invalid
     ├── PluginError .......................... a plugin failed to load (strict mode)
     ├── OptionError .......................... an evaluation option is out of range or inconsistent
+    ├── OutputError .......................... an output cannot be written there (an input, another run's journal,
+    │                                          a special file), or writing it failed
     ├── ResumeError .......................... a journal cannot be resumed
     ├── RayUnavailable ....................... executor="ray" without a reachable Ray
     ├── RecordMismatchError .................. compared runs do not cover the same records
@@ -35,6 +38,7 @@ derives from it (an ``InputError`` is a ``ValueError``)::
     │   ├── RequestRejected .................. another HTTP 4xx (unknown model, prompt too long)
     │   └── MalformedResponse ................ not the JSON an OpenAI-compatible API answers
     ├── UnparseableJudgement (ValueError) .... evalcore-judge: a judge's answer holds no unambiguous score
+    │   └── InvalidAnswer .................... evalcore-judge: an answer and its repair failed the answer's schema
     ├── CommandError (RuntimeError) .......... evalcore-outcome: a command could not be run to completion
     └── ModelUnavailable (RuntimeError) ...... evalcore-semantic: an embedding model cannot be loaded
 
@@ -133,7 +137,10 @@ class SetupError(ParameterError):
 
 
 class MetricIdError(ParameterError):
-    """A metric id, or the parameters written in it, cannot be parsed."""
+    """A metric id, or the parameters written in it, cannot be parsed; ``suggestions`` lists the
+    closest known metric ids where the registry found some (the message names them too)."""
+
+    suggestions: Sequence[str] = ()
 
 
 class PluginError(EvalcoreError):

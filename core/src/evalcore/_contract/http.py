@@ -211,6 +211,10 @@ class OpenAIClient:
     One ``AsyncOpenAI`` (with its connection pool) is made per event loop and closed when
     that loop shuts down, so a run shares its connections; the aiohttp transport is used
     when ``openai[aiohttp]`` is installed.
+
+    ``structured_outputs`` records whether the server takes OpenAI structured output
+    (``response_format={"type": "json_schema", ...}``, passed to :meth:`achat` as it is):
+    ``None`` until a caller finds out, then ``True`` or ``False`` for the client's life.
     """
 
     def __init__(
@@ -237,6 +241,7 @@ class OpenAIClient:
         self.max_concurrency = max_concurrency
         self.max_response_bytes = max_response_bytes
         self.calls = 0
+        self.structured_outputs: bool | None = None
         self._rng = rng or random.Random()
         self._per_loop: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _LoopState] = (
             weakref.WeakKeyDictionary()

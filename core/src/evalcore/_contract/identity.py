@@ -137,3 +137,42 @@ def canonical_id(spec: MetricSpec, params: dict[str, Any]) -> str:
 
 def _literal(value: Any) -> str:
     return repr(list(value) if isinstance(value, tuple) else value)
+
+
+_TAG = "$t"  # the state codec's tag (evalcore._contract.state_codec), so a journal has one form
+
+
+def params_to_json(params: dict[str, Any]) -> dict[str, Any]:
+    """A metric's parameters in a form JSON keeps exactly: a mapping with a key that is not a
+    string (nDCG's ``gains={1: 3.0}``) is written ``{"$t": "dict", "v": [[key, value], ...]}``,
+    as the state codec writes one, and tuples as lists; :func:`params_from_json` reads it back."""
+    return {name: _to_json(value) for name, value in params.items()}
+
+
+def params_from_json(data: dict[str, Any]) -> dict[str, Any]:
+    """The parameters :func:`params_to_json` wrote (plain JSON parameters pass through)."""
+    return {name: _from_json(value) for name, value in data.items()}
+
+
+def _to_json(value: Any) -> Any:
+    if isinstance(value, dict):
+        if all(isinstance(key, str) for key in value) and _TAG not in value:
+            return {key: _to_json(item) for key, item in value.items()}
+        return {_TAG: "dict", "v": [[_to_json(key), _to_json(item)] for key, item in value.items()]}
+    if isinstance(value, (list, tuple)):
+        return [_to_json(item) for item in value]
+    return value
+
+
+def _from_json(value: Any) -> Any:
+    if isinstance(value, list):
+        return [_from_json(item) for item in value]
+    if not isinstance(value, dict):
+        return value
+    if value.get(_TAG) == "dict" and set(value) == {_TAG, "v"} and isinstance(value["v"], list):
+        return {_hashable(_from_json(key)): _from_json(item) for key, item in value["v"]}
+    return {key: _from_json(item) for key, item in value.items()}
+
+
+def _hashable(value: Any) -> Any:
+    return tuple(_hashable(item) for item in value) if isinstance(value, list) else value

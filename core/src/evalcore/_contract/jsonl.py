@@ -6,7 +6,7 @@ import json
 import os
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import orjson
 
@@ -35,13 +35,20 @@ def parse_json_line(line: bytes, source: str) -> Any:
 _BLANK_START = frozenset(b" \t\n\r\x0b\x0c")  # what bytes.strip() removes
 
 
-def iter_json_lines(path: Path) -> Iterator[tuple[str, int, Any]]:
-    """``(source, line number, value or InputError)`` for each non-blank line."""
-    name = os.fspath(path)
+def open_lines(path: Path) -> BinaryIO:
+    """``path`` opened to read its lines as bytes, or :class:`InputError` naming it."""
     try:
-        handle = open(name, "rb")  # noqa: SIM115 - closed below, also when the caller stops early
+        return open(os.fspath(path), "rb")  # noqa: SIM115 - the caller closes it
     except OSError as exc:
-        raise InputError(f"cannot read: {exc.strerror or exc}", source=name) from None
+        raise InputError(f"cannot read: {exc.strerror or exc}", source=os.fspath(path)) from None
+
+
+def iter_json_lines(path: Path, handle: BinaryIO | None = None) -> Iterator[tuple[str, int, Any]]:
+    """``(source, line number, value or InputError)`` for each non-blank line of ``path`` (read
+    through ``handle`` when given: its position says how far reading has come); the file is closed
+    at the end, also when the caller stops early."""
+    name = os.fspath(path)
+    handle = open_lines(path) if handle is None else handle
     loads, decode_error = orjson.loads, orjson.JSONDecodeError
     with handle:
         for lineno, line in enumerate(handle, start=1):  # binary files split on b"\n" only

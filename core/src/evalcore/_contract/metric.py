@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import math
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar, Generic, TypeVar
 
@@ -260,6 +261,7 @@ def result_check(spec: MetricSpec | None) -> Callable[[Any], Score]:
     common case (a float, or an ``ok`` :class:`Score` with nothing to cap, inside the range)
     decided without further calls. For scoring many samples of one metric."""
     lowest, highest = value_bounds(spec) if spec is not None else (-math.inf, math.inf)
+    lowest, highest = max(lowest, -sys.float_info.max), min(highest, sys.float_info.max)  # infinities: checked
     ok = Status.OK
 
     def check(raw: Any) -> Score:

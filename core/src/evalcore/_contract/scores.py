@@ -95,10 +95,10 @@ def coerce_score(raw: Any) -> Score:
 
     Accepts a :class:`Score`, a number or bool, ``(score, feedback)``, a mapping with a
     ``score`` (and optional ``feedback``) key, or an object with a ``score`` attribute
-    (DSPy's ``Prediction(score=..., feedback=...)``). ``None`` and NaN are errors.
+    (DSPy's ``Prediction(score=..., feedback=...)``). ``None``, NaN and infinities are errors.
     """
     kind = type(raw)
-    if kind is float and raw == raw:  # noqa: PLR0124 - a plain number, not NaN
+    if kind is float and raw - raw == 0.0:  # a plain finite number (not NaN, not an infinity)
         return Score(raw)
     if kind is bool or kind is int:
         return Score(float(raw))
@@ -106,7 +106,7 @@ def coerce_score(raw: Any) -> Score:
         capped = _capped(raw)
         if raw.status is Status.OK:
             value = raw.value
-            if type(value) is float and value == value:  # noqa: PLR0124 - a number, not NaN
+            if type(value) is float and value - value == 0.0:  # a finite number
                 return capped
             return attrs.evolve(capped, value=_check_number(value))
         return capped
@@ -231,6 +231,8 @@ def _check_number(raw: Any) -> float:
         raise TypeError(f"metric returned {type(raw).__name__} {raw!r}, not a number") from None
     if math.isnan(value):
         raise ValueError("metric returned NaN")
+    if math.isinf(value):  # JSON, and so the journal, has no infinity: the value would not come back
+        raise ValueError(f"metric returned {value}, not a finite number")
     return value
 
 

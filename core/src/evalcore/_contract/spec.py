@@ -185,7 +185,8 @@ class MetricAlias(BaseModel):
     A literal alias (``regex=False``) matches ``name`` exactly (``"AP"``); a pattern
     alias is a regular expression that must match the whole text, whose named groups
     give parameter values as Python literals (``r"P_(?P<k>[0-9]+)"`` turns ``P_10`` into
-    ``k=10``). ``params`` are added to what the groups give.
+    ``k=10``). ``params`` are added to what the groups give. The registry tries aliases
+    as written first, then ignoring case (``ap``, ``p_10``) where only one metric matches.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -203,11 +204,12 @@ class MetricAlias(BaseModel):
                 raise ValueError(f"alias pattern {self.name!r} is not a regular expression: {exc}") from None
         return self
 
-    def match(self, text: str) -> dict[str, Any] | None:
-        """The parameters ``text`` gives when it is this alias, else ``None``."""
+    def match(self, text: str, *, ignore_case: bool = False) -> dict[str, Any] | None:
+        """The parameters ``text`` gives when it is this alias (in any case with ``ignore_case``), else ``None``."""
         if not self.regex:
-            return dict(self.params) if text == self.name else None
-        found = re.fullmatch(self.name, text)
+            same = text.casefold() == self.name.casefold() if ignore_case else text == self.name
+            return dict(self.params) if same else None
+        found = re.fullmatch(self.name, text, re.IGNORECASE if ignore_case else 0)
         if found is None:
             return None
         params = dict(self.params)

@@ -94,9 +94,13 @@ async def aevaluate(
       a metric's own parameter of the same name wins. Unset keys come from the environment
       as the run starts (``$EVALCORE_JUDGE_MODEL``, ``$EVALCORE_JUDGE_BASE_URL`` or
       ``$OPENAI_BASE_URL``, ``$EVALCORE_EMBEDDING_MODEL``, ...).
-    * ``samples`` — the per-record rows journal (JSONL), streamed as chunks finish;
-      ``resume=True`` continues an interrupted run from it, scoring only what is missing.
-    * ``output`` / ``csv`` — the JSON report (aggregates, provenance) and a CSV of values.
+    * ``output`` / ``csv`` — the JSON report (aggregates, provenance, where the rows are) and a
+      CSV of values.
+    * ``samples`` — the per-record rows journal (JSONL), streamed as chunks finish; by default
+      beside the report or CSV (``result.json`` -> ``result.rows.jsonl``), and with neither a
+      temporary file removed with the result. ``resume=True`` continues an interrupted run from
+      it, scoring only what is missing; another run's journal is not written over unless
+      ``overwrite=True``.
     * ``executor`` — ``"local"`` (default) or ``"ray"`` (with ``ray_address``).
     * ``seed``, ``n_boot``, ``confidence`` — the bootstrap interval.
     """

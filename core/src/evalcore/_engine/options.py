@@ -14,6 +14,7 @@ from evalcore._contract.budget import Budget
 from evalcore._contract.context import RunContext
 from evalcore._contract.errors import EvalcoreError
 
+from .files import check_output, same_file
 from .stats import AggregateMethod, aggregate
 
 Executor = Literal["local", "ray"]
@@ -63,6 +64,7 @@ class RunOptions:
     executor: Executor = "local"
     ray_address: str | None = None
     resume: bool = False
+    overwrite: bool = False
     output: Path | None = None
     samples: Path | None = None
     samples_format: SamplesFormat = "jsonl"
@@ -83,8 +85,28 @@ class RunOptions:
         bad_tiers = {k: v for k, v in self.tiers.items() if v not in ("proxy", "truth")}
         if bad_tiers:
             raise OptionError(f"tiers: {bad_tiers}; each metric's tier is 'proxy' or 'truth'")
-        if self.resume and self.samples is None:
-            raise OptionError("resume needs the samples file of the interrupted run (samples=...)")
+        if self.resume and self.journal is None:
+            raise OptionError("resume needs the samples file of the interrupted run (samples=..., or output=... "
+                              "with the journal beside it)")
+        if self.resume and self.overwrite:
+            raise OptionError("resume continues a journal and overwrite replaces it: give one of them")
+
+    @property
+    def parquet(self) -> bool:
+        """Whether the rows are also written as a Parquet file (``samples`` names it)."""
+        return self.samples is not None and (self.samples_format == "parquet" or self.samples.suffix == ".parquet")
+
+    @property
+    def journal(self) -> Path | None:
+        """Where the run's rows journal goes: ``samples`` (for a Parquet ``samples``, a journal beside
+        it), else beside the report or the CSV (``result.json`` -> ``result.rows.jsonl``); ``None``
+        when no file was asked for (the rows then live in a temporary journal)."""
+        if self.samples is not None:
+            return self.samples.with_name(self.samples.name + ".journal.jsonl") if self.parquet else self.samples
+        for beside in (self.output, self.csv):
+            if beside is not None:
+                return beside.with_name((beside.stem if beside.suffix else beside.name) + ".rows.jsonl")
+        return None
 
     def error_limit(self, n_records: int | None) -> int | None:
         """``max_errors`` as a count (a fraction below 1 is of the records, when their number is known)."""
@@ -136,26 +158,23 @@ def make_options(**raw: Any) -> RunOptions:
 
 
 def check_paths(options: RunOptions, inputs: list[Path]) -> None:
-    """Output paths: distinct, not an input, in a folder that exists and is writable."""
-    outputs = {name: getattr(options, name) for name in ("output", "samples", "csv")}
-    seen: dict[Path, str] = {}
-    resolved_inputs = {p.resolve(): p for p in inputs}
-    for name, path in outputs.items():
+    """Output paths, the journal's included: distinct, not an input, not a special file, in a
+    folder that exists and can hold a new file."""
+    outputs = {f"--{name}": getattr(options, name) for name in ("output", "samples", "csv")}
+    journal = options.journal
+    if journal is not None and journal != options.samples:
+        beside = "--samples" if options.samples is not None else "--output" if options.output is not None else "--csv"
+        outputs[f"the rows journal (beside {beside})"] = journal
+    seen: list[tuple[Path, str]] = [(path, "an input file") for path in inputs]
+    probed: set[str] = set()
+    for label, path in outputs.items():
         if path is None:
             continue
-        full = path.resolve()
-        if full in resolved_inputs:
-            raise OptionError(f"--{name} {path} is an input file; it would be overwritten")
-        if full in seen:
-            raise OptionError(f"--{name} and --{seen[full]} are the same file: {path}")
-        seen[full] = name
-        folder = full.parent
-        if not folder.is_dir():
-            raise OptionError(f"--{name} {path}: the folder {folder} does not exist")
-        if not os.access(folder, os.W_OK):
-            raise OptionError(f"--{name} {path}: the folder {folder} is not writable")
-        if full.is_dir():
-            raise OptionError(f"--{name} {path} is a folder")
+        for other, what in seen:
+            if same_file(path, other) and what != "an input file":
+                raise OptionError(f"{label} and {what} are the same file: {path}")
+        check_output(path, label, seen, probed=probed)
+        seen.append((path, label))
 
 
 def run_context(options: RunOptions) -> RunContext:

@@ -10,19 +10,20 @@ from typing import Any
 
 from evalcore._contract.display import table_lines
 
+from .files import replacing
+
 
 def write_json(path: str | os.PathLike[str], data: Mapping[str, Any]) -> None:
-    """Write the full report atomically (a temporary file renamed into place)."""
-    tmp = f"{os.fspath(path)}.tmp"
-    with open(tmp, "w", encoding="utf-8") as handle:
+    """Write the full report through a temporary file renamed into place."""
+    with replacing(path, "w", encoding="utf-8") as handle:
         json.dump(data, handle, ensure_ascii=False, indent=2, default=_json_default)
         handle.write("\n")
-    os.replace(tmp, path)
 
 
 def write_csv(path: str | os.PathLike[str], metric_ids: Sequence[str], rows: Sequence[Mapping[str, Any]]) -> None:
-    """One line per record: its id, then value and status of each metric."""
-    with open(path, "w", encoding="utf-8", newline="") as handle:
+    """One line per record: its id, then value and status of each metric (written through a
+    temporary file renamed into place)."""
+    with replacing(path, "w", encoding="utf-8", newline="") as handle:
         writer = csv.writer(handle)
         writer.writerow(["id", *(f"{m}{suffix}" for m in metric_ids for suffix in ("", ":status"))])
         for row in rows:

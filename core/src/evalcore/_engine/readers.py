@@ -20,17 +20,18 @@ import orjson
 
 from evalcore._contract.chunk import Chunk
 from evalcore._contract.errors import InputError
-from evalcore._contract.jsonl import iter_json_lines
+from evalcore._contract.jsonl import iter_json_lines, open_lines
 from evalcore._contract.records import Record, parse_record
 from evalcore._lazy import publish
 
 
 class JsonlSource:
-    """Records from a JSONL file, read in chunks."""
+    """Records from a JSONL file, read in chunks; ``bytes_read`` says how far reading has come."""
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = Path(os.fspath(path))
         self.name = os.fspath(path)
+        self.bytes_read = 0
 
     def inputs(self) -> list[Path]:
         return [self.path]
@@ -41,12 +42,21 @@ class JsonlSource:
     def total(self) -> int | None:
         return None
 
+    def size(self) -> int | None:
+        """The file's size in bytes (how much there is to read), when it can be known."""
+        try:
+            return self.path.stat().st_size
+        except OSError:
+            return None
+
     def chunks(self, size: int) -> Iterator[Chunk]:
         index = position = start = 0
         records: list[Record] = []
         positions: list[int] = []
         errors: list[InputError] = []
-        for source, lineno, value in iter_json_lines(self.path):
+        handle = open_lines(self.path)
+        self.bytes_read = 0
+        for source, lineno, value in iter_json_lines(self.path, handle):
             if type(value) is not dict and isinstance(value, InputError):
                 errors.append(value)
             else:
@@ -59,10 +69,12 @@ class JsonlSource:
                     errors.append(InputError("value nested too deeply", source=source))
             position += 1
             if position - start >= size:  # each line read is a record or an error
+                self.bytes_read = handle.tell()
                 yield Chunk(index, records, positions, errors)
                 index, start, records, positions, errors = index + 1, position, [], [], []
         if position == 0:
             raise InputError("no records: the file is empty", source=self.name)
+        self.bytes_read = self.size() or 0
         if position > start:
             yield Chunk(index, records, positions, errors)
 

@@ -15,11 +15,13 @@ from pathlib import Path
 from typing import Any
 
 from evalcore._contract.chunk import Chunk, Source
-from evalcore._contract.errors import InputError
+from evalcore._contract.errors import EvalcoreError, InputError
+from evalcore._contract.identity import params_to_json
 from evalcore._version import __version__
 
 from .accumulate import Tally
 from .executors import ChunkExecutor, LocalExecutor
+from .files import OutputError
 from .journal import JournalWriter, Rows, encode_rows
 from .output import write_csv, write_json
 from .plan import Plan
@@ -43,26 +45,32 @@ class Run:
         self.seen_ids: set[int] = set()
         self.stopped: str | None = None
         self.error_limit = self.options.error_limit(source.total())
-        self.progress = RunProgress(self.options.progress, total=source.total())
+        self.progress = RunProgress(self.options.progress, total=source.total(), source=source)
 
     async def execute(self) -> EvaluationResult:
         executor = make_executor(self.plan, self.program)  # first: a missing or unreachable Ray fails early
+        path, temporary = self._journal_path()
         try:
-            path, temporary = self._journal_path()
-            journal = JournalWriter(path, self._header(temporary), resume=self.options.resume)
+            journal = JournalWriter(path, self._header(temporary), resume=self.options.resume,
+                                    overwrite=self.options.overwrite)
         except BaseException:
             executor.close()
-            raise
-        try:
-            result = await self._score(executor, journal, path)
-        except BaseException:
             if temporary:
                 _unlink(path)
             raise
-        if temporary:
-            weakref.finalize(result, _unlink, path)
-        self._write_outputs(result, temporary)
-        return result
+        try:
+            try:
+                result = await self._score(executor, journal, path)
+            except BaseException:
+                if temporary or (journal.fresh and journal.rows == 0):
+                    _unlink(path)  # nothing of this run's in it (removed while the lock is held)
+                raise
+            if temporary:
+                weakref.finalize(result, _unlink, path)
+            self._write_outputs(result, temporary)
+            return result
+        finally:
+            journal.close()
 
     async def _score(self, executor: ChunkExecutor, journal: JournalWriter, path: Path) -> EvaluationResult:
         """Score what the journal does not hold yet and summarise everything it holds."""
@@ -75,10 +83,11 @@ class Run:
                 with _older_objects_frozen():
                     await executor.run(self._chunks(done), lambda result: self._record(journal, result))
             except (KeyboardInterrupt, asyncio.CancelledError):
+                self.progress.interrupted()
                 self.stopped = "interrupted; the report covers the records that finished"
         finally:
             executor.close()
-            journal.close()
+            journal.flush()
         try:
             return self._result(Rows(path, journal.rows))
         finally:
@@ -141,11 +150,9 @@ class Run:
     # -- results ---------------------------------------------------------------------
 
     def _journal_path(self) -> tuple[Path, bool]:
-        samples = self.options.samples
-        if samples is not None and self._parquet:
-            return samples.with_name(samples.name + ".journal.jsonl"), False
-        if samples is not None:
-            return samples, False
+        journal = self.options.journal
+        if journal is not None:
+            return journal, False
         handle, name = tempfile.mkstemp(prefix="evalcore-rows-", suffix=".jsonl")
         os.close(handle)
         return Path(name), True
@@ -159,7 +166,8 @@ class Run:
                 "program": _name_of(self.program),
                 "options": self.options.fingerprint(),
             },
-            "metrics": self._metric_provenance(),
+            "metrics": {metric_id: {**info, "params": params_to_json(info["params"])}
+                        for metric_id, info in self._metric_provenance().items()},
         }
 
     def _metric_provenance(self) -> dict[str, Any]:
@@ -175,9 +183,10 @@ class Run:
         for tally in self.tally.metrics.values():
             values, status = tally.ordered()
             tallies.append(MetricTally(tally.metric, values, status, tally.cost_msats, tally.ordered_states()))
-        self.progress.summarising(f"{len(tallies)} metrics" if len(tallies) != 1 else next(iter(self.tally.metrics)))
+        self.progress.summarising(len(tallies))
         summaries = summarise_all(tallies, failure_score=self.options.failure_score, seed=self.options.seed,
-                                  n_boot=self.options.n_boot, confidence=self.options.confidence)
+                                  n_boot=self.options.n_boot, confidence=self.options.confidence,
+                                  on_each=self.progress.summarised)
         return dict(zip(self.tally.metrics, summaries))
 
     def _result(self, rows: Rows) -> EvaluationResult:
@@ -207,24 +216,32 @@ class Run:
             },
         )
 
-    @property
-    def _parquet(self) -> bool:
-        samples = self.options.samples
-        return samples is not None and (self.options.samples_format == "parquet" or samples.suffix == ".parquet")
-
     def _write_outputs(self, result: EvaluationResult, temporary: bool) -> None:
-        if self._parquet:
+        """Each output asked for, each written whole or not at all; a failure leaves the journal
+        (and the outputs written before it) in place and says where the rows are."""
+        options, failed = self.options, []
+
+        def attempt(path: Path, write: Callable[[], None]) -> None:
+            try:
+                write()
+            except (OSError, EvalcoreError) as exc:
+                failed.append(f"{path} ({(exc.strerror or exc) if isinstance(exc, OSError) else exc})")
+
+        if options.parquet:
             from .tables import write_parquet
 
-            write_parquet(self.options.samples, result.samples, list(result.metrics))
-        if self.options.output is not None:
+            attempt(options.samples, lambda: write_parquet(options.samples, result.samples, list(result.metrics)))
+        if options.output is not None:
             report = result.to_dict()
             # the rows, relative to the report's folder; none when they lived in a temporary journal
             report["samples_file"] = None if temporary else os.path.relpath(
-                os.path.abspath(result.samples_path), os.path.dirname(os.path.abspath(self.options.output)))
-            write_json(self.options.output, report)
-        if self.options.csv is not None:
-            write_csv(self.options.csv, list(result.metrics), result.samples)
+                os.path.abspath(result.samples_path), os.path.dirname(os.path.abspath(options.output)))
+            attempt(options.output, lambda: write_json(options.output, report))
+        if options.csv is not None:
+            attempt(options.csv, lambda: write_csv(options.csv, list(result.metrics), result.samples))
+        if failed:
+            raise OutputError(f"could not write {'; '.join(failed)}; the run's rows are kept in "
+                              f"{result.samples_path}")
 
 
 @contextlib.contextmanager

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import attrs
@@ -62,16 +62,23 @@ class MetricTally:
 
 def summarise_all(
     tallies: Sequence[MetricTally], *, failure_score: float | None, seed: int, n_boot: int, confidence: float,
+    on_each: Callable[[str], None] | None = None,
 ) -> list[MetricSummary]:
     """Summarise each metric; the bootstrap intervals of the means are drawn together
-    (:func:`bootstrap_intervals`: the same numbers as one metric at a time, fewer draws)."""
+    (:func:`bootstrap_intervals`: the same numbers as one metric at a time, fewer draws).
+    ``on_each`` is told each metric's id as its summary is done (for progress)."""
     scored = [_scored(t, failure_score) for t in tallies]
     means = [k for k, t in enumerate(tallies)
              if not isinstance(t.metric, CorpusMetric) and getattr(t.metric.spec, "aggregate", "mean") == "mean"]
     intervals = dict(zip(means, bootstrap_intervals([scored[k] for k in means], seed=seed, n_boot=n_boot,
                                                     confidence=confidence)))
-    return [_summary(t, scored[k], intervals.get(k), seed=seed, n_boot=n_boot, confidence=confidence)
-            for k, t in enumerate(tallies)]
+    summaries = []
+    for k, tally in enumerate(tallies):
+        summaries.append(_summary(tally, scored[k], intervals.get(k), seed=seed, n_boot=n_boot,
+                                  confidence=confidence))
+        if on_each is not None:
+            on_each(tally.metric.id)
+    return summaries
 
 
 def _scored(tally: MetricTally, failure_score: float | None) -> np.ndarray:

@@ -34,7 +34,8 @@ def write_parquet(path: Path, rows: Iterable[dict[str, Any]], metric_ids: Sequen
         from evalcore._contract.errors import EvalcoreError
 
         raise EvalcoreError('Parquet samples need pyarrow: pip install "evalcore-core[parquet]"') from None
+    from .files import replacing_path
+
     table = flatten(rows, metric_ids)
-    tmp = path.with_name(path.name + ".tmp")
-    pq.write_table(pa.table(table), tmp)
-    tmp.replace(path)
+    with replacing_path(path) as tmp:
+        pq.write_table(pa.table(table), tmp)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import difflib
 import importlib
+import re
 import sys
 import threading
 from collections.abc import Callable, Iterable, Sequence
@@ -302,8 +303,32 @@ class Registry:
         return {name: list(ids) for name, ids in self._sets.items() if "/" in name}
 
     def resolve(self, metric_id: str) -> tuple[MetricInfo, dict[str, Any]]:
-        """The metric an id or an alias names and the parameters it gives."""
+        """The metric an id or an alias names and the parameters it gives.
+
+        An exact match wins; otherwise names and aliases are matched ignoring case (``MRR@10``,
+        ``BLEU``, ``ROUGE-L``), where only one metric matches. Text that matches no metric
+        (or does not even parse as an id) is reported with the closest known ids.
+        """
         self.load()
+        try:
+            return self._resolve_exact(metric_id)
+        except (UnknownMetricError, MetricIdError) as exc:
+            found = self._resolve_ignoring_case(metric_id) if isinstance(metric_id, str) else None
+            if found is not None:
+                return found
+            if isinstance(exc, UnknownMetricError) or not isinstance(metric_id, str):
+                raise
+            suggestions = self._suggest(_name_part(metric_id))
+            if _parses(_lowered_name(metric_id)):  # an id but for its case: a name no metric has
+                raise UnknownMetricError(metric_id, suggestions) from None
+            if not suggestions:
+                raise
+            error = MetricIdError(f"{exc}; did you mean {', '.join(repr(s) for s in suggestions)}?")
+            error.suggestions = suggestions
+            raise error from None
+
+    def _resolve_exact(self, metric_id: str) -> tuple[MetricInfo, dict[str, Any]]:
+        """The metric ``metric_id`` names as written (case included)."""
         try:
             parsed = parse_metric_id(metric_id)
         except MetricIdError:
@@ -332,19 +357,30 @@ class Registry:
 
     def _resolve_alias(self, text: str) -> tuple[MetricInfo, dict[str, Any]] | None:
         """The metric an alias names (``P_10``, ``retrieval/nDCG@10``), or ``None``."""
+        return self._one_of(text, self._alias_matches(text, ignore_case=False))
+
+    def _alias_matches(self, text: str, *, ignore_case: bool) -> dict[str, tuple[MetricInfo, dict[str, Any]]]:
+        """Each metric an alias of which matches ``text``, with the parameters it gives."""
         namespace, sep, name = text.strip().rpartition("/")
         if sep and "(" in namespace:  # a '/' inside parameters, not a namespace
             namespace, name = "", text.strip()
+        if ignore_case:
+            namespace = namespace.lower()
         matches: dict[str, tuple[MetricInfo, dict[str, Any]]] = {}
         for key, entries in self._metrics.items():
             spec = entries[0].spec
             if namespace and spec.namespace != namespace:
                 continue
             for alias in spec.aliases:
-                params = alias.match(name)
+                params = alias.match(name, ignore_case=ignore_case)
                 if params is not None:
                     matches.setdefault(key, (entries[0], params))
                     break
+        return matches
+
+    def _one_of(self, text: str, matches: dict[str, tuple[MetricInfo, dict[str, Any]]],
+                ) -> tuple[MetricInfo, dict[str, Any]] | None:
+        """The one match, ``None`` for none; several metrics are ambiguous."""
         if len(matches) > 1:
             raise AmbiguousMetricError(text, sorted(matches))
         if not matches:
@@ -354,7 +390,24 @@ class Registry:
             raise MetricConflictError(key, sorted(e.origin.distribution for e in self._metrics[key]))
         return found
 
+    def _resolve_ignoring_case(self, text: str) -> tuple[MetricInfo, dict[str, Any]] | None:
+        """The metric ``text`` names when case is ignored in its namespace, name and aliases
+        (parameter values keep their case); two different metrics matching are ambiguous."""
+        matches = self._alias_matches(text, ignore_case=True)
+        lowered = _lowered_name(text)
+        if lowered != text:
+            try:
+                info, params = self._resolve_exact(lowered)
+            except (UnknownMetricError, MetricIdError):
+                pass
+            except AmbiguousMetricError as exc:
+                raise AmbiguousMetricError(text, exc.candidates) from None
+            else:
+                matches = {info.key: (info, params), **{k: v for k, v in matches.items() if k != info.key}}
+        return self._one_of(text, matches)
+
     def _suggest(self, text: str) -> list[str]:
+        text = text.lower()
         keys = list(self._metrics)
         names = {info.spec.name: key for key, infos in self._metrics.items() for info in infos}
         close = difflib.get_close_matches(text, keys, n=3, cutoff=0.6)
@@ -376,6 +429,30 @@ class Registry:
         merged = {**id_params, **params}
         factory = info.factory or load_implementation(info.spec)
         return factory(info.spec, merged, info.origin)
+
+
+_NAME_HEAD = re.compile(r"\s*(?:[A-Za-z][A-Za-z0-9_]*/)?[A-Za-z][A-Za-z0-9_]*")
+"""The namespace and name at the start of a metric id, in any case."""
+
+
+def _name_part(text: str) -> str:
+    """The namespace and name a metric id (even one that does not parse) starts with, else the text."""
+    head = _NAME_HEAD.match(text)
+    return head.group().strip() if head is not None else text.strip()
+
+
+def _lowered_name(text: str) -> str:
+    """``text`` with the namespace and name it starts with in lower case (parameters as they are)."""
+    head = _NAME_HEAD.match(text)
+    return text if head is None else head.group().lower() + text[head.end():]
+
+
+def _parses(text: str) -> bool:
+    try:
+        parse_metric_id(text)
+    except MetricIdError:
+        return False
+    return True
 
 
 def load_implementation(spec: MetricSpec) -> MetricFactory:

@@ -17,17 +17,29 @@ def write_report(
 
     With ``compare_with``, the page also compares those runs with ``result`` as the baseline
     (``options`` are :func:`evalcore.compare`'s). Style, script and plots are inline, so
-    the page needs no network when it is viewed. Returns the path written.
+    the page needs no network when it is viewed. The page never replaces a file it was made
+    from (a report, the journal a report names) or a special file, and is written through a
+    temporary file renamed into place. Returns the path written.
     """
+    from evalcore._engine.files import check_output, replacing
+
     from .page import render
 
+    given = [run for run in (result, *compare_with) if isinstance(run, (str, os.PathLike))]
+    probed: set[str] = set()
+    check_output(path, "-o", [(run, f"an input of this report (the run {os.fspath(run)})") for run in given],
+                 probed=probed)
     if compare_with:
         runs = load_runs([result, *compare_with])
         run, comparison = runs[0], compare(*runs, **options)
     else:
-        run, comparison = load_run(result), None
+        runs = [load_run(result)]
+        run, comparison = runs[0], None
+    read = [(file, f"the journal {os.fspath(other.files[0])} names" if k else f"the run {os.fspath(file)}")
+            for other in runs for k, file in enumerate(other.files)]
+    check_output(path, "-o", [(file, f"an input of this report ({what})") for file, what in read], probed=probed)
     html = render(run, comparison)
-    with open(path, "w", encoding="utf-8") as handle:
+    with replacing(path, "w", encoding="utf-8") as handle:
         handle.write(html)
     return os.fspath(path)
 

@@ -11,8 +11,9 @@ from typing import TYPE_CHECKING, Any
 
 _EXPORTS = {
     "CallableBackend": ".backends", "Completion": ".backends", "Decoding": ".backends",
-    "HTTPBackend": ".backends", "Call": ".critic", "LLMCritic": ".critic",
-    "UnparseableJudgement": ".parsing", "parse_judgement": ".parsing",
+    "HTTPBackend": ".backends", "Call": ".critic", "InvalidAnswer": ".critic", "LLMCritic": ".critic",
+    "UnparseableJudgement": ".parsing", "parse_judgement": ".parsing", "read_answer": ".parsing",
+    "JudgeAnswer": ".schemas",
 }
 
 __all__ = list(_EXPORTS)
@@ -27,5 +28,6 @@ def __getattr__(name: str) -> Any:
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers only
     from .backends import CallableBackend, Completion, Decoding, HTTPBackend
-    from .critic import Call, LLMCritic
-    from .parsing import UnparseableJudgement, parse_judgement
+    from .critic import Call, InvalidAnswer, LLMCritic
+    from .parsing import UnparseableJudgement, parse_judgement, read_answer
+    from .schemas import JudgeAnswer

@@ -18,10 +18,13 @@ openai client, with the API key in the variable named by `api_key_env`
 ($EVALCORE_JUDGE_API_KEY_ENV, default OPENAI_API_KEY), or `backend='litellm'` with a LiteLLM
 model string (extra evalcore-judge[litellm]), or `backend='transformers'` with a local `model`
 path. With nothing set and DSPy configured with an LM, that LM judges. Decoding is greedy
-(temperature 0, fixed seed); the prompt template hash is in the details. Answers are cached
-on disk (key: metric id and version, template hash, model, decoding, inputs); `cache_mode` is
-readwrite, readonly, refresh or off. An answer that holds no unambiguous score is an error
-result with the raw answer in details, never 0."""
+(temperature 0, fixed seed); the prompt template hash is in the details. Each prompt declares
+its answer as a JSON schema (scores on the scale and an explanation), sent as OpenAI structured
+output where the server takes it (else as an instruction in the prompt) and always validated;
+an answer that fails validation gets one repair request. Validated answers are cached on disk
+(key: metric id and version, template hash, model, decoding, inputs); `cache_mode` is
+readwrite, readonly, refresh or off. An answer that fails validation twice is an error result
+with the raw answers in details, never 0 or NaN."""
 
 COMMON = (
     ParamSpec(name="judge", type="any", description="callable, 'module:attr', LLMCritic object, or 'dspy'"),
@@ -58,16 +61,20 @@ _EVIDENCE = (
               identity=True, description="evidence from prediction.retrieved or example.relevant_docs"),
     ParamSpec(name="k", type="int", minimum=1, description="use only the first k documents", aliases=("top_k",)),
 )
+_LIST_ANSWER = ParamSpec(name="max_tokens", type="int", default=2048, minimum=1,
+                         description="longest answer, in tokens (room for a list of statements and verdicts)")
 _THRESHOLD = ParamSpec(name="threshold", type="float", default=0.66, minimum=0.0, maximum=1.0,
                        description="pass mark when called DSPy-style with a trace")
 
 
 def _spec(name: str, summary: str, description: str, **fields: object) -> MetricSpec:
     params = tuple(fields.pop("params", ()))  # type: ignore[arg-type]
+    own = {p.name for p in params}  # a metric's own default replaces the common one of that name
     return MetricSpec(
         name=name, implementation=f"{_MODULE}:{fields.pop('cls')}", summary=summary,
         description=description.strip() + "\n" + _BACKEND, family="llm_judge", tier=Tier.TRUTH,
-        deterministic=False, env=("OPENAI_API_KEY",), requires=("openai",), params=COMMON + params,
+        deterministic=False, env=("OPENAI_API_KEY",), requires=("openai",),
+        params=tuple(p for p in COMMON if p.name not in own) + params,
         **fields,  # type: ignore[arg-type]
     )
 
@@ -129,4 +136,43 @@ def evalcore_metrics() -> list[MetricSpec]:
               params=(ParamSpec(name="field", type="str", default="response", identity=True,
                                 description="dotted path of the compared prediction field"),),
               version="1"),
+        _spec("claim_faithfulness", "Share of the response's statements that the evidence supports.",
+              "ragas' Faithfulness (DeepEval's FaithfulnessMetric computes the same ratio). Two calls: the "
+              "judge breaks the response into standalone statements, then gives each statement a verdict, 1 "
+              "if it can be directly inferred from the evidence and 0 if not, with a reason. Value = supported "
+              "statements / statements (over the verdicts the judge returns, as ragas counts them). A "
+              "response in which the judge finds no statement is skipped with that "
+              "reason (ragas scores it NaN); a sample without evidence or with an empty response is skipped "
+              "before any call. The details keep the statements, each verdict and its reason. Given the same "
+              "verdicts the value equals ragas'.",
+              cls="ClaimFaithfulness", target=TargetCategory.GENERATION_FAITHFULNESS, cost_msats=300,
+              inputs=("example.query", "prediction.response", "prediction.retrieved", "example.relevant_docs"),
+              params=(*_EVIDENCE, _LIST_ANSWER), version="1"),
+        _spec("context_precision", "Average precision of the retrieved contexts, judged useful or not one by one.",
+              "ragas' LLMContextPrecisionWithReference (`reference='answer'`, the default: is the context "
+              "useful for arriving at the reference answer?) and LLMContextPrecisionWithoutReference "
+              "(`reference='none'`: useful for the response?). One call per retrieved context, in rank "
+              "order, each a verdict 1/0 with a reason, as ragas asks (one context per prompt, so a "
+              "verdict never depends on the other contexts). Value, as ragas computes it: "
+              "sum over ranks k of precision@k * v_k, divided by (number of useful contexts + 1e-10); 0 "
+              "when no context is useful (so all useful gives 0.9999999999). No retrieved context, or no "
+              "reference answer where `reference='answer'`, skips the sample. Given the same verdicts the "
+              "value equals ragas'.",
+              cls="ContextPrecision", target=TargetCategory.RETRIEVAL_RELEVANCE, cost_msats=100,
+              inputs=("example.query", "example.reference_answer", "prediction.response", "prediction.retrieved"),
+              params=(ParamSpec(name="reference", type="str", default="answer", choices=("answer", "none"),
+                                identity=True,
+                                description="judge usefulness for the reference answer, or ('none') the response"),
+                      ParamSpec(name="k", type="int", minimum=1, description="use only the first k contexts",
+                                aliases=("top_k",))),
+              version="1"),
+        _spec("context_recall", "Share of the reference answer's sentences attributable to the retrieved contexts.",
+              "ragas' LLMContextRecall. One call: the judge classifies each sentence of the reference answer "
+              "as attributable to the contexts (1) or not (0), with a reason. Value = attributed sentences / "
+              "sentences. No reference answer or no context skips the sample; a reference in which the judge "
+              "finds no sentence is skipped with that reason (ragas scores it NaN). Given the same "
+              "classifications the value equals ragas'.",
+              cls="ContextRecall", target=TargetCategory.RETRIEVAL_RELEVANCE, cost_msats=150,
+              inputs=("example.query", "example.reference_answer", "prediction.retrieved", "example.relevant_docs"),
+              params=(*_EVIDENCE, _LIST_ANSWER), version="1"),
     ]

@@ -10,6 +10,14 @@
 * :class:`CallableBackend` — any Python callable ``fn(prompt, metadata)`` returning text,
   a number or a mapping (sync or async).
 * ``TransformersBackend`` (in :mod:`evalcore_judge.local`) — a local model in process.
+
+Given the answer's pydantic model (``schema=``), the HTTP and LiteLLM backends send it as
+OpenAI structured output, ``response_format={"type": "json_schema", "json_schema": {"name": ...,
+"schema": ..., "strict": true}}``; a server that rejects that (an HTTP 4xx naming
+``response_format`` / ``json_schema``, or saying it is unsupported) gets the schema as an
+instruction in the prompt instead, from then on for that client. The DSPy backend asks through
+a typed signature (the model's fields as DSPy output fields); the other backends get the
+instruction in the prompt. Whichever way, the critic validates the answer.
 """
 
 from __future__ import annotations
@@ -17,22 +25,102 @@ from __future__ import annotations
 import asyncio
 import inspect
 import json
+import weakref
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 
 import attrs
-from evalcore.http import OpenAIClient, Usage
+from evalcore.http import BackendError, OpenAIClient, Usage
+
+from .schemas import SCALES, JudgeAnswer, with_instruction
 
 Messages = Sequence[Mapping[str, str]]
+
+JSON_SCHEMA = "json_schema"
+"""Answer format: the schema was sent as OpenAI structured output and the server accepted it."""
+INSTRUCTIONS = "instructions"
+"""Answer format: the schema was given as an instruction in the prompt."""
+DSPY_SIGNATURE = "dspy_signature"
+"""Answer format: DSPy asked through a typed signature built from the schema."""
+STRUCTURED_FORMATS = (JSON_SCHEMA, DSPY_SIGNATURE)
+"""The formats where the backend, not only the prompt, shapes the answer."""
+
+_REJECTION_WORDS = ("response_format", "response format", "json_schema", "json schema", "structured output",
+                    "unsupported", "not supported")
 
 
 @attrs.frozen
 class Completion:
-    """A backend's answer; ``usage`` is ``None`` when the backend does not count tokens."""
+    """A backend's answer; ``usage`` is ``None`` when the backend does not count tokens;
+    ``answer_format`` says how a schema was asked for (:data:`JSON_SCHEMA`, :data:`INSTRUCTIONS`,
+    :data:`DSPY_SIGNATURE`; ``None`` when none was)."""
 
     text: str
     usage: Usage | None = None
     finish_reason: str | None = None
+    answer_format: str | None = None
+
+
+def rejects_response_format(status: int | None, message: str | None) -> bool:
+    """Whether an error answer means the server does not take ``response_format``: an HTTP 4xx
+    (or 501) other than 401, 403, 408 and 429 that names ``response_format`` / ``json_schema`` /
+    structured output or says something is unsupported."""
+    if status is None or status in (401, 403, 408, 429) or not (400 <= status < 500 or status == 501):
+        return False
+    text = (message or "").lower()
+    return any(word in text for word in _REJECTION_WORDS)
+
+
+class _StructuredOutputs:
+    """Sends a schema as ``response_format`` while the server takes it, else as an instruction.
+
+    While it is not known whether the server takes it, one call at a time asks (per event
+    loop); the others wait for its answer, so a server that rejects it sees one such request.
+    """
+
+    structured_outputs: bool | None = None
+    """Whether the server takes ``response_format`` (``None`` until known)."""
+
+    def _init_structured(self) -> None:
+        self._probes: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock] = (
+            weakref.WeakKeyDictionary()
+        )
+
+    async def _send(self, messages: Messages, decoding: Decoding, response_format: Mapping[str, Any] | None,
+                    ) -> Completion:
+        raise NotImplementedError
+
+    def _rejected(self, exc: Exception) -> bool:
+        raise NotImplementedError
+
+    async def _with_schema(self, messages: Messages, decoding: Decoding, schema: type[JudgeAnswer]) -> Completion:
+        if self.structured_outputs is None:
+            loop = asyncio.get_running_loop()
+            lock = self._probes.get(loop)
+            if lock is None:
+                lock = self._probes[loop] = asyncio.Lock()
+            async with lock:
+                if self.structured_outputs is None:
+                    return await self._structured(messages, decoding, schema)
+        if self.structured_outputs:
+            return await self._structured(messages, decoding, schema)
+        return await self._instructed(messages, decoding, schema)
+
+    async def _structured(self, messages: Messages, decoding: Decoding, schema: type[JudgeAnswer]) -> Completion:
+        try:
+            completion = await self._send(messages, decoding, schema.response_format())
+        except Exception as exc:
+            if not self._rejected(exc):
+                raise
+            completion = await self._instructed(messages, decoding, schema)
+            self.structured_outputs = False  # remembered once the answer without it came back
+            return completion
+        self.structured_outputs = True
+        return attrs.evolve(completion, answer_format=JSON_SCHEMA)
+
+    async def _instructed(self, messages: Messages, decoding: Decoding, schema: type[JudgeAnswer]) -> Completion:
+        completion = await self._send(with_instruction(messages, schema), decoding, None)
+        return attrs.evolve(completion, answer_format=INSTRUCTIONS)
 
 
 @attrs.frozen
@@ -54,12 +142,16 @@ class Backend(Protocol):
     model: str
     paid: bool
 
-    async def agenerate(self, messages: Messages, decoding: Decoding, metadata: Mapping[str, Any]) -> Completion:
+    async def agenerate(self, messages: Messages, decoding: Decoding, metadata: Mapping[str, Any],
+                        schema: type[JudgeAnswer] | None = None) -> Completion:
+        """The answer to ``messages``; with ``schema``, asked for as that model where the backend
+        can (a backend without the ``schema`` argument gets the schema as an instruction)."""
         ...
 
 
-class HTTPBackend:
-    """Chat completions over HTTP through :class:`evalcore.http.OpenAIClient`."""
+class HTTPBackend(_StructuredOutputs):
+    """Chat completions over HTTP through :class:`evalcore.http.OpenAIClient`; a schema is sent as
+    OpenAI structured output while the server takes it (remembered on the client)."""
 
     name = "http"
     paid = True
@@ -67,22 +159,44 @@ class HTTPBackend:
     def __init__(self, client: OpenAIClient) -> None:
         self.client = client
         self.model = client.model
+        self._init_structured()
 
     def __repr__(self) -> str:
         return f"<HTTPBackend {self.client.base_url} model={self.model!r}>"
 
-    async def agenerate(self, messages: Messages, decoding: Decoding, metadata: Mapping[str, Any]) -> Completion:
+    @property  # type: ignore[override]
+    def structured_outputs(self) -> bool | None:
+        """Whether the client's server takes ``response_format`` (``None`` until known)."""
+        return getattr(self.client, "structured_outputs", None)
+
+    @structured_outputs.setter
+    def structured_outputs(self, value: bool | None) -> None:
+        self.client.structured_outputs = value
+
+    async def agenerate(self, messages: Messages, decoding: Decoding, metadata: Mapping[str, Any],
+                        schema: type[JudgeAnswer] | None = None) -> Completion:
+        if schema is not None:
+            return await self._with_schema(messages, decoding, schema)
+        return await self._send(messages, decoding, None)
+
+    async def _send(self, messages: Messages, decoding: Decoding, response_format: Mapping[str, Any] | None,
+                    ) -> Completion:
+        extra = {"response_format": response_format} if response_format is not None else {}
         result = await self.client.achat(
-            messages, temperature=decoding.temperature, seed=decoding.seed, max_tokens=decoding.max_tokens,
+            messages, temperature=decoding.temperature, seed=decoding.seed, max_tokens=decoding.max_tokens, **extra,
         )
         return Completion(result.text, result.usage, result.finish_reason)
+
+    def _rejected(self, exc: Exception) -> bool:
+        return isinstance(exc, BackendError) and rejects_response_format(exc.status, exc.body or str(exc))
 
 
 class CallableBackend:
     """A Python callable as a judge: ``fn(prompt, metadata)`` (or ``fn(prompt)``).
 
-    The prompt is the system and user messages joined by a blank line. A returned number
-    becomes ``{"score": number}``; a mapping is sent on as JSON; text as it is.
+    The prompt is the system and user messages joined by a blank line (with the answer's JSON
+    schema as an instruction, also in ``metadata["schema"]``). A returned number becomes
+    ``{"score": number}``; a mapping is sent on as JSON; text as it is.
     """
 
     name = "callable"
@@ -98,16 +212,21 @@ class CallableBackend:
     def __repr__(self) -> str:
         return f"<CallableBackend {self.model}>"
 
-    async def agenerate(self, messages: Messages, decoding: Decoding, metadata: Mapping[str, Any]) -> Completion:
+    async def agenerate(self, messages: Messages, decoding: Decoding, metadata: Mapping[str, Any],
+                        schema: type[JudgeAnswer] | None = None) -> Completion:
+        meta = dict(metadata)
+        if schema is not None:
+            messages = with_instruction(messages, schema)
+            meta["schema"] = schema.response_format()["json_schema"]["schema"]
         prompt = _prompt(messages)
-        args = (prompt, dict(metadata)) if self._takes_metadata else (prompt,)
+        args = (prompt, meta) if self._takes_metadata else (prompt,)
         if inspect.iscoroutinefunction(self.fn):
             raw = await self.fn(*args)
         else:
             raw = await asyncio.to_thread(self.fn, *args)
             if inspect.isawaitable(raw):
                 raw = await raw
-        return Completion(_as_text(raw))
+        return Completion(_as_text(raw), answer_format=INSTRUCTIONS if schema is not None else None)
 
 
 def _accepts_two_arguments(fn: Callable[..., Any]) -> bool:
@@ -155,7 +274,10 @@ class CriticBackend:
     def __repr__(self) -> str:
         return f"<CriticBackend {self.model}>"
 
-    async def agenerate(self, messages: Messages, decoding: Decoding, metadata: Mapping[str, Any]) -> Completion:
+    async def agenerate(self, messages: Messages, decoding: Decoding, metadata: Mapping[str, Any],
+                        schema: type[JudgeAnswer] | None = None) -> Completion:
+        if schema is not None:
+            messages = with_instruction(messages, schema)
         prompt, meta = _prompt(messages), dict(metadata)
         ascore = getattr(self.critic, "ascore", None)
         if ascore is not None and inspect.iscoroutinefunction(ascore):
@@ -165,13 +287,19 @@ class CriticBackend:
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise TypeError(f"the critic's score returned {type(value).__name__}; the RAG metric spec's "
                             "LLMCritic returns a float")
-        fields = metadata.get("fields") or ("score",)
-        return Completion(json.dumps({field: value for field in fields}))
+        fields = (schema.score_fields if schema is not None else None) or metadata.get("fields") or ("score",)
+        return Completion(json.dumps({field: value for field in fields}),
+                          answer_format=INSTRUCTIONS if schema is not None else None)
 
 
 class DSPyBackend:
     """The LM DSPy is configured with (``dspy.configure(lm=...)`` / ``dspy.context(lm=...)``),
-    captured when the metric is made; called with the judge's decoding."""
+    captured when the metric is made; called with the judge's decoding.
+
+    With a schema it asks through a typed signature: the system message as the instructions,
+    the conversation as one input, the answer model's fields as output fields (numbers as
+    ``float``, texts as ``str``); DSPy's adapter formats the request and parses the reply.
+    """
 
     name = "dspy"
     paid = False
@@ -183,8 +311,29 @@ class DSPyBackend:
     def __repr__(self) -> str:
         return f"<DSPyBackend {self.model}>"
 
-    async def agenerate(self, messages: Messages, decoding: Decoding, metadata: Mapping[str, Any]) -> Completion:
+    async def agenerate(self, messages: Messages, decoding: Decoding, metadata: Mapping[str, Any],
+                        schema: type[JudgeAnswer] | None = None) -> Completion:
+        if schema is not None:
+            return await asyncio.to_thread(self._predict, messages, decoding, schema)
         return Completion(await asyncio.to_thread(self._generate, messages, decoding))
+
+    def _predict(self, messages: Messages, decoding: Decoding, schema: type[JudgeAnswer]) -> Completion:
+        import dspy
+
+        try:
+            from dspy.utils.exceptions import AdapterParseError
+        except ImportError:  # pragma: no cover - older DSPy
+            AdapterParseError = ValueError  # noqa: N806
+        signature = _signature(dspy, messages, schema)
+        conversation = _conversation(messages)
+        with dspy.context(lm=self.lm, track_usage=True):
+            predict = dspy.Predict(signature, temperature=decoding.temperature, max_tokens=decoding.max_tokens)
+            try:
+                prediction = predict(judged=conversation)
+            except AdapterParseError as exc:  # the reply as DSPy got it: the critic reads and validates it
+                return Completion(str(getattr(exc, "lm_response", "") or ""), answer_format=DSPY_SIGNATURE)
+        answer = {name: prediction.get(name) for name in schema.model_fields if prediction.get(name) is not None}
+        return Completion(json.dumps(answer, default=str), _dspy_usage(prediction), answer_format=DSPY_SIGNATURE)
 
     def _generate(self, messages: Messages, decoding: Decoding) -> str:
         try:  # DSPy >= 3.4: a normalised request (messages= is deprecated there)
@@ -201,9 +350,45 @@ class DSPyBackend:
         return response.text or ""
 
 
-class LiteLLMBackend:
+def _signature(dspy: Any, messages: Messages, schema: type[JudgeAnswer]) -> Any:
+    """A DSPy signature asking for ``schema``'s fields, instructed by the system message."""
+    fields: dict[str, Any] = {"judged": (str, dspy.InputField(desc="what to judge"))}
+    for name, info in schema.model_fields.items():
+        if name in schema.score_fields:
+            low, high = SCALES[schema.score_scale]
+            fields[name] = (float, dspy.OutputField(desc=f"{info.description or name}: a number from {low:g} "
+                                                         f"to {high:g}"))
+        else:
+            fields[name] = (str, dspy.OutputField(desc=info.description or name))
+    instructions = "\n\n".join(m["content"] for m in messages if m["role"] == "system") or None
+    return dspy.make_signature(fields, instructions, signature_name=schema.__name__)
+
+
+def _conversation(messages: Messages) -> str:
+    """The non-system messages as one text (a repair request shows the earlier answer)."""
+    parts = []
+    for message in messages:
+        if message["role"] == "assistant":
+            parts.append(f"Your earlier answer:\n{message['content']}")
+        elif message["role"] != "system":
+            parts.append(message["content"])
+    return "\n\n".join(parts)
+
+
+def _dspy_usage(prediction: Any) -> Usage | None:
+    """Tokens of a prediction's LM calls, where DSPy tracked them."""
+    usage = prediction.get_lm_usage() if hasattr(prediction, "get_lm_usage") else None
+    if not usage:
+        return None
+    prompt = sum(int(u.get("prompt_tokens") or 0) for u in usage.values() if isinstance(u, Mapping))
+    completion = sum(int(u.get("completion_tokens") or 0) for u in usage.values() if isinstance(u, Mapping))
+    return Usage(prompt, completion)
+
+
+class LiteLLMBackend(_StructuredOutputs):
     """A LiteLLM model string (``provider/model``) called through ``litellm.acompletion``;
-    ``base_url`` and ``api_key`` are passed on when given (else LiteLLM reads its own variables)."""
+    ``base_url`` and ``api_key`` are passed on when given (else LiteLLM reads its own variables).
+    A schema is passed through as ``response_format`` while the provider takes it."""
 
     name = "litellm"
     paid = True
@@ -215,14 +400,25 @@ class LiteLLMBackend:
         self.api_key = api_key
         self.timeout = timeout
         self.max_retries = max_retries
+        self.structured_outputs: bool | None = None
+        self._init_structured()
 
     def __repr__(self) -> str:
         return f"<LiteLLMBackend model={self.model!r}>"
 
-    async def agenerate(self, messages: Messages, decoding: Decoding, metadata: Mapping[str, Any]) -> Completion:
+    async def agenerate(self, messages: Messages, decoding: Decoding, metadata: Mapping[str, Any],
+                        schema: type[JudgeAnswer] | None = None) -> Completion:
+        if schema is not None:
+            return await self._with_schema(messages, decoding, schema)
+        return await self._send(messages, decoding, None)
+
+    async def _send(self, messages: Messages, decoding: Decoding, response_format: Mapping[str, Any] | None,
+                    ) -> Completion:
         import litellm
 
-        extra = {k: v for k, v in (("api_base", self.base_url), ("api_key", self.api_key)) if v}
+        extra: dict[str, Any] = {k: v for k, v in (("api_base", self.base_url), ("api_key", self.api_key)) if v}
+        if response_format is not None:
+            extra["response_format"] = dict(response_format)
         response = await litellm.acompletion(
             model=self.model, messages=[dict(m) for m in messages], temperature=decoding.temperature,
             seed=decoding.seed, max_tokens=decoding.max_tokens, timeout=self.timeout, num_retries=self.max_retries,
@@ -232,3 +428,7 @@ class LiteLLMBackend:
         usage = getattr(response, "usage", None)
         tokens = Usage(int(usage.prompt_tokens or 0), int(usage.completion_tokens or 0)) if usage else None
         return Completion(choice.message.content or "", tokens, getattr(choice, "finish_reason", None))
+
+    def _rejected(self, exc: Exception) -> bool:
+        status = getattr(exc, "status_code", None)
+        return rejects_response_format(status if isinstance(status, int) else None, str(exc))

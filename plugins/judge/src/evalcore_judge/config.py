@@ -52,7 +52,7 @@ def build_critic(params: Mapping[str, Any], context: RunContext, metric_id: str 
     decoding = Decoding(params["temperature"], params["seed"], params["max_tokens"])
     cache = context.cache(params["cache_mode"], params.get("cache_dir"))
     return LLMCritic(build_backend(params, context, metric_id), decoding=decoding, cache=cache,
-                     prices=context.prices(params.get("prices")))
+                     prices=context.prices(params.get("prices")), budget=context.budget)
 
 
 def build_backend(params: Mapping[str, Any], context: RunContext, metric_id: str = "judge") -> Backend:

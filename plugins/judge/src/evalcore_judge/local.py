@@ -2,7 +2,8 @@
 
 ``model`` is a model directory, or a ``.gguf`` file (or a directory plus ``gguf_file``),
 loaded from disk only: nothing is downloaded. Generation is greedy at temperature 0 and
-seeded otherwise; calls are serialised (one model, one thread at a time).
+seeded otherwise; calls are serialised (one model, one thread at a time). The answer's JSON
+schema is given as an instruction in the prompt (the critic validates the answer).
 """
 
 from __future__ import annotations
@@ -13,9 +14,11 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+import attrs
 from evalcore.http import Usage
 
-from .backends import Completion, Decoding, Messages
+from .backends import INSTRUCTIONS, Completion, Decoding, Messages
+from .schemas import JudgeAnswer, with_instruction
 
 INSTALL_HINT = "pip install 'evalcore-judge[local]' (torch==2.13.0, transformers, gguf, accelerate)"
 
@@ -84,5 +87,10 @@ class TransformersBackend:
             finish = "length" if len(new) >= decoding.max_tokens else "stop"
             return Completion(text, Usage(int(prompt_len), int(len(new))), finish)
 
-    async def agenerate(self, messages: Messages, decoding: Decoding, metadata: Mapping[str, Any]) -> Completion:
-        return await asyncio.to_thread(self.generate, messages, decoding)
+    async def agenerate(self, messages: Messages, decoding: Decoding, metadata: Mapping[str, Any],
+                        schema: type[JudgeAnswer] | None = None) -> Completion:
+        """The answer; a schema is asked for by an instruction in the prompt."""
+        if schema is None:
+            return await asyncio.to_thread(self.generate, messages, decoding)
+        completion = await asyncio.to_thread(self.generate, with_instruction(messages, schema), decoding)
+        return attrs.evolve(completion, answer_format=INSTRUCTIONS)

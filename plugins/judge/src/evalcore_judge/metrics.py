@@ -1,9 +1,18 @@
-"""The judge metrics: faithfulness, answer quality, SemanticF1, CompleteAndGrounded, LLM judge, semantic diff.
+"""The judge metrics: faithfulness, answer quality, SemanticF1, CompleteAndGrounded, LLM judge, semantic diff,
+and the claim-level RAG metrics of ragas (claim faithfulness, context precision, context recall).
 
-Each metric renders one or more versioned prompts, asks its critic (concurrently, through
-the cache), parses the answers without guessing and combines them. A backend failure or
-an unparseable answer is an ``error`` result carrying the reason and the raw answer; the
-cost of the calls that did happen is kept on the result.
+Each metric renders one or more versioned prompts, each with the pydantic model of its
+answer, asks its critic (concurrently, through the cache), which validates every answer
+(with one repair request for an answer that fails), and combines them. A backend failure
+or an answer that fails validation twice is an ``error`` result carrying the reason and the
+raw answers, never 0 or NaN; the cost of the calls that did happen is kept on the result.
+
+Every result's details keep, besides the prompt template hash and decoding: the judge's
+rationale (``explanation``, also the result's feedback), the raw answers (``answers``: the
+one used per prompt; ``raw_answers``: all, in order), the ``model``, the tokens (``usage``)
+and ``cost_msats``, how the answer's schema was asked for (``answer_format`` per prompt:
+``json_schema``, ``instructions`` or ``dspy_signature``; ``structured_output``: whether the
+backend shaped every answer) and whether an answer was ``repaired``.
 """
 
 from __future__ import annotations
@@ -27,12 +36,17 @@ from evalcore.plugin import (
     reference_answers,
 )
 
+from .backends import STRUCTURED_FORMATS
 from .config import build_critic
-from .critic import Call
-from .parsing import Parsed, UnparseableJudgement
+from .critic import Call, InvalidAnswer
+from .parsing import Parsed
 from .prompts import (
     ANSWER_QUALITY,
+    CLAIM_STATEMENTS,
+    CLAIM_VERDICTS,
     COMPLETENESS,
+    CONTEXT_ATTRIBUTION,
+    CONTEXT_USEFUL,
     DIFF_SEMANTIC,
     FAITHFULNESS,
     GROUNDEDNESS,
@@ -40,20 +54,29 @@ from .prompts import (
     SEMANTIC_F1,
     SEMANTIC_F1_DECOMPOSED,
     Template,
-    json_rule,
+    answer_rule,
     numbered,
 )
+from .schemas import JudgeAnswer
 
 
 @attrs.frozen
 class Request:
-    """One prompt to ask: its role in the metric, messages, the fields to read and their scale."""
+    """One prompt to ask: its role in the metric, its template, the messages and the answer's model."""
 
     role: str
     template: Template
     messages: list[dict[str, str]]
-    fields: tuple[str, ...]
-    scale: str = "0-1"
+    answer: type[JudgeAnswer]
+
+    @property
+    def fields(self) -> tuple[str, ...]:
+        """The answer's score fields."""
+        return self.answer.score_fields
+
+    @property
+    def scale(self) -> str:
+        return self.answer.score_scale
 
 
 @attrs.frozen
@@ -113,55 +136,72 @@ class JudgeMetric(SampleMetric):
     async def ascore(self, example: Record, prediction: Record) -> Score:
         requests = self._checked_requests(example, prediction)
         outcomes = await asyncio.gather(*(self._ask(r) for r in requests), return_exceptions=True)
-        calls = {r.role: o for r, o in zip(requests, outcomes) if isinstance(o, Call)}
+        calls = {r.role: o.call if isinstance(o, InvalidAnswer) else o for r, o in zip(requests, outcomes)
+                 if isinstance(o, (Call, InvalidAnswer))}
         details = self._details(requests, calls)
-        cost = sum(c.cost_msats for c in calls.values())
-        for outcome in outcomes:
+        cost = details["cost_msats"]
+        for request, outcome in zip(requests, outcomes):
             if isinstance(outcome, BaseException) and not isinstance(outcome, Exception):
                 raise outcome
+            if isinstance(outcome, InvalidAnswer):
+                return attrs.evolve(
+                    Score.error("UnparseableJudgement", f"{request.role}: {outcome.reason}", **details),
+                    cost_msats=cost,
+                )
             if isinstance(outcome, Exception):
                 body = getattr(outcome, "body", None)
                 extra = {"response_body": body[:2000]} if body else {}
                 return attrs.evolve(Score.error(outcome, **details, **extra), cost_msats=cost)
         parsed = {}
         for request in requests:
-            try:
-                parsed[request.role] = self.critic.parse(calls[request.role], request.fields, request.scale)
-            except UnparseableJudgement as exc:
-                return attrs.evolve(
-                    Score.error("UnparseableJudgement", f"{request.role}: {exc.reason}", **details),
-                    cost_msats=cost,
-                )
+            answer = calls[request.role].answer
+            assert answer is not None  # validated by the critic
+            parsed[request.role] = Parsed(answer.scores(), answer.raw_scores(), answer.rationale)
         verdict = self.combine(parsed)
         return Score(verdict.value, feedback=verdict.feedback, details={**details, **verdict.details},
                      cost_msats=cost)
 
     async def _ask(self, request: Request) -> Call:
-        call = await self.critic.acall(
-            request.messages, metric=self.spec.key, version=self.spec.version,
-            template_hash=request.template.hash,
-            metadata={"metric": self.id, "role": request.role, "fields": list(request.fields)},
-        )
+        try:
+            call = await self.critic.acall(
+                request.messages, metric=self.spec.key, version=self.spec.version,
+                template_hash=request.template.hash, schema=request.answer,
+                metadata={"metric": self.id, "role": request.role, "fields": list(request.fields)},
+            )
+        except InvalidAnswer as exc:
+            self._count(exc.call)
+            raise
+        self._count(call)
+        return call
+
+    def _count(self, call: Call) -> None:
         if not call.cached:
             usage = call.usage or Usage()
             with self._lock:
-                self._spent.calls += 1
+                self._spent.calls += call.calls
                 self._spent.prompt_tokens += usage.prompt_tokens
                 self._spent.completion_tokens += usage.completion_tokens
                 self._spent.cost_msats += call.cost_msats
-        return call
 
     def _details(self, requests: Sequence[Request], calls: Mapping[str, Call]) -> dict[str, Any]:
         hits = [c for c in calls.values() if c.cached]
         fresh = [c for c in calls.values() if not c.cached]
+        formats = {role: c.answer_format for role, c in calls.items()}
+        rationales = [c.answer.rationale for c in calls.values() if c.answer is not None and c.answer.rationale]
         return {
             "backend": self.critic.backend.name, "model": self.critic.model,
             "metric_version": self.spec.version,
             "template_hash": {r.role: r.template.hash for r in requests},
             "decoding": self.critic.decoding.to_dict(),
+            "explanation": "\n".join(rationales) or None,
             "answers": {role: c.text for role, c in calls.items()},
+            "raw_answers": {role: list(c.raw_answers) for role, c in calls.items()},
+            "answer_format": formats,
+            "structured_output": bool(formats) and all(f in STRUCTURED_FORMATS for f in formats.values()),
+            "repaired": any(c.repaired for c in calls.values()),
             "cache": {"hits": len(hits), "misses": len(fresh)},
             "usage": _usage_sum(fresh),
+            "cost_msats": sum(c.cost_msats for c in fresh),
             "saved": {**_usage_sum(hits), "cost_msats": sum(c.saved_cost_msats for c in hits)},
             "usage_estimated": any(c.usage is not None and not c.usage.reported for c in fresh),
         }
@@ -173,11 +213,14 @@ class JudgeMetric(SampleMetric):
 
         Prompt tokens are estimated from the prompt length, completion tokens are the
         ``max_tokens`` limit: an upper bound the evaluator can reserve against a budget.
-        A sample that would be skipped estimates to zero.
+        A sample that would be skipped estimates to zero. A repair request (only for an
+        answer that fails validation) is not in the estimate: it uses what the first call
+        left of its reservation and holds room in the run's budget for the rest before it
+        is sent (none left: no repair, and the sample is an error).
         """
         self.ensure_open()
         try:
-            requests = self._checked_requests(example, prediction)
+            requests = self._estimated_requests(example, prediction)
         except (SkipSample, InputError):
             return {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0, "cost_msats": 0}
         calls = prompt_tokens = completion_tokens = cost = 0
@@ -191,9 +234,14 @@ class JudgeMetric(SampleMetric):
             calls += 1
             prompt_tokens += usage.prompt_tokens
             completion_tokens += usage.completion_tokens
-            cost += self.critic.cost_msats(usage)
+            cost += self.critic.cost_msats(usage)  # = critic.worst_case_msats(request.messages)
         return {"calls": calls, "prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
                 "cost_msats": cost}
+
+    def _estimated_requests(self, example: Record, prediction: Record) -> list[Request]:
+        """The requests one sample makes at most (a metric whose later prompts depend on earlier
+        answers adds stand-ins for them)."""
+        return self._checked_requests(example, prediction)
 
     def usage_summary(self) -> dict[str, Any]:
         """Backend calls, tokens and cost spent by this instance, and its cache's hits and savings."""
@@ -204,8 +252,9 @@ class JudgeMetric(SampleMetric):
 
     # -- shared input helpers ---------------------------------------------------------------
 
-    def rule(self, fields: Sequence[str], scale: str = "0-1") -> str:
-        return json_rule([*fields, "explanation"], scale)
+    def request(self, role: str, template: Template, answer: type[JudgeAnswer], **values: str) -> Request:
+        """The request of ``template`` with ``values`` and the output rule of ``answer`` filled in."""
+        return Request(role, template, template.render(rule=answer_rule(answer), **values), answer)
 
 
 def _usage_sum(calls: Sequence[Call]) -> dict[str, int]:
@@ -227,13 +276,10 @@ class Faithfulness(JudgeMetric):
     """From the Auepora RAG metric spec: is the answer supported by the retrieved (or relevant) evidence?"""
 
     def requests(self, example: Record, prediction: Record) -> list[Request]:
-        scale = self.params["scale"]
         evidence = inputs.evidence(example, prediction, self.params["evidence_source"], self.params["k"])
-        messages = FAITHFULNESS.render(
-            rule=self.rule(["score"], scale), query=_query(example), evidence=numbered(evidence),
-            response=inputs.response(prediction, blank="skip"),
-        )
-        return [Request("faithfulness", FAITHFULNESS, messages, ("score",), scale)]
+        return [self.request("faithfulness", FAITHFULNESS, FAITHFULNESS.answer.variant(self.params["scale"]),
+                             query=_query(example), evidence=numbered(evidence),
+                             response=inputs.response(prediction, blank="skip"))]
 
     def combine(self, parsed: Mapping[str, Parsed]) -> Verdict:
         judged = parsed["faithfulness"]
@@ -255,17 +301,18 @@ class AnswerQuality(JudgeMetric):
         if any(w < 0 for w in weights.values()) or sum(weights.get(d, 0.0) for d in dimensions) <= 0:
             raise InputError("weights must be non-negative and not all zero", field="params.weights")
         self.weights = {d: float(weights.get(d, 0.0)) for d in dimensions}
+        try:
+            self.answer = ANSWER_QUALITY.answer.variant(self.params["scale"], tuple(dimensions))
+        except (TypeError, ValueError, NameError) as exc:
+            raise InputError(str(exc), field="params.dimensions") from None
 
     def requests(self, example: Record, prediction: Record) -> list[Request]:
-        scale, dims = self.params["scale"], tuple(self.params["dimensions"])
+        dims = tuple(self.params["dimensions"])
         query = example.get("query")
         if not isinstance(query, str) or not query.strip():
             raise SkipSample("example.query is missing")
-        messages = ANSWER_QUALITY.render(
-            rule=self.rule(dims, scale), dimensions=", ".join(dims), query=query,
-            response=inputs.response(prediction, blank="skip"),
-        )
-        return [Request("quality", ANSWER_QUALITY, messages, dims, scale)]
+        return [self.request("quality", ANSWER_QUALITY, self.answer, dimensions=", ".join(dims), query=query,
+                             response=inputs.response(prediction, blank="skip"))]
 
     def combine(self, parsed: Mapping[str, Parsed]) -> Verdict:
         judged = parsed["quality"]
@@ -281,11 +328,8 @@ class SemanticF1(JudgeMetric):
 
     def requests(self, example: Record, prediction: Record) -> list[Request]:
         template = SEMANTIC_F1_DECOMPOSED if self.params["decompositional"] else SEMANTIC_F1
-        messages = template.render(
-            rule=self.rule(["recall", "precision"]), query=_query(example), reference=_reference(example),
-            response=inputs.response(prediction, blank="skip"),
-        )
-        return [Request("semantic_f1", template, messages, ("recall", "precision"))]
+        return [self.request("semantic_f1", template, template.answer, query=_query(example),
+                             reference=_reference(example), response=inputs.response(prediction, blank="skip"))]
 
     def combine(self, parsed: Mapping[str, Parsed]) -> Verdict:
         judged = parsed["semantic_f1"]
@@ -300,12 +344,10 @@ class CompleteAndGrounded(JudgeMetric):
     def requests(self, example: Record, prediction: Record) -> list[Request]:
         query, response = _query(example), inputs.response(prediction, blank="skip")
         evidence = inputs.evidence(example, prediction, self.params["evidence_source"], self.params["k"])
-        complete = COMPLETENESS.render(rule=self.rule(["completeness"]), query=query,
-                                       reference=_reference(example), response=response)
-        grounded = GROUNDEDNESS.render(rule=self.rule(["groundedness"]), query=query,
-                                       evidence=numbered(evidence), response=response)
-        return [Request("completeness", COMPLETENESS, complete, ("completeness",)),
-                Request("groundedness", GROUNDEDNESS, grounded, ("groundedness",))]
+        return [self.request("completeness", COMPLETENESS, COMPLETENESS.answer, query=query,
+                             reference=_reference(example), response=response),
+                self.request("groundedness", GROUNDEDNESS, GROUNDEDNESS.answer, query=query,
+                             evidence=numbered(evidence), response=response)]
 
     def combine(self, parsed: Mapping[str, Parsed]) -> Verdict:
         completeness = parsed["completeness"].values["completeness"]
@@ -319,15 +361,13 @@ class LlmJudge(JudgeMetric):
     """The dsrs LlmJudgeMetric: a system prompt and criteria; the judge's explanation in details."""
 
     def requests(self, example: Record, prediction: Record) -> list[Request]:
-        scale = self.params["scale"]
         references = example.get("reference_answer")
         reference_block = f"Reference:\n{_reference(example)}\n\n" if references else ""
-        messages = LLM_JUDGE.render(
-            rule=self.rule(["score"], scale), system_prompt=self.params["system_prompt"],
-            criteria="\n".join(f"- {c}" for c in self.params["criteria"]), query=_query(example),
-            reference_block=reference_block, response=inputs.response(prediction, blank="skip"),
-        )
-        return [Request("judge", LLM_JUDGE, messages, ("score",), scale)]
+        return [self.request(
+            "judge", LLM_JUDGE, LLM_JUDGE.answer.variant(self.params["scale"]),
+            system_prompt=self.params["system_prompt"], criteria="\n".join(f"- {c}" for c in self.params["criteria"]),
+            query=_query(example), reference_block=reference_block, response=inputs.response(prediction, blank="skip"),
+        )]
 
     def combine(self, parsed: Mapping[str, Parsed]) -> Verdict:
         judged = parsed["judge"]
@@ -344,10 +384,178 @@ class DiffSemantic(JudgeMetric):
         actual = get_path(prediction, field, None)
         if actual is None:
             raise SkipSample(f"prediction.{field} is missing")
-        expected = _reference(example)
-        messages = DIFF_SEMANTIC.render(rule=self.rule(["score"]), expected=expected, actual=str(actual))
-        return [Request("diff", DIFF_SEMANTIC, messages, ("score",))]
+        return [self.request("diff", DIFF_SEMANTIC, DIFF_SEMANTIC.answer, expected=_reference(example),
+                             actual=str(actual))]
 
     def combine(self, parsed: Mapping[str, Parsed]) -> Verdict:
         judged = parsed["diff"]
         return Verdict(judged.values["score"], judged.explanation, {"explanation": judged.explanation})
+
+
+# -- claim-level RAG metrics (ragas' Faithfulness, context precision, context recall) -----------
+
+
+def supported_fraction(verdicts: Sequence[int | bool]) -> float | None:
+    """ragas' ``Faithfulness._compute_score`` and ``LLMContextRecall._compute_score``: the share of
+    verdicts that are 1; ``None`` for no verdicts (ragas: NaN)."""
+    flags = [1 if v else 0 for v in verdicts]
+    return sum(flags) / len(flags) if flags else None
+
+
+def average_precision(verdicts: Sequence[int | bool]) -> float:
+    """ragas' ``_calculate_average_precision`` over ranked verdicts (1 useful, 0 not), in its exact
+    arithmetic: sum over ranks i of precision@i * v_i, divided by (number useful + 1e-10); 0 when
+    no context is useful."""
+    flags = [1 if v else 0 for v in verdicts]
+    denominator = sum(flags) + 1e-10
+    numerator = sum([(sum(flags[: i + 1]) / (i + 1)) * flags[i] for i in range(len(flags))])
+    return numerator / denominator
+
+
+class StagedJudgeMetric(JudgeMetric):
+    """A judge metric whose later prompts depend on earlier answers: :meth:`requests` gives the
+    first prompts, :meth:`follow` the next ones (or the :class:`Verdict`) from the validated
+    answers so far. A :class:`SkipSample` raised by :meth:`follow` skips the sample, keeping the
+    cost and the answers of the calls made."""
+
+    def follow(self, example: Record, prediction: Record,
+               answers: Mapping[str, JudgeAnswer]) -> list[Request] | Verdict:
+        raise NotImplementedError
+
+    async def ascore(self, example: Record, prediction: Record) -> Score:
+        requests = self._checked_requests(example, prediction)
+        asked: list[Request] = []
+        calls: dict[str, Call] = {}
+        answers: dict[str, JudgeAnswer] = {}
+        while True:
+            outcomes = await asyncio.gather(*(self._ask(r) for r in requests), return_exceptions=True)
+            asked.extend(requests)
+            for request, outcome in zip(requests, outcomes):
+                if isinstance(outcome, (Call, InvalidAnswer)):
+                    calls[request.role] = outcome.call if isinstance(outcome, InvalidAnswer) else outcome
+            for request, outcome in zip(requests, outcomes):
+                if isinstance(outcome, BaseException) and not isinstance(outcome, Exception):
+                    raise outcome
+                if isinstance(outcome, Exception):
+                    details = self._details(asked, calls)
+                    if isinstance(outcome, InvalidAnswer):
+                        error = Score.error("UnparseableJudgement", f"{request.role}: {outcome.reason}", **details)
+                    else:
+                        body = getattr(outcome, "body", None)
+                        error = Score.error(outcome, **details, **({"response_body": body[:2000]} if body else {}))
+                    return attrs.evolve(error, cost_msats=details["cost_msats"])
+            for request in requests:
+                answer = calls[request.role].answer
+                assert answer is not None  # validated by the critic
+                answers[request.role] = answer
+            try:
+                step = self.follow(example, prediction, answers)
+            except SkipSample as exc:
+                details = self._details(asked, calls)
+                return attrs.evolve(Score.skipped(exc.reason, **details), cost_msats=details["cost_msats"])
+            if isinstance(step, Verdict):
+                break
+            requests = step
+        details = self._details(asked, calls)
+        return Score(step.value, feedback=step.feedback, details={**details, **step.details},
+                     cost_msats=details["cost_msats"])
+
+    def combine(self, parsed: Mapping[str, Parsed]) -> Verdict:  # pragma: no cover - follow() decides
+        raise NotImplementedError
+
+
+def _listed(texts: Sequence[str]) -> str:
+    return "\n".join(f"{i}. {t}" for i, t in enumerate(texts, 1))
+
+
+class ClaimFaithfulness(StagedJudgeMetric):
+    """ragas' Faithfulness (DeepEval's FaithfulnessMetric): statements of the response, each
+    verified against the evidence; the share supported."""
+
+    def _evidence(self, example: Record, prediction: Record) -> list[str]:
+        return inputs.evidence(example, prediction, self.params["evidence_source"], self.params["k"])
+
+    def requests(self, example: Record, prediction: Record) -> list[Request]:
+        response = inputs.response(prediction, blank="skip")
+        self._evidence(example, prediction)  # no evidence: skipped before any call
+        return [Request("statements", CLAIM_STATEMENTS,
+                        CLAIM_STATEMENTS.render(query=_query(example), response=response), CLAIM_STATEMENTS.answer)]
+
+    def _verify(self, example: Record, prediction: Record, statements: Sequence[str]) -> Request:
+        messages = CLAIM_VERDICTS.render(evidence=numbered(self._evidence(example, prediction)),
+                                         statements=_listed(statements))
+        return Request("verdicts", CLAIM_VERDICTS, messages, CLAIM_VERDICTS.answer)
+
+    def _estimated_requests(self, example: Record, prediction: Record) -> list[Request]:
+        first = self._checked_requests(example, prediction)  # the statements restate the response
+        return [*first, self._verify(example, prediction, [inputs.response(prediction, blank="skip")])]
+
+    def follow(self, example: Record, prediction: Record,
+               answers: Mapping[str, JudgeAnswer]) -> list[Request] | Verdict:
+        statements = list(answers["statements"].statements)  # type: ignore[attr-defined]
+        if not statements:
+            raise SkipSample("the judge found no statements in the response (ragas scores NaN)")
+        if "verdicts" not in answers:
+            return [self._verify(example, prediction, statements)]
+        verdicts = answers["verdicts"].verdicts  # type: ignore[attr-defined]
+        value = supported_fraction([v.verdict for v in verdicts])
+        if value is None:
+            raise SkipSample("the judge gave no verdicts for the statements (ragas scores NaN)")
+        rows = [{"statement": v.statement, "verdict": v.verdict, "reason": v.reason} for v in verdicts]
+        unsupported = [f"- {r['statement']}: {r['reason']}" for r in rows if not r["verdict"]]
+        feedback = ("Not supported by the evidence:\n" + "\n".join(unsupported)) if unsupported else \
+            "Every statement is supported by the evidence."
+        return Verdict(value, feedback, {"statements": statements, "verdicts": rows,
+                                         "supported": sum(1 for r in rows if r["verdict"]), "total": len(rows)})
+
+
+class ContextPrecision(StagedJudgeMetric):
+    """ragas' LLMContextPrecisionWithReference / ...WithoutReference: a usefulness verdict per
+    retrieved context (one call each), then average precision over the ranking."""
+
+    def requests(self, example: Record, prediction: Record) -> list[Request]:
+        if self.params["reference"] == "answer":
+            answer = "\n".join(inputs.targets(example, "reference", blank="skip"))
+        else:
+            answer = inputs.response(prediction, blank="skip")
+        contexts = inputs.evidence(example, prediction, "retrieved", self.params["k"])
+        query = _query(example)
+        return [Request(f"context_{rank}", CONTEXT_USEFUL,
+                        CONTEXT_USEFUL.render(query=query, context=context, answer=answer), CONTEXT_USEFUL.answer)
+                for rank, context in enumerate(contexts, 1)]
+
+    def follow(self, example: Record, prediction: Record,
+               answers: Mapping[str, JudgeAnswer]) -> list[Request] | Verdict:
+        ranked = sorted(answers, key=lambda role: int(role.rsplit("_", 1)[1]))
+        rows = [{"rank": int(role.rsplit("_", 1)[1]), "verdict": answers[role].verdict,  # type: ignore[attr-defined]
+                 "reason": answers[role].reason} for role in ranked]  # type: ignore[attr-defined]
+        value = average_precision([r["verdict"] for r in rows])
+        useful = [str(r["rank"]) for r in rows if r["verdict"]]
+        feedback = f"Useful contexts at ranks {', '.join(useful)} of {len(rows)}." if useful else \
+            f"None of the {len(rows)} contexts was useful."
+        return Verdict(value, feedback, {"contexts": rows, "useful": len(useful), "total": len(rows),
+                                         "reference": self.params["reference"]})
+
+
+class ContextRecall(StagedJudgeMetric):
+    """ragas' LLMContextRecall: each sentence of the reference answer, attributable to the
+    retrieved contexts or not; the share attributed."""
+
+    def requests(self, example: Record, prediction: Record) -> list[Request]:
+        reference = "\n".join(inputs.targets(example, "reference", blank="skip"))
+        contexts = inputs.evidence(example, prediction, self.params["evidence_source"], self.params["k"])
+        messages = CONTEXT_ATTRIBUTION.render(query=_query(example), context=numbered(contexts), reference=reference)
+        return [Request("attribution", CONTEXT_ATTRIBUTION, messages, CONTEXT_ATTRIBUTION.answer)]
+
+    def follow(self, example: Record, prediction: Record,
+               answers: Mapping[str, JudgeAnswer]) -> list[Request] | Verdict:
+        rows = [{"statement": c.statement, "attributed": c.attributed, "reason": c.reason}
+                for c in answers["attribution"].classifications]  # type: ignore[attr-defined]
+        value = supported_fraction([r["attributed"] for r in rows])
+        if value is None:
+            raise SkipSample("the judge found no sentences in the reference answer (ragas scores NaN)")
+        missing = [f"- {r['statement']}: {r['reason']}" for r in rows if not r["attributed"]]
+        feedback = ("Not found in the contexts:\n" + "\n".join(missing)) if missing else \
+            "Every sentence of the reference is attributable to the contexts."
+        return Verdict(value, feedback, {"classifications": rows, "attributed": len(rows) - len(missing),
+                                         "total": len(rows)})

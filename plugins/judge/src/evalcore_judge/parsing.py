@@ -1,10 +1,12 @@
 """Reading scores out of a judge's answer without guessing.
 
-A judge answers with JSON (``{"score": 4, "explanation": "..."}``, possibly inside a
-code fence or surrounded by prose) or plain text (``Score: 4/5``, or just ``0.8``). A
-named field is read only when exactly one value is given for it; anything else (no
-number, two different numbers, a value outside the scale, an empty answer) raises
-:class:`UnparseableJudgement` carrying the raw text. Values are normalised to [0, 1].
+:func:`read_answer` reads an answer into its pydantic model (:mod:`evalcore_judge.schemas`)
+and validates it; :func:`parse_judgement` reads named fields into numbers. A judge answers
+with JSON (``{"score": 4, "explanation": "..."}``, possibly inside a code fence or
+surrounded by prose) or plain text (``Score: 4/5``, or just ``0.8``). A named field is read
+only when exactly one value is given for it; anything else (no number, two different
+numbers, a value outside the scale, an empty answer) raises :class:`UnparseableJudgement`
+carrying the raw text. Values are normalised to [0, 1].
 """
 
 from __future__ import annotations
@@ -16,8 +18,10 @@ from typing import Any
 
 import attrs
 from evalcore.plugin import EvalcoreError
+from pydantic import ValidationError
 
-SCALES: dict[str, tuple[float, float]] = {"0-1": (0.0, 1.0), "1-5": (1.0, 5.0), "0-10": (0.0, 10.0)}
+from .schemas import SCALES, JudgeAnswer
+
 _EXPLANATION_KEYS = ("explanation", "reasoning", "rationale", "feedback", "reason")
 _NUMBER = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)"
 _BARE = re.compile(rf"^\s*({_NUMBER})\s*(?:/\s*({_NUMBER}))?\s*\.?\s*$")
@@ -59,6 +63,66 @@ def parse_judgement(text: str, fields: Sequence[str], scale: str = "0-1") -> Par
             raise UnparseableJudgement(f"{name} {value:g} is outside the scale {scale}", text)
         values[name] = (value - low) / (high - low)
     return Parsed(values, raw_values, explanation)
+
+
+def read_answer(text: str, model: type[JudgeAnswer]) -> JudgeAnswer:
+    """``text`` read into ``model`` and validated.
+
+    The answer is the first JSON object in ``text`` (the whole answer, a fenced block, or one
+    embedded in prose), its keys matched case-insensitively, a rationale under another usual
+    name (``reasoning``, ``rationale`` ...) taken as the model's, a number written as text
+    (``"4"``, ``"4/5"`` on a 1-5 scale) read as that number; without JSON, labelled values
+    (``Score: 4/5``) or, for a one-score answer, a bare number. Then the model checks every
+    field: a missing score, a value that is not a finite number, one outside the scale all
+    raise :class:`UnparseableJudgement` with the reason and the raw text.
+    """
+    if not text or not text.strip():
+        raise UnparseableJudgement("the judge returned an empty answer", text or "")
+    high = SCALES[model.score_scale][1]
+    obj = _json_object(text)
+    if obj is not None:
+        data = _fields_from_json(_lower(obj), model, text, high)
+    else:
+        scores = model.score_fields
+        data = {name: _from_text(text, name, len(scores) == 1, high) for name in scores}
+        explanation = _text_explanation(text)
+        if explanation:
+            data[model.rationale_field] = explanation
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        raise UnparseableJudgement(describe_errors(exc), text) from None
+
+
+def describe_errors(exc: ValidationError) -> str:
+    """A validation error in one line: ``field: problem (got value)`` for each problem."""
+    parts = []
+    for error in exc.errors(include_url=False):
+        where = ".".join(str(p) for p in error["loc"]) or "answer"
+        got = "" if error["type"] == "missing" else f" (got {error['input']!r})"
+        parts.append(f"{where}: {error['msg'].lower()}{got}")
+    return "; ".join(parts)
+
+
+def _fields_from_json(obj: Mapping[str, Any], model: type[JudgeAnswer], text: str, high: float) -> dict[str, Any]:
+    data: dict[str, Any] = {}
+    for name in model.model_fields:
+        key = name.lower()
+        if key in obj:
+            value = obj[key]
+        elif name == model.rationale_field:
+            value = next((obj[k] for k in _EXPLANATION_KEYS if obj.get(k)), None)
+        else:
+            continue
+        if name in model.score_fields:
+            if isinstance(value, str) and _BARE.match(value):
+                value = _fraction(_BARE.match(value), text, name, high)
+        elif value is None:
+            continue
+        elif not isinstance(value, str) and model.model_fields[name].annotation is str:
+            value = json.dumps(value, ensure_ascii=False)
+        data[name] = value
+    return data
 
 
 def _lower(obj: Mapping[str, Any]) -> dict[str, Any]:

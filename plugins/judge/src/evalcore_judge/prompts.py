@@ -1,8 +1,10 @@
-"""Versioned prompt templates of the judge metrics.
+"""Versioned prompt templates of the judge metrics, each with the answer it asks for.
 
-A template is a system message and a user message with ``{placeholders}``; its hash goes
-into every result's details and every cache key, so editing a prompt never reuses old
-answers. Bump the metric version in ``_register`` when a template changes.
+A template is a system message and a user message with ``{placeholders}``, and the pydantic
+model of its answer (:mod:`evalcore_judge.schemas`); its hash (of the text and the answer's
+JSON schema) goes into every result's details and every cache key, so editing a prompt or
+its schema never reuses old answers. Bump the metric version in ``_register`` when a
+template changes what a well-formed answer scores.
 """
 
 from __future__ import annotations
@@ -12,6 +14,23 @@ from collections.abc import Sequence
 import attrs
 from evalcore.cache import content_hash
 
+from .schemas import (
+    AnswerQualityAnswer,
+    CompletenessAnswer,
+    ContextRecallAnswer,
+    ContextUsefulAnswer,
+    DecomposedSemanticF1Answer,
+    DiffAnswer,
+    FaithfulnessAnswer,
+    GroundednessAnswer,
+    JudgeAnswer,
+    LlmJudgeAnswer,
+    SemanticF1Answer,
+    StatementsAnswer,
+    StatementVerdictsAnswer,
+    json_schema,
+)
+
 _JSON_RULE = (
     "Answer with a single JSON object and nothing else, with the keys {keys}. "
     "Every score is a number on the scale {scale}."
@@ -20,15 +39,18 @@ _JSON_RULE = (
 
 @attrs.frozen
 class Template:
-    """A prompt template; ``hash`` identifies its exact text."""
+    """A prompt template and its answer model; ``hash`` identifies its exact text and schema."""
 
     name: str
     system: str
     user: str
+    answer: type[JudgeAnswer]
+    hash: str = attrs.field(init=False)
 
-    @property
-    def hash(self) -> str:
-        return content_hash({"name": self.name, "system": self.system, "user": self.user})[:16]
+    def __attrs_post_init__(self) -> None:
+        object.__setattr__(self, "hash", content_hash({
+            "name": self.name, "system": self.system, "user": self.user, "answer": json_schema(self.answer),
+        })[:16])
 
     def render(self, **values: str) -> list[dict[str, str]]:
         """The chat messages with ``values`` filled in."""
@@ -43,6 +65,11 @@ def json_rule(keys: Sequence[str], scale: str) -> str:
     return _JSON_RULE.format(keys=", ".join(f'"{k}"' for k in keys), scale=scale)
 
 
+def answer_rule(answer: type[JudgeAnswer]) -> str:
+    """:func:`json_rule` for the keys and scale of ``answer``."""
+    return json_rule(answer.keys(), answer.score_scale)
+
+
 def numbered(texts: Sequence[str]) -> str:
     """Evidence passages as a numbered list."""
     return "\n".join(f"[{i}] {t}" for i, t in enumerate(texts, 1)) or "(none)"
@@ -55,12 +82,14 @@ FAITHFULNESS = Template(
     "count as support. {rule}",
     "Question:\n{query}\n\nEvidence:\n{evidence}\n\nAnswer:\n{response}\n\n"
     "How well is the answer supported by the evidence? Give \"score\" and a short \"explanation\".",
+    FaithfulnessAnswer,
 )
 
 ANSWER_QUALITY = Template(
     "answer_quality",
     "You rate how well an answer serves a question, on each of these dimensions: {dimensions}. {rule}",
     "Question:\n{query}\n\nAnswer:\n{response}\n\nRate each dimension and give a short \"explanation\".",
+    AnswerQualityAnswer,
 )
 
 SEMANTIC_F1 = Template(
@@ -70,6 +99,7 @@ SEMANTIC_F1 = Template(
     "fraction of the system response covered by the ground truth. {rule}",
     "Question:\n{query}\n\nGround truth:\n{reference}\n\nSystem response:\n{response}\n\n"
     "Give \"recall\", \"precision\" and a short \"explanation\".",
+    SemanticF1Answer,
 )
 
 SEMANTIC_F1_DECOMPOSED = Template(
@@ -81,6 +111,7 @@ SEMANTIC_F1_DECOMPOSED = Template(
     "Question:\n{query}\n\nGround truth:\n{reference}\n\nSystem response:\n{response}\n\n"
     "Give \"ground_truth_key_ideas\", \"system_response_key_ideas\", \"discussion\", "
     "\"recall\" and \"precision\".",
+    DecomposedSemanticF1Answer,
 )
 
 COMPLETENESS = Template(
@@ -89,6 +120,7 @@ COMPLETENESS = Template(
     "the ground truth's content that the response covers. {rule}",
     "Question:\n{query}\n\nGround truth:\n{reference}\n\nSystem response:\n{response}\n\n"
     "Give \"completeness\" and a short \"explanation\".",
+    CompletenessAnswer,
 )
 
 GROUNDEDNESS = Template(
@@ -97,6 +129,7 @@ GROUNDEDNESS = Template(
     "response's claims that the context supports or that follow from commonsense. {rule}",
     "Question:\n{query}\n\nRetrieved context:\n{evidence}\n\nSystem response:\n{response}\n\n"
     "Give \"groundedness\" and a short \"explanation\".",
+    GroundednessAnswer,
 )
 
 LLM_JUDGE = Template(
@@ -104,6 +137,7 @@ LLM_JUDGE = Template(
     "{system_prompt}\n\nEvaluate the output against these criteria:\n{criteria}\n{rule}",
     "Input:\n{query}\n\n{reference_block}Output:\n{response}\n\n"
     "Give an overall \"score\" and an \"explanation\" of it.",
+    LlmJudgeAnswer,
 )
 
 DIFF_SEMANTIC = Template(
@@ -112,4 +146,47 @@ DIFF_SEMANTIC = Template(
     "whatever the wording or formatting. {rule}",
     "Expected:\n{expected}\n\nActual:\n{actual}\n\n"
     "Give \"score\" 1 if they are semantically equivalent and 0 if they are not, and an \"explanation\".",
+    DiffAnswer,
+)
+
+
+# -- claim-level RAG prompts: the tasks of ragas' Faithfulness, context precision and context recall --
+
+CLAIM_STATEMENTS = Template(
+    "claim_statements",
+    "Given a question and an answer, analyse each sentence of the answer and break it down into one or "
+    "more fully understandable standalone statements. No statement may use a pronoun: name what it refers "
+    'to. Answer with a single JSON object and nothing else: {{"statements": ["...", ...]}}.',
+    "Question:\n{query}\n\nAnswer:\n{response}\n\nBreak the answer down into standalone statements.",
+    StatementsAnswer,
+)
+
+CLAIM_VERDICTS = Template(
+    "claim_verdicts",
+    "Judge the faithfulness of a series of statements to a context. For each statement give verdict 1 if "
+    "it can be directly inferred from the context and 0 if it cannot, with a short reason. Answer with a "
+    'single JSON object and nothing else: {{"verdicts": [{{"statement": "...", "reason": "...", '
+    '"verdict": 0 or 1}}, ...]}}, one entry per statement, in the order given.',
+    "Context:\n{evidence}\n\nStatements:\n{statements}\n\nGive a verdict for every statement.",
+    StatementVerdictsAnswer,
+)
+
+CONTEXT_USEFUL = Template(
+    "context_useful",
+    "Given a question, an answer and one retrieved context, verify whether the context was useful in "
+    "arriving at the given answer. Give verdict 1 if it was useful and 0 if not, with a short reason. "
+    'Answer with a single JSON object and nothing else: {{"reason": "...", "verdict": 0 or 1}}.',
+    "Question:\n{query}\n\nContext:\n{context}\n\nAnswer:\n{answer}\n\nWas the context useful?",
+    ContextUsefulAnswer,
+)
+
+CONTEXT_ATTRIBUTION = Template(
+    "context_attribution",
+    "Given a context and a reference answer, analyse each sentence of the reference answer and classify "
+    "whether the sentence can be attributed to the context: 1 if it can, 0 if it cannot, with a short "
+    'reason. Answer with a single JSON object and nothing else: {{"classifications": [{{"statement": '
+    '"...", "reason": "...", "attributed": 0 or 1}}, ...]}}, one entry per sentence, in order.',
+    "Question:\n{query}\n\nContext:\n{context}\n\nReference answer:\n{reference}\n\n"
+    "Classify every sentence of the reference answer.",
+    ContextRecallAnswer,
 )

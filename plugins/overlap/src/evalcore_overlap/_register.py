@@ -78,14 +78,14 @@ def _qa_specs() -> list[MetricSpec]:
             "says (empty_reference='skip'); with empty_reference='score' two sides that both "
             "normalise to the empty string match (1). " + _EMPTY,
             family="qa_match", value_range=(0.0, 1.0), params=(*NORMALISATION, EMPTY_RESPONSE, EMPTY_REFERENCE),
-            version="2",
+            version="2", aliases=(MetricAlias(name="EM"),),
         ),
         _spec(
             "token_f1", "qa:TokenF1",
             "Token-level F1 of the normalised response against the best reference answer.",
             _NORMALISED + _F1 + "Equal to DSPy's F1 / f1_score. " + _EMPTY,
             family="qa_match", value_range=(0.0, 1.0),
-            params=(*NORMALISATION, BOTH_EMPTY, EMPTY_RESPONSE),
+            params=(*NORMALISATION, BOTH_EMPTY, EMPTY_RESPONSE), aliases=(MetricAlias(name="F1"),),
         ),
         _spec(
             "hotpot_f1", "qa:HotpotF1",
@@ -167,8 +167,8 @@ def _rouge_spec() -> MetricSpec:
         + _SPLIT_SUMMARIES + _EMPTY,
         family="rouge", value_range=(0.0, 1.0), requires=("nltk", "regex"),
         aliases=tuple(
-            MetricAlias(name=f"rouge{variant}", params={"variant": variant})  # rouge-score's names
-            for variant in (*"123456789", "L", "Lsum")
+            MetricAlias(name=f"rouge{sep}{variant}", params={"variant": variant})  # rouge-score's names, ROUGE-L
+            for sep in ("", "-") for variant in (*"123456789", "L", "Lsum")
         ),
         params=(
             ParamSpec(name="variant", type="str", required=True, identity=True,

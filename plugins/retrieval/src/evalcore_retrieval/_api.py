@@ -41,10 +41,11 @@ def evaluate_run(qrels: Qrels, run: Run, metrics: Iterable[str | Metric], max_do
     pytrec_eval. As there, a query is scored when it has judgements and is a key of the
     run (an empty ranking scores 0); queries only in the run are left out, and so are
     queries only in the qrels unless a metric has ``missing='zero'`` (``trec_eval -c``).
-    A query a metric skips has no entry for that metric. Metric ids are resolved through
-    the evalcore registry; the ``retrieval/`` namespace may be left out, and a metric set
-    (``"all_trec"``) stands for its metrics. ``max_docs`` keeps only the top ``max_docs``
-    documents of each ranking (``trec_eval -M``).
+    A query a metric skips has no entry for that metric; with no metrics, each query that
+    would be scored maps to an empty dict, as pytrec_eval gives for an empty set of measures.
+    Metric ids are resolved through the evalcore registry; the ``retrieval/`` namespace may
+    be left out, and a metric set (``"all_trec"``) stands for its metrics. ``max_docs`` keeps
+    only the top ``max_docs`` documents of each ranking (``trec_eval -M``).
     """
     qids = judged_queries(qrels)
     return score_queries(qids, metrics, lambda ties: rankings_from_dicts(qrels, run, qids, ties), max_docs)
@@ -71,8 +72,9 @@ def score_queries(
                 # NaN marks a skipped query: no measure is ever NaN
                 columns[metric_id] = np.where(codes == OK, values, np.nan)
     ids = list(resolved)
-    matrix = np.column_stack([columns[i] for i in ids]) if ids else np.zeros((len(qids), 0))
-    return QueryScores(qids, ids, matrix)
+    if not ids:  # no measures: every query that can be scored, each with nothing (as pytrec_eval)
+        return QueryScores(qids, ids, np.zeros((len(qids), 0)), scored=rankings("trec").present)
+    return QueryScores(qids, ids, np.column_stack([columns[i] for i in ids]))
 
 
 def average(results: Mapping[str, Mapping[str, float]]) -> dict[str, float]:

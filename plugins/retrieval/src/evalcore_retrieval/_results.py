@@ -13,19 +13,24 @@ class QueryScores(Mapping[str, Mapping[str, float]]):
     """``{qid: {metric id: value}}`` over a (queries x metrics) matrix, NaN where a metric skipped.
 
     A query every metric skipped is not a key; a metric that skipped a query is not in
-    that query's mapping. Rows are built when asked for; :meth:`column` gives a metric's
+    that query's mapping. Without metrics, the queries ``scored`` marks are the keys, each
+    with an empty mapping. Rows are built when asked for; :meth:`column` gives a metric's
     values as an array and :meth:`mean` trec_eval's ``all`` value without building them.
     """
 
-    def __init__(self, qids: Sequence[str], metric_ids: Sequence[str], matrix: np.ndarray) -> None:
+    def __init__(self, qids: Sequence[str], metric_ids: Sequence[str], matrix: np.ndarray,
+                 scored: np.ndarray | None = None) -> None:
         self._qids = qids
         self.metric_ids = list(metric_ids)
         self._matrix = matrix
+        self._scored = scored
 
     @cached_property
     def _kept(self) -> np.ndarray:
         if not self.metric_ids:
-            return np.zeros(0, dtype=np.int64)
+            if self._scored is None:
+                return np.zeros(0, dtype=np.int64)
+            return np.flatnonzero(self._scored)
         return np.flatnonzero(~np.isnan(self._matrix).all(axis=1))
 
     @cached_property

@@ -15,6 +15,7 @@ from . import _measures as measures
 from . import _sets as sets
 from ._ranking import Rankings
 from ._records import rankings_from_records
+from ._trec_names import trec_eval_name
 
 if TYPE_CHECKING:
     from ._reader import TrecColumns
@@ -52,6 +53,10 @@ class RetrievalMetric(BatchMetric):
         if self.params.get("convention") == "rag" and name in RAG_SETTINGS:
             return RAG_SETTINGS[name]
         return self.params.get(name, "score" if name == "ranking" else None)
+
+    def trec_eval_name(self) -> str | None:
+        """trec_eval's name for this measure and its parameters (``P_10``, ``iprec_at_recall_0.10``)."""
+        return trec_eval_name(self.spec, self.params)
 
     def values(self, r: Rankings) -> np.ndarray:
         """The metric's value for every query of ``r`` (skipped ones included)."""
@@ -154,6 +159,8 @@ class _Leveled(RetrievalMetric):
 
 
 class NumQ(RetrievalMetric):
+    trec_eval_summary_only = True  # trec_eval prints num_q for 'all' only
+
     def measure(self, r: Rankings) -> np.ndarray:
         return sets.num_q(r)
 

@@ -1,0 +1,384 @@
+"""Prediction-powered inference: a judge's scores on every record, corrected by labels on some.
+
+A judge (or any cheap proxy metric) scores all ``N + n`` records; a trusted label (a human's, or
+a truth-tier metric) exists for ``n`` of them. Following Angelopoulos et al., "Prediction-powered
+inference" (Science, 2023), with the power tuning of PPI++ (Angelopoulos, Duchi and Zrnic, 2023),
+the mean of the labels over all records is estimated as
+
+    theta = lam * mean(f unlabelled) + mean(Y - lam * f labelled)
+
+where ``f`` is the judge's score and ``Y`` the label; its standard error is
+
+    se = sqrt(var(lam * f unlabelled) / N + var(Y - lam * f labelled) / n)
+
+(variances with divisor N and n) and the interval is ``theta -/+ z(1 - alpha/2) * se``. ``lam = 1``
+is classic PPI, ``lam = 0`` the labelled records alone; by default ``lam`` is the value that
+minimises the variance, ``cov(Y, f) / ((1 + n / N) * var(f))`` over the labelled pairs (covariance
+with divisor n) and the judge's scores on all records (variance with divisor N + n - 1), clipped to
+[0, 1]. These are ppi_py's ``ppi_mean_pointestimate`` and ``ppi_mean_ci`` (tested against it).
+A judge whose scores are all equal carries no information: its ``lam`` is 0 (ppi_py gives NaN).
+
+The unlabelled records are those without a label, so the two parts are independent samples.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from collections.abc import Mapping, Sequence
+from statistics import NormalDist
+from typing import Any
+
+import attrs
+import numpy as np
+
+from evalcore._contract.errors import InputError
+from evalcore._lazy import publish
+
+from .load import Run, RunLike, load_run
+
+_ALTERNATIVES = ("two-sided", "larger", "smaller")
+
+
+@attrs.frozen
+class MeanEstimate:
+    """A mean with its standard error and confidence interval."""
+
+    value: float
+    se: float
+    ci: tuple[float, float]
+    lam: float | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        data = {"value": self.value, "se": self.se, "ci": list(self.ci)}
+        if self.lam is not None:
+            data["lam"] = self.lam
+        return data
+
+
+def tuned_lam(y: np.ndarray, yhat: np.ndarray, yhat_unlabelled: np.ndarray) -> float:
+    """The ``lam`` of least variance (PPI++), clipped to [0, 1]; 0 when the judge's scores are all equal."""
+    n, big_n = len(y), len(yhat_unlabelled)
+    if big_n == 0 or n == 0:
+        return 0.0
+    covariance = float(np.mean((y - y.mean()) * (yhat - yhat.mean())))
+    scores = np.concatenate([yhat, yhat_unlabelled])
+    variance = float(np.var(scores, ddof=1)) if len(scores) > 1 else 0.0
+    if not variance > 0.0:
+        return 0.0
+    return float(np.clip(covariance / ((1.0 + n / big_n) * variance), 0.0, 1.0))
+
+
+def ppi_mean(
+    y: Sequence[float], yhat: Sequence[float], yhat_unlabelled: Sequence[float], *, alpha: float = 0.05,
+    lam: float | None = None, alternative: str = "two-sided",
+) -> MeanEstimate:
+    """The prediction-powered estimate of a mean and its interval (``lam=None``: tuned)."""
+    labels, judged, unlabelled = (np.asarray(v, dtype=float).ravel() for v in (y, yhat, yhat_unlabelled))
+    if len(labels) != len(judged):
+        raise InputError(f"{len(labels)} labels for {len(judged)} judged scores", field="labels")
+    if len(labels) < 2:
+        raise InputError(f"needs at least 2 labelled records; got {len(labels)}", field="labels")
+    _check_alpha(alpha)
+    if lam is None:
+        lam = tuned_lam(labels, judged, unlabelled)
+    elif not math.isfinite(lam):
+        raise InputError(f"must be a finite number; got {lam}", field="lam")
+    lam = float(lam)
+    if len(unlabelled) == 0:
+        lam = 0.0
+        imputed_mean = imputed_var = 0.0
+    else:
+        imputed_mean = float(np.mean(lam * unlabelled))
+        imputed_var = float(np.var(lam * unlabelled)) / len(unlabelled)
+    rectifier = labels - lam * judged
+    value = imputed_mean + float(np.mean(rectifier))
+    se = math.sqrt(imputed_var + float(np.var(rectifier)) / len(labels))
+    return MeanEstimate(value, se, normal_interval(value, se, alpha, alternative), lam)
+
+
+def classical_mean(y: Sequence[float], *, alpha: float = 0.05, alternative: str = "two-sided") -> MeanEstimate:
+    """The mean of the labels alone with its normal interval (ppi_py's ``classical_mean_ci``)."""
+    labels = np.asarray(y, dtype=float).ravel()
+    if len(labels) < 2:
+        raise InputError(f"needs at least 2 labelled records; got {len(labels)}", field="labels")
+    _check_alpha(alpha)
+    value = float(labels.mean())
+    se = float(labels.std()) / math.sqrt(len(labels))
+    return MeanEstimate(value, se, normal_interval(value, se, alpha, alternative))
+
+
+def normal_interval(value: float, se: float, alpha: float, alternative: str = "two-sided") -> tuple[float, float]:
+    """``value -/+ z * se`` as statsmodels' ``_zconfint_generic`` (one-sided: an infinite end)."""
+    if alternative not in _ALTERNATIVES:
+        raise InputError(f"use one of {', '.join(_ALTERNATIVES)}; got {alternative!r}", field="alternative")
+    if alternative == "two-sided":
+        z = NormalDist().inv_cdf(1.0 - alpha / 2.0)
+        return value - z * se, value + z * se
+    if alternative == "larger":
+        return value + NormalDist().inv_cdf(alpha) * se, math.inf
+    return -math.inf, value + NormalDist().inv_cdf(1.0 - alpha) * se
+
+
+def _check_alpha(alpha: float) -> None:
+    if not 0.0 < alpha < 1.0:
+        raise InputError(f"must be between 0 and 1; got {alpha}", field="alpha")
+
+
+@attrs.frozen
+class PPIEntry:
+    """One metric: the judge alone, the labels alone, and the prediction-powered estimate.
+
+    With two runs every number is of the difference system - baseline.
+    """
+
+    metric: str
+    n_judged: int
+    n_labelled: int
+    judge_mean: float | None
+    labelled: MeanEstimate | None
+    ppi: MeanEstimate | None
+    note: str | None = None
+    lams: tuple[float, ...] = ()
+    """The ``lam`` of each run's estimate."""
+    difference: bool = False
+
+    @property
+    def correction(self) -> float | None:
+        """PPI estimate - judge mean: how far the labels move the judge's number."""
+        if self.ppi is None or self.judge_mean is None:
+            return None
+        return self.ppi.value - self.judge_mean
+
+    @property
+    def narrower(self) -> float | None:
+        """1 - (PPI interval width / labelled-only width): the share of the interval the judge saves."""
+        if self.ppi is None or self.labelled is None or self.labelled.se == 0.0:
+            return None
+        return 1.0 - self.ppi.se / self.labelled.se
+
+    def sentence(self) -> str:
+        if self.note is not None:
+            return self.note
+        correction, narrower = self.correction, self.narrower
+        assert correction is not None
+        if abs(correction) < 5e-13:
+            moved = "the labels confirm the judge's mean"
+        else:
+            verb = "overstates" if correction < 0 else "understates"
+            moved = f"the judge {verb}{' the difference' if self.difference else ''} by {abs(correction):.3g}"
+        labels = f"the {self.n_labelled} labels alone"
+        if narrower is None:
+            return f"{moved}; the labels alone have no spread"
+        if narrower >= 0:
+            return f"{moved}; the interval is {100 * narrower:.0f} % narrower than {labels}"
+        return f"{moved}; the interval is {-100 * narrower:.0f} % wider than {labels}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "metric": self.metric, "n_judged": self.n_judged, "n_labelled": self.n_labelled,
+            "judge_mean": self.judge_mean, "labelled": None if self.labelled is None else self.labelled.to_dict(),
+            "ppi": None if self.ppi is None else self.ppi.to_dict(), "correction": self.correction,
+            "narrower": self.narrower, "lam": list(self.lams), "summary": self.sentence(), "note": self.note,
+        }
+
+
+@attrs.frozen
+class PPIResult:
+    """What :func:`ppi` returns: one entry per judged metric."""
+
+    runs: list[str]
+    entries: list[PPIEntry]
+    options: dict[str, Any]
+    notes: list[str] = attrs.field(factory=list)
+
+    def entry(self, metric: str) -> PPIEntry:
+        for entry in self.entries:
+            if entry.metric == metric:
+                return entry
+        raise KeyError(metric)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"runs": self.runs, "options": self.options, "entries": [e.to_dict() for e in self.entries],
+                "notes": self.notes}
+
+    def table(self) -> str:
+        level = f"{100 * (1 - self.options['alpha']):g} %"
+        what = f"{self.runs[1]} - {self.runs[0]}" if len(self.runs) == 2 else self.runs[0]
+        lines = [f"prediction-powered inference ({what}; {level} intervals)"]
+        for e in self.entries:
+            lines.append(f"{e.metric}  (judged {e.n_judged}, labelled {e.n_labelled})")
+            if e.ppi is not None and e.labelled is not None:
+                lines.append(f"  judge only      {e.judge_mean:.4f}")
+                lines.append(f"  labelled only   {e.labelled.value:.4f}  {_ci(e.labelled.ci)}")
+                lams = ", ".join(f"{x:.3f}" for x in e.lams)
+                lines.append(f"  PPI             {e.ppi.value:.4f}  {_ci(e.ppi.ci)}  lam={lams}")
+            lines.append(f"  {e.sentence()}")
+        lines.extend(f"note: {note}" for note in self.notes)
+        return "\n".join(lines)
+
+
+def _ci(ci: tuple[float, float]) -> str:
+    return f"[{ci[0]:.4f}, {ci[1]:.4f}]"
+
+
+def ppi(
+    run: RunLike, labels: Any, *, system: RunLike | None = None, system_labels: Any = None,
+    metrics: Sequence[str] | None = None, alpha: float = 0.05, lam: float | None = None,
+) -> PPIResult:
+    """Prediction-powered estimates of each judged metric's mean from a run and labels on some records.
+
+    ``run`` is an :class:`~evalcore.EvaluationResult`, a JSON report (with its samples journal) or
+    a journal; ``labels`` a JSONL file of ``{"id": ..., "label": number}`` lines or a mapping of
+    record id to number, on the metric's scale. For each metric (default: every per-record metric
+    of the run) the result holds the judge's mean over all its records, the mean and interval of
+    the labelled records alone, and the prediction-powered estimate and interval (``lam=None``:
+    tuned as PPI++; ``lam=1``: classic PPI), at level ``1 - alpha``.
+
+    With ``system`` (and its ``system_labels``), every number is of the difference system -
+    baseline. Each run's estimate is made from its own labels, and the two are taken as
+    independent: the standard error of the difference is ``sqrt(se_baseline**2 + se_system**2)``.
+    Where both runs score the same records, their errors are usually positively correlated and
+    the interval is then conservative.
+    """
+    _check_alpha(alpha)
+    if lam is not None and not (math.isfinite(lam) and lam >= 0):
+        raise InputError(f"must be a number of at least 0; got {lam}", field="lam")
+    base = load_run(run)
+    base_labels = read_labels(labels, "labels")
+    runs = [base]
+    label_sets = [base_labels]
+    if system is not None:
+        if system_labels is None:
+            raise InputError("a second run needs its own labels", field="system_labels")
+        other = load_run(system, index=1)
+        if other.name == base.name:
+            other = attrs.evolve(other, name=f"{other.name} (2)")
+        runs.append(other)
+        label_sets.append(read_labels(system_labels, "system_labels"))
+    elif system_labels is not None:
+        raise InputError("system_labels without a system", field="system_labels")
+    notes: list[str] = []
+    chosen = _metrics(runs, metrics, notes)
+    for run_, label_set in zip(runs, label_sets):
+        unknown = [key for key in label_set if key not in run_.rows]
+        if unknown:
+            notes.append(f"{len(unknown)} labelled record(s) are not in {run_.name} and are left out"
+                         f" ({', '.join(repr(u) for u in unknown[:3])}{', ...' if len(unknown) > 3 else ''})")
+    entries = []
+    for metric in chosen:
+        parts = [_one(run_, label_set, metric, alpha, lam) for run_, label_set in zip(runs, label_sets)]
+        entries.append(parts[0] if len(parts) == 1 else _difference(parts, alpha))
+    options = {"alpha": alpha, "lam": lam, "independent_samples": len(runs) == 2}
+    return PPIResult(runs=[r.name for r in runs], entries=entries, options=options, notes=notes)
+
+
+def read_labels(labels: Any, field: str) -> dict[str, float]:
+    """Labels by record id, from a mapping or a JSONL file of ``{"id": ..., "label": number}``."""
+    if isinstance(labels, Mapping):
+        return {str(k): _number(v, field, f"record {k!r}") for k, v in labels.items()}
+    if not isinstance(labels, (str, os.PathLike)):
+        raise InputError(f"give a JSONL file or a mapping of record id to label, not a {type(labels).__name__}",
+                         field=field)
+    path = os.fspath(labels)
+    out: dict[str, float] = {}
+    try:
+        handle = open(path, encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror or exc}", source=path) from None
+    with handle:
+        for number, line in enumerate(handle, 1):
+            if not line.strip():
+                continue
+            where = f"{path}:{number}"
+            try:
+                item = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise InputError(f"not JSON: {exc.msg}", source=where) from None
+            if not isinstance(item, Mapping) or "id" not in item or "label" not in item:
+                raise InputError('each line needs an "id" and a "label"', source=where)
+            key = str(item["id"])
+            if key in out:
+                raise InputError(f"record {key!r} is labelled twice", source=where)
+            out[key] = _number(item["label"], "label", where)
+    if not out:
+        raise InputError("no labels", source=path)
+    return out
+
+
+def _number(value: Any, field: str, where: str) -> float:
+    if isinstance(value, bool):
+        return float(value)
+    if isinstance(value, (int, float)) and math.isfinite(value):
+        return float(value)
+    raise InputError(f"a label must be a finite number; got {value!r}", source=where, field=field)
+
+
+def _metrics(runs: list[Run], requested: Sequence[str] | None, notes: list[str]) -> list[str]:
+    if requested:
+        for metric in requested:
+            lacking = [run.name for run in runs if metric not in run.metrics]
+            if lacking:
+                raise InputError(f"metric {metric!r} is not in run(s) {', '.join(lacking)}", field="metrics")
+            if any(run.granularity(metric) == "corpus" for run in runs):
+                raise InputError(f"{metric} is a corpus metric: its value is not a mean of per-record scores",
+                                 field="metrics")
+        return list(dict.fromkeys(requested))
+    shared = [m for m in runs[0].metrics if all(m in run.metrics for run in runs)]
+    corpus = [m for m in shared if any(run.granularity(m) == "corpus" for run in runs)]
+    if corpus:
+        notes.append(f"corpus metrics left out (not a mean of per-record scores): {', '.join(corpus)}")
+    chosen = [m for m in shared if m not in corpus]
+    if not chosen:
+        raise InputError("no per-record metric to estimate", field="metrics")
+    return chosen
+
+
+def _values(run: Run, metric: str) -> dict[str, float]:
+    out = {}
+    for record_id, row in run.rows.items():
+        score = row["scores"].get(metric)
+        if isinstance(score, dict) and score.get("status", "ok") == "ok" and score.get("value") is not None:
+            out[record_id] = float(score["value"])
+    return out
+
+
+def _one(run: Run, labels: dict[str, float], metric: str, alpha: float, lam: float | None) -> PPIEntry:
+    judged = _values(run, metric)
+    labelled_ids = [key for key in judged if key in labels]
+    y = np.array([labels[key] for key in labelled_ids], dtype=float)
+    yhat = np.array([judged[key] for key in labelled_ids], dtype=float)
+    unlabelled = np.array([v for key, v in judged.items() if key not in labels], dtype=float)
+    judge_mean = float(np.mean(list(judged.values()))) if judged else None
+    if len(y) < 2:
+        return PPIEntry(metric, len(judged), len(y), judge_mean, None, None,
+                        note=f"{run.name}: {len(y)} labelled record(s) scored by the metric; at least 2 are needed")
+    note = None if len(unlabelled) else "every scored record is labelled: the estimate is the labels' mean"
+    estimate = ppi_mean(y, yhat, unlabelled, alpha=alpha, lam=lam)
+    assert estimate.lam is not None
+    return PPIEntry(metric, len(judged), len(y), judge_mean, classical_mean(y, alpha=alpha), estimate, note=note,
+                    lams=(estimate.lam,))
+
+
+def _difference(parts: list[PPIEntry], alpha: float) -> PPIEntry:
+    base, system = parts
+    metric = base.metric
+    failed = next((p.note for p in parts if p.ppi is None), None)
+    judge = (None if base.judge_mean is None or system.judge_mean is None
+             else system.judge_mean - base.judge_mean)
+    counts = {"n_judged": base.n_judged + system.n_judged, "n_labelled": base.n_labelled + system.n_labelled}
+    if failed is not None:
+        return PPIEntry(metric, **counts, judge_mean=judge, labelled=None, ppi=None, note=failed, difference=True)
+
+    def minus(a: MeanEstimate, b: MeanEstimate, lam: float | None) -> MeanEstimate:
+        value, se = a.value - b.value, math.hypot(a.se, b.se)
+        return MeanEstimate(value, se, normal_interval(value, se, alpha), lam)
+
+    assert base.ppi is not None and system.ppi is not None and base.labelled and system.labelled
+    return PPIEntry(metric, **counts, judge_mean=judge, labelled=minus(system.labelled, base.labelled, None),
+                    ppi=minus(system.ppi, base.ppi, None), note=base.note or system.note,
+                    lams=(*base.lams, *system.lams), difference=True)
+
+
+publish(globals())

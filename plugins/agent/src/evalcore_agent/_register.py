@@ -1,0 +1,183 @@
+"""Metric specs of the agent plugin (imports only ``evalcore.plugin``)."""
+
+from __future__ import annotations
+
+from evalcore.plugin import MetricSpec, ParamSpec, TargetCategory, hookimpl
+
+__all__ = ["PLUGIN_API_VERSION", "evalcore_metrics"]
+
+PLUGIN_API_VERSION = 1  # the evalcore plugin API these specs are written for
+
+_PKG = "evalcore_agent.metrics"
+_INPUTS = ("prediction.tool_calls", "prediction.turns", "example.expected_tool_calls")
+
+_RECORDS = (
+    "Calls are `{name, arguments, result?}`, read from `prediction.tool_calls`, else from the `tool_calls` of "
+    "the turns in `prediction.turns` (`{role, content, tool_calls?}`) in order; a prediction with neither made "
+    "no calls. `field` / `expected_field` name other dotted paths (to a list of calls or of turns). Expected "
+    "calls come from `example.expected_tool_calls`; a missing one skips the sample, an empty list means no "
+    "call was expected. A call list that is not a list, a call without a name or arguments that are not a "
+    "mapping are an error naming the field and index. Argument values compare as JSON: true is not 1 (the "
+    "references use Python equality, where True == 1), 1 equals 1.0, key order does not matter; "
+    "`ignore_case` folds tool names and string values. Proxy tier, zero cost, deterministic."
+)
+_DEEPEVAL = (
+    "No expected calls scores 1.0 when no call was made and 0.0 otherwise, as in DeepEval. `mode='unordered'` "
+    "(default, as in DeepEval): each expected call pairs with at most one call; value = sum of the pair scores "
+    "/ number of expected calls. `mode='ordered'` (DeepEval's should_consider_ordering): the weighted longest "
+    "common subsequence of expected calls and calls made / number of expected calls. `mode='exact'` "
+    "(DeepEval's should_exact_match): 1.0 when the calls made are the expected ones position by position, "
+    "each scoring 1.0, else 0.0. `compare_results=True` also requires equal results (DeepEval's "
+    "evaluation_params output). The LLM-judged tool selection of DeepEval (`available_tools`) is not part of "
+    "this score. Where evalcore differs from DeepEval, a parameter gives DeepEval's number: DeepEval pairs "
+    "greedily (each expected call in order takes the first unused call with the highest score), which can "
+    "miss the best pairing when pair scores are partial; evalcore takes the one-to-one pairing with the "
+    "largest total (`matching='greedy'` for DeepEval's). DeepEval tracks paired calls in a set of values, so "
+    "in its unordered score a call repeated with the same arguments and result pairs only once (expected "
+    "[search, search], called [search, search] scores 0.5); evalcore pairs every repeat (`count_repeats=False` "
+    "for DeepEval's number; unordered mode only). "
+)
+
+
+def _common(mode: ParamSpec, *more: ParamSpec) -> tuple[ParamSpec, ...]:
+    return (
+        mode,
+        *more,
+        ParamSpec(name="ignore_case", type="bool", default=False, identity=True,
+                  description="compare tool names and string argument values case-folded"),
+        ParamSpec(name="field", type="str", default=None, nullable=True, identity=True,
+                  description="dotted path in the prediction of the calls made (a list of calls or of turns); "
+                              "None: tool_calls, else turns"),
+        ParamSpec(name="expected_field", type="str", default="expected_tool_calls", identity=True,
+                  description="dotted path in the example of the expected calls (a list of calls or of turns)"),
+    )
+
+
+def _matching(where: str) -> ParamSpec:
+    return ParamSpec(name="matching", type="str", default="optimal", identity=True, choices=("optimal", "greedy"),
+                     description=f"pairing of calls ({where}): 'optimal' (the best one-to-one pairing) or "
+                                 "'greedy' (each in order takes the first unused match, as the reference does)")
+
+
+def _arguments_by_tool(modes: str) -> ParamSpec:
+    return ParamSpec(name="arguments_by_tool", type="dict", default=None, nullable=True, identity=True,
+                     description=f"argument rule per tool name: {modes}, or a list of dotted argument paths "
+                                 "compared alone (agentevals' tool_args_match_overrides)")
+
+
+def _deepeval_params(*arguments: ParamSpec) -> tuple[ParamSpec, ...]:
+    return _common(
+        ParamSpec(name="mode", type="str", default="unordered", identity=True,
+                  choices=("unordered", "ordered", "exact"),
+                  description="'unordered' (share of expected calls made), 'ordered' (weighted longest common "
+                              "subsequence) or 'exact' (the same calls in the same order)"),
+        *arguments,
+        ParamSpec(name="compare_results", type="bool", default=False, identity=True,
+                  description="a call must also return the expected result (DeepEval's output parameter)"),
+        _matching("unordered mode"),
+        ParamSpec(name="count_repeats", type="bool", default=True, identity=True,
+                  description="pair every repeat of a call; False: identical calls pair once, as in DeepEval's "
+                              "unordered score"),
+    )
+
+
+def _spec(name: str, cls: str, **fields: object) -> MetricSpec:
+    return MetricSpec(
+        name=name, implementation=f"{_PKG}:{cls}", family="agent", target=TargetCategory.AGENT_BEHAVIOUR,
+        tier="proxy", cost_msats=0, direction="higher", value_range=(0.0, 1.0), inputs=_INPUTS,
+        granularity="sample", deterministic=True, version="1", **fields,  # type: ignore[arg-type]
+    )
+
+
+def _tool_call_correctness() -> MetricSpec:
+    return _spec(
+        "tool_call_correctness", "ToolCallCorrectness",
+        summary="Share of the expected tools the agent called (DeepEval's ToolCorrectnessMetric).",
+        description=(
+            "DeepEval's ToolCorrectnessMetric with its default evaluation_params (tool names only): an expected "
+            "call pairs with a call of the same tool, pair score 1. " + _DEEPEVAL
+            + "Arguments are not compared here; agent/tool_argument_correctness compares them. " + _RECORDS
+        ),
+        params=_deepeval_params(),
+    )
+
+
+def _tool_argument_correctness() -> MetricSpec:
+    return _spec(
+        "tool_argument_correctness", "ToolArgumentCorrectness",
+        summary="Expected tool calls made with the expected arguments, with partial credit "
+                "(DeepEval's ToolCorrectnessMetric on input parameters).",
+        description=(
+            "DeepEval's ToolCorrectnessMetric with evaluation_params input_parameters: an expected call pairs "
+            "with a call of the same tool, scored by its arguments. `arguments='partial'` (default, DeepEval): "
+            "1.0 for equal arguments, else each argument key the two share adds 1/(number of keys of either) "
+            "when the values are equal, or that share of the agreement of two nested mappings; a pair scoring 0 "
+            "does not pair. `'exact'`: 1 for equal arguments, else 0. `'expected_keys'`: 1 when every argument "
+            "the expected call gives has the same value in the call, extra arguments allowed (agentevals' "
+            "'superset'). `'actual_keys'`: 1 when every argument of the call has the same value in the expected "
+            "call (agentevals' 'subset'). `arguments_by_tool` sets the rule per tool (one of those, 'ignore', or "
+            "a list of dotted argument paths compared alone, where a path absent on both sides agrees). In "
+            "`mode='exact'` each position must score 1.0, i.e. equal arguments under 'partial', as in DeepEval. "
+            + _DEEPEVAL + _RECORDS
+        ),
+        params=_deepeval_params(
+            ParamSpec(name="arguments", type="str", default="partial", identity=True,
+                      choices=("partial", "exact", "expected_keys", "actual_keys"),
+                      description="argument agreement: 'partial' (share of agreeing keys, DeepEval), 'exact', "
+                                  "'expected_keys' (only the keys the expected call gives) or 'actual_keys'"),
+            _arguments_by_tool("'partial', 'exact', 'expected_keys', 'actual_keys', 'ignore'"),
+        ),
+    )
+
+
+def _trajectory_match() -> MetricSpec:
+    return _spec(
+        "trajectory_match", "TrajectoryMatch",
+        summary="1 when the agent's tool calls match the expected trajectory (agentevals' trajectory match).",
+        description=(
+            "agentevals' trajectory match evaluators (create_trajectory_match_evaluator: "
+            "trajectory_strict_match, trajectory_unordered_match, trajectory_subset_match, "
+            "trajectory_superset_match). Value 1.0 when the calls made match the expected calls under `mode`, "
+            "else 0.0. A call matches an expected call when the tool names are equal and the arguments agree "
+            "under `arguments`: 'exact' (default, as agentevals' tool_args_match_mode), 'ignore', "
+            "'expected_keys' (every argument the expected call gives has the same value in the call; agentevals' "
+            "'superset'), 'actual_keys' (every argument of the call has the same value in the expected call; "
+            "agentevals' 'subset'); `arguments_by_tool` sets the rule per tool (a mode, or a list of dotted "
+            "argument paths compared alone, where a path absent on both sides agrees), as agentevals' "
+            "tool_args_match_overrides. Modes: 'exact' (default; agentevals' 'strict'): the same calls in the "
+            "same order. 'unordered': the same calls in any order, each call paired with one expected call. "
+            "'superset': every expected call is among the calls made, extra calls allowed. 'subset': every call "
+            "made is among the expected calls, expected calls may be missing. 'ordered': the expected calls "
+            "appear in their order among the calls made, extra calls allowed in between (DeepEval's "
+            "should_consider_ordering at full score). With no expected calls, 'superset' and 'ordered' score "
+            "1.0 and the others 1.0 only when no call was made. Where evalcore differs from agentevals: "
+            "agentevals compares messages; its strict mode also requires the same roles message by message and "
+            "lets the calls inside one message come in any order, so evalcore's sequence of calls equals it "
+            "when each call is its own assistant message. agentevals pairs greedily (each expected call in "
+            "order takes the first unused call that matches; in subset mode each call made takes the first "
+            "unused expected call), which with a key-based argument rule can miss a valid pairing; evalcore "
+            "finds one when it exists (`matching='greedy'` for agentevals' answer). In subset mode agentevals "
+            "applies its argument modes with the roles swapped, so its subset mode with 'superset' arguments is "
+            "`mode='subset', arguments='actual_keys'` here; its unordered mode runs the superset and subset "
+            "checks one after the other, which with a key-based argument rule requires the arguments to agree "
+            "both ways. " + _RECORDS
+        ),
+        params=_common(
+            ParamSpec(name="mode", type="str", default="exact", identity=True,
+                      choices=("exact", "ordered", "unordered", "subset", "superset"),
+                      description="'exact' (same calls, same order), 'ordered' (expected calls in order, extras "
+                                  "allowed), 'unordered', 'subset' or 'superset'"),
+            ParamSpec(name="arguments", type="str", default="exact", identity=True,
+                      choices=("exact", "expected_keys", "actual_keys", "ignore"),
+                      description="argument agreement: 'exact', 'expected_keys' (only the keys the expected call "
+                                  "gives), 'actual_keys' or 'ignore'"),
+            _arguments_by_tool("'exact', 'expected_keys', 'actual_keys', 'ignore'"),
+            _matching("unordered, subset and superset modes"),
+        ),
+    )
+
+
+@hookimpl
+def evalcore_metrics() -> list[MetricSpec]:
+    """The agent plugin's metrics."""
+    return [_tool_call_correctness(), _tool_argument_correctness(), _trajectory_match()]
