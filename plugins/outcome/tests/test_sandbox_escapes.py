@@ -272,3 +272,21 @@ def test_isolation_defaults_to_the_strongest_available_and_none_must_be_asked_fo
     assert peek_parent(isolation="none") == ["none", "1"]  # unisolated, an API key it was not given shows
     with pytest.warns(UnisolatedCommandWarning, match="can read evalcore's environment"):
         evalcore.get_metric("outcome/sandbox", command=["true"], isolation="none")
+
+
+@pytest.mark.parametrize("mode", ["bwrap", "unshare"])
+def test_a_program_installed_under_tmp_runs_isolated_and_the_rest_of_tmp_stays_hidden(tmp_path, mode):
+    reason = unavailable(mode)
+    if reason is not None:
+        pytest.skip(f"isolation={mode!r}: {reason}")
+    prefix = tmp_path / "venv"  # a virtual environment made under /tmp, as a CI checkout may hold one
+    (prefix / "bin").mkdir(parents=True)
+    (prefix / "share.txt").write_text("installed")
+    (tmp_path / "elsewhere.txt").write_text("private")
+    program = prefix / "bin" / "tool"
+    program.write_text(f"#!/bin/sh\ncat {prefix / 'share.txt'}; cat {tmp_path / 'elsewhere.txt'} 2>/dev/null; true\n")
+    program.chmod(0o755)
+    workdir = tmp_path / "work"
+    workdir.mkdir()
+    result = run_command([str(program)], timeout_s=30, cwd=workdir, isolation=mode)
+    assert result.returncode == 0 and result.stdout.strip() == "installed"

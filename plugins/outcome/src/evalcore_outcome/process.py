@@ -26,7 +26,7 @@ import attrs
 from evalcore.plugin import EvalcoreError
 
 from . import _supervise
-from .isolation import wrap
+from .isolation import installation_under_tmp, wrap
 
 # How long to wait for the pipes to close after the command exits, and for the
 # supervisor to clean up after SIGTERM, before the group is killed from here.
@@ -117,7 +117,8 @@ def run_command(
     status_read, status_write = os.pipe()
     try:
         proc = subprocess.Popen(
-            [sys.executable, "-I", "-S", _SUPERVISOR, str(status_write), *wrap(argv, isolation, workdir)],
+            [sys.executable, "-I", "-S", _SUPERVISOR, str(status_write),
+             *wrap(argv, isolation, workdir, installation_under_tmp(_program_path(argv[0], env, workdir)))],
             cwd=workdir, env=None if env is None else dict(env),
             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
             start_new_session=True, pass_fds=(status_write,),
@@ -149,12 +150,18 @@ def run_command(
     )
 
 
+def _program_path(program: str, env: Mapping[str, str] | None, workdir: str) -> str:
+    """The path of the file ``program`` names, as the command's ``PATH`` finds it (``program`` itself
+    when it is not found)."""
+    if os.sep in program:
+        return os.path.join(workdir, program)
+    return shutil.which(program, path=None if env is None else env.get("PATH", "")) or program
+
+
 def _can_start(program: str, env: Mapping[str, str] | None, workdir: str) -> bool:
     """Whether ``program`` names an executable file, as the command's ``PATH`` finds it."""
-    if os.sep in program:
-        path = os.path.join(workdir, program)
-        return os.path.isfile(path) and os.access(path, os.X_OK)
-    return shutil.which(program, path=None if env is None else env.get("PATH", "")) is not None
+    path = _program_path(program, env, workdir)
+    return os.path.isfile(path) and os.access(path, os.X_OK)
 
 
 def _watch(proc: subprocess.Popen[bytes], total: list[int], max_output_bytes: int,
