@@ -93,6 +93,13 @@ class _StructuredOutputs:
     def _rejected(self, exc: Exception) -> bool:
         raise NotImplementedError
 
+    async def agenerate(self, messages: Messages, decoding: Decoding, metadata: Mapping[str, Any],
+                        schema: type[JudgeAnswer] | None = None) -> Completion:
+        """An answer to ``messages``, following ``schema`` when one is given (see :meth:`_with_schema`)."""
+        if schema is not None:
+            return await self._with_schema(messages, decoding, schema)
+        return await self._send(messages, decoding, None)
+
     async def _with_schema(self, messages: Messages, decoding: Decoding, schema: type[JudgeAnswer]) -> Completion:
         if self.structured_outputs is None:
             loop = asyncio.get_running_loop()
@@ -172,12 +179,6 @@ class HTTPBackend(_StructuredOutputs):
     @structured_outputs.setter
     def structured_outputs(self, value: bool | None) -> None:
         self.client.structured_outputs = value
-
-    async def agenerate(self, messages: Messages, decoding: Decoding, metadata: Mapping[str, Any],
-                        schema: type[JudgeAnswer] | None = None) -> Completion:
-        if schema is not None:
-            return await self._with_schema(messages, decoding, schema)
-        return await self._send(messages, decoding, None)
 
     async def _send(self, messages: Messages, decoding: Decoding, response_format: Mapping[str, Any] | None,
                     ) -> Completion:
@@ -405,12 +406,6 @@ class LiteLLMBackend(_StructuredOutputs):
 
     def __repr__(self) -> str:
         return f"<LiteLLMBackend model={self.model!r}>"
-
-    async def agenerate(self, messages: Messages, decoding: Decoding, metadata: Mapping[str, Any],
-                        schema: type[JudgeAnswer] | None = None) -> Completion:
-        if schema is not None:
-            return await self._with_schema(messages, decoding, schema)
-        return await self._send(messages, decoding, None)
 
     async def _send(self, messages: Messages, decoding: Decoding, response_format: Mapping[str, Any] | None,
                     ) -> Completion:
