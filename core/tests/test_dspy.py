@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import _thread
+import asyncio
 import json
+import logging
+import threading
+import time
 
 import pytest
 
@@ -10,6 +15,7 @@ dspy = pytest.importorskip("dspy")
 
 import evalcore  # noqa: E402
 from dspy.utils import DummyLM  # noqa: E402
+from dspy.utils.callback import BaseCallback  # noqa: E402
 from evalcore._compat.dspy import RETURN_OUTPUTS_ERROR  # noqa: E402
 from evalcore.dspy import Evaluate, as_program  # noqa: E402
 
@@ -122,3 +128,165 @@ def test_evaluate_calls_a_dspy_module_with_its_inputs(lm):
     records = [{"question": "What is the capital of France?", "reference_answer": "Paris"}]
     evalcore.evaluate(examples=records, program=Echo(), metrics=[exact])
     assert seen == ["What is the capital of France?"]  # not the whole record, answer included
+
+
+# -- under faults: each outcome compared with dspy.Evaluate's on the same program --------------------
+
+EVALUATES = pytest.mark.parametrize("evaluate_class", [dspy.Evaluate, Evaluate], ids=["dspy", "evalcore"])
+
+
+class Counting:
+    """A program that counts its calls, each taking ``sleep_s``, and raises ``error`` (an exception class,
+    ``KeyboardInterrupt`` included) from call ``from_call`` on; call ``ctrl_c_at`` presses Ctrl-C (a SIGINT
+    handled in the main thread, which waits for the workers)."""
+
+    def __init__(self, error: type[BaseException] | None = None, from_call: int = 1, sleep_s: float = 0.0,
+                 ctrl_c_at: int | None = None):
+        self.calls = 0
+        self.lock = threading.Lock()
+        self.error, self.from_call, self.sleep_s, self.ctrl_c_at = error, from_call, sleep_s, ctrl_c_at
+
+    def __call__(self, question):
+        with self.lock:
+            self.calls += 1
+            call = self.calls
+        if call == self.ctrl_c_at:
+            _thread.interrupt_main()
+        time.sleep(self.sleep_s)
+        if self.error is not None and call >= self.from_call:
+            raise self.error("program broke")
+        return dspy.Prediction(answer="Paris")
+
+
+def numbered(n):
+    return [dspy.Example(question=f"q{i}", answer="Paris").with_inputs("question") for i in range(n)]
+
+
+@pytest.fixture
+def dspy_log():
+    """The records DSPy's executor logs (its logger does not propagate to the root one)."""
+    records = []
+    handler = logging.Handler()
+    handler.emit = records.append
+    logger = logging.getLogger("dspy.utils.parallelizer")
+    logger.addHandler(handler)
+    yield records
+    logger.removeHandler(handler)
+
+
+@EVALUATES
+def test_max_errors_cancels_outstanding_work_and_raises(evaluate_class):
+    # one thread: DSPy's executor stops at the error that reaches max_errors, so exactly 3 calls
+    program = Counting(RuntimeError)
+    with pytest.raises(Exception, match="Execution cancelled due to errors or interruption"):
+        evaluate_class(devset=numbered(50), metric=exact, max_errors=3, num_threads=1)(program)
+    assert program.calls == 3
+    # max_errors defaults to dspy.settings.max_errors
+    program = Counting(RuntimeError)
+    with dspy.context(max_errors=2), pytest.raises(Exception, match="Execution cancelled"):
+        evaluate_class(devset=numbered(50), metric=exact, num_threads=1)(program)
+    assert program.calls == 2
+    # four threads: at most the calls already started when the limit was reached finish
+    program = Counting(RuntimeError, sleep_s=0.01)
+    with pytest.raises(Exception, match="Execution cancelled"):
+        evaluate_class(devset=numbered(50), metric=exact, max_errors=3, num_threads=4)(program)
+    assert 3 <= program.calls <= 3 + 3
+    time.sleep(0.05)  # the calls already started finish (and log) within this test
+
+
+@EVALUATES
+def test_a_program_interrupted_raises_keyboard_interrupt_and_no_score(evaluate_class):
+    ended = []
+
+    class Ends(BaseCallback):
+        def on_evaluate_end(self, call_id, outputs, exception=None):
+            ended.append((outputs, exception))
+
+    with dspy.context(callbacks=[Ends()]), pytest.raises(KeyboardInterrupt):
+        evaluate_class(devset=numbered(20), metric=exact, num_threads=4)(Counting(KeyboardInterrupt, from_call=6))
+    [(outputs, exception)] = ended
+    assert outputs is None and isinstance(exception, KeyboardInterrupt)
+
+
+@EVALUATES
+def test_ctrl_c_cancels_what_has_not_started_and_raises(evaluate_class):
+    program = Counting(sleep_s=0.05, ctrl_c_at=5)
+    with pytest.raises(KeyboardInterrupt):
+        evaluate_class(devset=numbered(20), metric=exact, num_threads=2)(program)
+    assert program.calls < 20
+
+
+@EVALUATES
+def test_one_thread_runs_on_the_calling_thread(evaluate_class, lm, devset):
+    threads = []
+
+    def metric(example, prediction, trace=None):
+        threads.append(threading.current_thread())
+        return exact(example, prediction)
+
+    scores, dummy = [], dspy.settings.lm
+
+    def call():  # from a thread other than the main one, which runs everything there
+        threads.append(threading.current_thread())
+        with dspy.context(lm=dummy):
+            scores.append(evaluate_class(devset=devset, metric=metric, num_threads=1)(QA()).score)
+
+    caller = threading.Thread(target=call)
+    caller.start()
+    caller.join()
+    assert scores == [60.0]
+    assert len(threads) == 1 + len(devset) and set(threads) == {caller}
+
+
+@EVALUATES
+def test_provide_traceback_none_follows_dspy_settings(evaluate_class, dspy_log):
+    for setting in (True, False):
+        dspy_log.clear()
+        with dspy.context(provide_traceback=setting):
+            evaluate_class(devset=numbered(1), metric=exact, provide_traceback=None)(Counting(RuntimeError))
+        [record] = dspy_log
+        assert ("Traceback (most recent call last)" in record.getMessage()) is setting
+        assert ("Set `provide_traceback=True`" in record.getMessage()) is not setting
+
+
+def test_failures_are_errors_in_evalcores_report(lm, devset):
+    def flaky(example, prediction, trace=None):
+        if "Italy" in example.question:
+            raise RuntimeError("metric broke")
+        return exact(example, prediction)
+
+    evaluator = Evaluate(devset=devset, metric=flaky, failure_score=0.5)
+    # by hand: France 1, Italy fails (0.5), Spain 0 (Lisbon), Jupiter 1, Mars 0 (Venus): 2.5 / 5
+    assert evaluator(QA()).score == 50.0
+    summary = evaluator.report.metrics["local/score"]
+    assert summary.n_errors == 1 and summary.value == pytest.approx(0.5)
+
+
+def test_run_options_that_dspys_executor_lacks_are_refused(devset):
+    with pytest.raises(evalcore.EvalcoreError, match="'timeout_s'"):
+        Evaluate(devset=devset, metric=exact, timeout_s=5)
+
+
+def test_dspy_context_reaches_callable_metrics_and_programs_in_evaluate(devset):
+    dummy = DummyLM([{"answer": "Paris"}])
+    seen = []
+
+    def metric(gold, pred, trace=None):
+        seen.append(dspy.settings.lm is dummy)
+        return 1.0
+
+    def program(record):
+        seen.append(dspy.settings.lm is dummy)
+        return {"response": "Paris"}
+
+    records = [{"question": "q", "reference_answer": "Paris"}] * 3
+    with dspy.context(lm=dummy):
+        evalcore.evaluate(examples=records, predictions=[{"response": "Paris"}] * 3, metrics=[metric])
+        evalcore.evaluate(examples=records, predictions=[{"response": "Paris"}] * 3, metrics=[metric], timeout_s=5)
+        evalcore.evaluate(examples=records, program=program, metrics=[metric])
+
+        async def in_a_notebook():  # evaluate called inside a running event loop runs on a thread of its own
+            return evalcore.evaluate(examples=records, program=program, metrics=[metric])
+
+        asyncio.run(in_a_notebook())
+    assert seen == [True] * 18

@@ -1,15 +1,21 @@
-"""A drop-in for ``dspy.Evaluate`` on top of :func:`evalcore.evaluate`.
+"""A drop-in for ``dspy.Evaluate`` that also keeps evalcore's report of the run.
 
-Change ``from dspy import Evaluate`` to ``from evalcore.dspy import Evaluate``: the
-constructor takes the same arguments with the same defaults, programs are called as
-``program(**example.inputs())``, metrics as ``metric(example, prediction)``, and the
-result is DSPy's own ``EvaluationResult`` (``score`` in percent, ``results`` as
+Change ``from dspy import Evaluate`` to ``from evalcore.dspy import Evaluate``. It *is* a
+``dspy.Evaluate`` (a subclass), and runs as DSPy's does, on DSPy's own ``ParallelExecutor``:
+the same constructor arguments and defaults, programs called as ``program(**example.inputs())``
+and metrics as ``metric(example, prediction)``, ``num_threads=1`` on the calling thread,
+``max_errors`` (default ``dspy.settings.max_errors``) cancelling outstanding work once reached
+and then raising DSPy's ``Exception("Execution cancelled due to errors or interruption.")``,
+Ctrl-C raising ``KeyboardInterrupt``, ``provide_traceback=None`` following
+``dspy.settings.provide_traceback``, the caller's ``dspy.context`` and callback lineage reaching
+every worker, and DSPy's ``on_evaluate_start`` / ``on_evaluate_end`` callbacks firing around the
+call. The result is DSPy's own ``EvaluationResult`` (``score`` in percent, ``results`` as
 ``(example, prediction, score)`` triples, a failed example scored ``failure_score``).
-The run goes through evalcore's evaluator, so the evaluator's options (``budget_msats``,
-``output``, ``samples``, ``csv``, ``seed``, ``n_boot``, ``confidence``,
-``timeout_s``, ``cache_mode``, ``cache_dir``) may be passed too,
-and the evalcore report of the last call (aggregates with intervals, usage, provenance)
-is kept in :attr:`Evaluate.report`.
+
+The finished scores then go through :func:`evalcore.evaluate`: the report of the last call
+(the mean with its bootstrap interval, errors by type, provenance) is kept in
+:attr:`Evaluate.report`, and the report options ``output``, ``samples``, ``csv``, ``seed``,
+``n_boot`` and ``confidence`` may be passed to the constructor.
 
 :func:`as_program` turns a ``dspy.Module`` into a program for :func:`evalcore.evaluate`,
 called with the record fields the module takes as inputs.
@@ -17,36 +23,42 @@ called with the record fields the module takes as inputs.
 
 from __future__ import annotations
 
-import contextvars
 import csv
 import importlib.util
 import json
 import logging
-import threading
 import types
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+import dspy
+from dspy.evaluate.evaluate import EvaluationResult
+from dspy.utils.callback import with_callbacks
+from dspy.utils.parallelizer import ParallelExecutor
+
 from evalcore._contract.errors import EvalcoreError, ParameterError
+from evalcore._engine.entry import evaluate
+from evalcore._engine.options import make_options
 from evalcore._engine.programs import as_program, is_dspy_module
 from evalcore._lazy import publish
 
 __all__ = ["Evaluate", "as_program", "is_dspy_module"]
 
-logger = logging.getLogger(__name__)
+logger = logging.getLogger("dspy.evaluate.evaluate")  # DSPy's: its messages show and filter as dspy.Evaluate's
 
 RETURN_OUTPUTS_ERROR = (
     "`return_outputs` is no longer supported. Results are always returned inside the `results` field "
     "of the `EvaluationResult` object."
 )
-# evalcore.evaluate options that Evaluate passes on; DSPy ignores other keyword arguments.
-EVALCORE_OPTIONS = ("budget_msats", "output", "samples", "csv", "seed", "n_boot", "confidence", "timeout_s",
-                    "cache_mode", "cache_dir")
+# evalcore.evaluate options about the report, which Evaluate passes on; DSPy ignores other keyword arguments.
+REPORT_OPTIONS = ("output", "samples", "csv", "seed", "n_boot", "confidence")
+# evalcore.evaluate options about running programs and metrics: those run on DSPy's executor instead.
+RUN_OPTIONS = ("budget_msats", "timeout_s", "cache_mode", "cache_dir")
 _INDEX = "dspy_index"
 
 
-class Evaluate:
-    """``dspy.Evaluate`` with evalcore's evaluator underneath (see the module docstring)."""
+class Evaluate(dspy.Evaluate):
+    """``dspy.Evaluate`` that also keeps evalcore's report of each call (see the module docstring)."""
 
     def __init__(
         self, *, devset: Sequence[Any], metric: Callable[..., Any] | None = None, num_threads: int | None = None,
@@ -56,31 +68,28 @@ class Evaluate:
     ) -> None:
         if "return_outputs" in kwargs:
             raise ParameterError(RETURN_OUTPUTS_ERROR)  # DSPy's words; a ValueError as in DSPy
-        self.devset = devset
-        self.metric = metric
-        self.num_threads = num_threads
-        self.display_progress = display_progress
-        self.display_table = display_table
-        self.max_errors = max_errors
-        self.provide_traceback = provide_traceback
-        self.failure_score = failure_score
-        self.save_as_csv = save_as_csv
-        self.save_as_json = save_as_json
-        self.options = {k: v for k, v in kwargs.items() if k in EVALCORE_OPTIONS}
+        for name in RUN_OPTIONS:
+            if name in kwargs:
+                raise ParameterError(f"evalcore.dspy.Evaluate: parameter {name!r}: programs and metrics run on "
+                                     "DSPy's executor, which has no such setting (evalcore.evaluate has it)")
+        super().__init__(
+            devset=devset, metric=metric, num_threads=num_threads, display_progress=display_progress,
+            display_table=display_table, max_errors=max_errors, provide_traceback=provide_traceback,
+            failure_score=failure_score, save_as_csv=save_as_csv, save_as_json=save_as_json,
+        )
+        self.options = {k: v for k, v in kwargs.items() if k in REPORT_OPTIONS}
+        make_options(**self.options)  # a bad option fails here, before any program runs
         self.report: Any = None
+        """evalcore's report of the last call (an :class:`evalcore.EvaluationResult`)."""
 
+    @with_callbacks
     def __call__(
         self, program: Any, metric: Callable[..., Any] | None = None, devset: Sequence[Any] | None = None,
         num_threads: int | None = None, display_progress: bool | None = None,
         display_table: bool | int | None = None, callback_metadata: Mapping[str, Any] | None = None,
         save_as_csv: str | None = None, save_as_json: str | None = None,
-    ) -> Any:
+    ) -> EvaluationResult:
         """Evaluate ``program`` on ``devset`` with ``metric``; arguments default to the constructor's."""
-        import dspy
-        from dspy.evaluate.evaluate import EvaluationResult
-
-        from evalcore._engine.entry import evaluate
-
         metric = metric if metric is not None else self.metric
         devset = devset if devset is not None else self.devset
         num_threads = num_threads if num_threads is not None else self.num_threads
@@ -94,98 +103,65 @@ class Evaluate:
             raise EvalcoreError("evalcore.dspy.Evaluate: parameter 'metric': no metric given")
         if callback_metadata:
             logger.debug("Evaluate is called with callback metadata: %s", callback_metadata)
-        max_errors = self.max_errors if self.max_errors is not None else dspy.settings.max_errors
-        run = _Run(program, metric, devset, bool(self.provide_traceback))
-        self.report = evaluate(
-            examples=[{_INDEX: i} for i in range(len(devset))], metrics=[run.score], program=run.predict,
-            concurrency=num_threads or dspy.settings.num_threads, failure_score=self.failure_score,
-            max_errors=max_errors, progress=bool(display_progress), **self.options,
+
+        executor = ParallelExecutor(
+            num_threads=num_threads, disable_progress_bar=not display_progress,
+            max_errors=self.max_errors if self.max_errors is not None else dspy.settings.max_errors,
+            provide_traceback=self.provide_traceback, compare_results=True,
         )
-        if run.errors >= max_errors:
-            logger.warning("Execution cancelled due to errors or interruption.")
-            raise Exception("Execution cancelled due to errors or interruption.")  # as DSPy raises it
-        results = [
-            (example, *run.outcomes.get(i, (dspy.Prediction(), self.failure_score)))
-            for i, example in enumerate(devset)
-        ]
+
+        def process_item(example: Any) -> tuple[Any, Any]:
+            prediction = program(**example.inputs())
+            return prediction, metric(example, prediction)
+
+        outcomes = executor.execute(process_item, devset)  # raises as DSPy's Evaluate does
+        results = [(example, *((dspy.Prediction(), self.failure_score) if outcome is None else outcome))
+                   for example, outcome in zip(devset, outcomes, strict=True)]
         total = sum(score for *_, score in results)
         logger.info("Average Metric: %s / %s (%s%%)", total, len(devset), round(100 * total / len(devset), 1))
-        _write_outputs(results, metric, devset, display_table, save_as_csv, save_as_json)
+        self.report = self._report(results, executor.exceptions_map)
+        self._write_outputs(results, metric, display_table, save_as_csv, save_as_json)
         return EvaluationResult(score=round(100 * total / len(devset), 2), results=results)
 
+    def _report(self, results: list[tuple[Any, Any, Any]], failures: Mapping[int, Exception]) -> Any:
+        """evalcore's report of the scores: a failed example is an error, counted as ``failure_score``."""
+        records = [{_INDEX: i} for i in range(len(results))]
+        scores = _Scores([score for *_, score in results], failures)
+        return evaluate(examples=records, predictions=records, metrics=[scores.score],
+                        failure_score=self.failure_score, progress=False, **self.options)
 
-class _Run:
-    """One call's program and metric, keyed by the example's position in the devset."""
+    def _write_outputs(self, results: list[tuple[Any, Any, Any]], metric: Any, display_table: bool | int,
+                       save_as_csv: str | None, save_as_json: str | None) -> None:
+        """The table and files ``dspy.Evaluate`` writes, in its own format."""
+        name = metric.__name__ if isinstance(metric, types.FunctionType) else metric.__class__.__name__
+        if display_table:
+            if importlib.util.find_spec("pandas") is not None:
+                self._display_result_table(self._construct_result_table(results, name), display_table, name)
+            else:
+                logger.warning("Skipping table display since `pandas` is not installed.")
+        if save_as_csv:
+            rows = self._prepare_results_output(results, name)
+            with open(save_as_csv, "w", newline="") as handle:
+                writer = csv.DictWriter(handle, fieldnames=rows[0].keys())
+                writer.writeheader()
+                writer.writerows(rows)
+        if save_as_json:
+            with open(save_as_json, "w") as handle:
+                json.dump(self._prepare_results_output(results, name), handle)
 
-    def __init__(self, program: Any, metric: Callable[..., Any], devset: Sequence[Any], traceback: bool) -> None:
-        # The caller's context (dspy.context(lm=...) among it), entered afresh for every call
-        # whatever thread the evaluator runs it on.
-        self.context = contextvars.copy_context()
-        self.program = program
-        self.metric = metric
-        self.devset = devset
-        self.traceback = traceback
-        self.predictions: dict[int, Any] = {}
-        self.outcomes: dict[int, tuple[Any, Any]] = {}
-        self.errors = 0
-        self._lock = threading.Lock()
 
-    def _failed(self, index: int, exc: Exception) -> None:
-        with self._lock:
-            self.errors += 1
-        logger.error("Error for %s: %s", self.devset[index], exc, exc_info=self.traceback)
+class _Scores:
+    """The finished scores, by the example's position in the devset, as an evalcore metric."""
 
-    def predict(self, record: Mapping[str, Any]) -> dict[str, int]:
-        index = record[_INDEX]
-        example = self.devset[index]
-        try:
-            self.predictions[index] = self.context.copy().run(lambda: self.program(**example.inputs()))
-        except Exception as exc:
-            self._failed(index, exc)
-            raise
-        return {_INDEX: index}
+    def __init__(self, scores: list[Any], failures: Mapping[int, Exception]) -> None:
+        self.scores = scores
+        self.failures = failures
 
     def score(self, gold: Mapping[str, Any], pred: Mapping[str, Any]) -> Any:
         index = gold[_INDEX]
-        prediction = self.predictions[index]
-        try:
-            score = self.context.copy().run(self.metric, self.devset[index], prediction)
-        except Exception as exc:
-            self._failed(index, exc)
-            raise
-        self.outcomes[index] = (prediction, score)
-        return score
-
-
-def _metric_name(metric: Any) -> str:
-    return metric.__name__ if isinstance(metric, types.FunctionType) else metric.__class__.__name__
-
-
-def _write_outputs(
-    results: list[tuple[Any, Any, Any]], metric: Any, devset: Sequence[Any], display_table: bool | int,
-    save_as_csv: str | None, save_as_json: str | None,
-) -> None:
-    """The table and files ``dspy.Evaluate`` writes, in its own format."""
-    if not (display_table or save_as_csv or save_as_json):
-        return
-    from dspy.evaluate.evaluate import Evaluate as DSPyEvaluate
-
-    name = _metric_name(metric)
-    if display_table:
-        if importlib.util.find_spec("pandas") is not None:
-            table = DSPyEvaluate(devset=devset)
-            table._display_result_table(table._construct_result_table(results, name), display_table, name)
-        else:
-            logger.warning("Skipping table display since `pandas` is not installed.")
-    rows = DSPyEvaluate._prepare_results_output(results, name)
-    if save_as_csv:
-        with open(save_as_csv, "w", newline="") as handle:
-            writer = csv.DictWriter(handle, fieldnames=rows[0].keys())
-            writer.writeheader()
-            writer.writerows(rows)
-    if save_as_json:
-        with open(save_as_json, "w") as handle:
-            json.dump(rows, handle)
+        if index in self.failures:
+            raise self.failures[index]  # the example's own error, kept in the report's row
+        return self.scores[index]
 
 
 publish(globals())

@@ -9,6 +9,7 @@ cannot kill a thread) and recorded as a ``TimeoutError``; the run goes on.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import functools
 import threading
 from collections.abc import Callable, Sequence
@@ -80,7 +81,8 @@ def _watch(fn: Callable[[int], Score], results: list[Score | None], start: int, 
                 state["index"] = i + 1
                 progressed.notify()
 
-    thread = threading.Thread(target=worker, name="evalcore-metric", daemon=True)
+    thread = threading.Thread(target=contextvars.copy_context().run, args=(worker,), name="evalcore-metric",
+                              daemon=True)  # in the caller's context (dspy.context(lm=...) among it)
     thread.start()
     with progressed:
         while True:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import os
 import threading
 import time
@@ -42,7 +43,7 @@ def evaluate(data: Any = None, metrics: Sequence[MetricLike] | MetricLike = (), 
         except BaseException as exc:  # noqa: BLE001 - re-raised in the caller's thread
             box["error"] = exc
 
-    thread = threading.Thread(target=target)
+    thread = threading.Thread(target=contextvars.copy_context().run, args=(target,))  # the caller's context
     thread.start()
     thread.join()
     if "error" in box:

@@ -15,6 +15,7 @@ and settles it after; a sample that does not fit is skipped with :data:`BUDGET_S
 from __future__ import annotations
 
 import asyncio
+import contextvars
 from collections.abc import Sequence
 from concurrent.futures import Executor
 from typing import Any
@@ -72,7 +73,8 @@ class MetricRunner:
         return admitted, reserved, out
 
     async def _in_thread(self, fn: Any, *args: Any) -> Any:
-        return await asyncio.get_running_loop().run_in_executor(self.pool, fn, *args)
+        # in the run's context, as asyncio.to_thread calls: dspy.context(lm=...) reaches the metric
+        return await asyncio.get_running_loop().run_in_executor(self.pool, contextvars.copy_context().run, fn, *args)
 
 
 class SyncSampleRunner(MetricRunner):

@@ -8,6 +8,7 @@ each sees the values of the metrics before it (``prediction["metrics"]``).
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import inspect
 from collections.abc import Callable, Iterator
 from concurrent.futures import Executor
@@ -187,7 +188,8 @@ async def _predict(plan: Plan, records: list[Record], pool: Executor,
                 if inspect.iscoroutinefunction(program):
                     output = await program(RecordView(example))
                 else:
-                    output = await loop.run_in_executor(pool, program, RecordView(example))
+                    output = await loop.run_in_executor(pool, contextvars.copy_context().run, program,
+                                                        RecordView(example))  # in the run's context
                 return example, as_record(output, role="prediction"), None
             except KeyboardInterrupt:
                 raise
