@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from evalcore.plugin import MetricSpec, ParamSpec, TargetCategory, hookimpl
 
-__all__ = ["PLUGIN_API_VERSION", "evalcore_metrics"]
+__all__ = ["PLUGIN_API_VERSION", "evalcore_metrics", "evalcore_readers"]
 
 PLUGIN_API_VERSION = 1  # the evalcore plugin API these specs are written for
 
@@ -181,3 +181,21 @@ def _trajectory_match() -> MetricSpec:
 def evalcore_metrics() -> list[MetricSpec]:
     """The agent plugin's metrics."""
     return [_tool_call_correctness(), _tool_argument_correctness(), _trajectory_match()]
+
+
+@hookimpl
+def evalcore_readers() -> list[dict]:
+    """OpenTelemetry traces of agent runs (``evalcore evaluate --traces FILE``)."""
+    return [{
+        "name": "otel", "implementation": "evalcore_agent.traces:trace_source",
+        "summary": "OpenTelemetry traces (OTLP/JSON or span JSON; OpenInference and GenAI conventions), "
+                   "one record per trace: task, answer, tool calls, LLM calls, usage, timings",
+        "options": [
+            {"flag": "--traces", "dest": "traces",
+             "help": "OpenTelemetry trace file: OTLP/JSON (resourceSpans), JSON lines of it, or span JSON"},
+            {"flag": "--trace-examples", "dest": "trace_examples", "kind": "str",
+             "help": "JSONL of example fields (e.g. expected_tool_calls) keyed by trace_id or query"},
+            {"flag": "--trace-records", "dest": "trace_records", "kind": "str",
+             "help": "'traces' (default: a record per trace) or 'tool_calls' (a record per tool call)"},
+        ],
+    }]
