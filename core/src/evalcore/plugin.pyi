@@ -22,6 +22,7 @@ from evalcore._contract.metric import Metric as Metric
 from evalcore._contract.metric import SampleMetric as SampleMetric
 from evalcore._contract.metric import BatchMetric as BatchMetric
 from evalcore._contract.metric import CorpusMetric as CorpusMetric
+from evalcore._contract.array_state import Reduction as Reduction
 from evalcore._contract.metric import Record as Record
 from evalcore._contract.scores import Score as Score
 from evalcore._contract.scores import Status as Status

@@ -60,7 +60,7 @@ def test_shards_merge_to_the_whole_exactly(metric_id: str, data: tuple[list[str]
     metric = evalcore.get_metric(metric_id)
     states = [state for _, state in metric.states(*records(hyps, refs))]
     parts = [metric.merge(shard) for shard in shards(states, cuts)]
-    assert metric.merge(parts) == metric.merge(states)
+    assert metric.merge(parts).tolist() == metric.merge(states).tolist()
     assert metric.compute(metric.merge(parts)) == metric.corpus_score(states)
     journalled = [metric.decode_state(metric.encode_state(state)) for state in parts]
     assert metric.corpus_score(journalled) == metric.corpus_score(states)
@@ -92,7 +92,7 @@ def test_bleu_options_equal_sacrebleu(params: dict) -> None:
 def test_unequal_reference_counts_are_an_error() -> None:
     hyps, refs = ["a cat", "a dog"], [["a cat"], ["a dog", "one dog"]]
     score = corpus("overlap/bleu", hyps, refs)
-    assert score.status.value == "error" and "different numbers of references (1, 2)" in score.error_message
+    assert score.status.value == "error" and "different numbers of references (from 1 to 2)" in score.error_message
     # accepted when asked for: sacrebleu pads the ragged stream with None and reports nrefs:var
     allowed = corpus("overlap/bleu", hyps, refs, variable_references=True)
     bleu = BLEU()
@@ -103,7 +103,7 @@ def test_unequal_reference_counts_are_an_error() -> None:
 def test_empty_corpus_is_skipped() -> None:
     metric = evalcore.get_metric("overlap/bleu")
     assert metric.corpus_score([]).status.value == "skipped"
-    assert metric.merge([]) == metric.merge([metric.merge([])])
+    assert metric.merge([]).tolist() == metric.merge([metric.merge([])]).tolist()
 
 
 def sacre_options(params: dict) -> dict:

@@ -249,7 +249,11 @@ class _Pairing:
 
         base_value, system_value = value_of(base), value_of(system)
         observed = system_value - base_value
-        values_of, swapped = resample.corpus_values(base, system, value_of, metric.merge)
+        stacked_base, stacked_system = metric.stack(base), metric.stack(system)
+        if stacked_base is not None and stacked_system is not None:
+            values_of, swapped = resample.declared_values(stacked_base, stacked_system, metric.values)
+        else:
+            values_of, swapped = resample.corpus_values(base, system, value_of, metric.merge)
         boot = None
         if metric.bootstrap:
             boot = resample.paired_bootstrap(len(base), observed, values_of,

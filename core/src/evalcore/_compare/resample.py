@@ -21,10 +21,13 @@ that means summed in another order do not pass for larger ones.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 import numpy as np
+
+if TYPE_CHECKING:
+    from evalcore._contract.array_state import ArrayStates
 
 _TOLERANCE = 1e-12
 
@@ -115,6 +118,22 @@ def corpus_values(
             a.append(value_of([table[code] for table, code in zip(tables, row)]))
             b.append(value_of([table[code ^ top] for table, code, top in zip(tables, row, full)]))
         return np.array(a), np.array(b)
+
+    return values_of, swapped
+
+
+def declared_values(
+    base: ArrayStates, system: ArrayStates, values: Callable[[np.ndarray], np.ndarray],
+) -> tuple[ValuesOf, Callable[[np.ndarray], Any]]:
+    """Resampling functions for declared (integer array) corpus states: every resample's merged
+    state at once (a matrix product), then ``values`` of them all."""
+
+    def values_of(idxs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return values(base.resampled(idxs)), values(system.resampled(idxs))
+
+    def swapped(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        a, b = base.swapped(system, mask)
+        return values(a), values(b)
 
     return values_of, swapped
 

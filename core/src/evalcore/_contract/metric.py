@@ -17,7 +17,7 @@ import inspect
 import math
 import sys
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, ClassVar, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 import attrs
 
@@ -30,6 +30,9 @@ from .identity import canonical_id
 from .origin import Origin
 from .scores import ColumnScores, Score, Status, coerce_score, within_caps
 from .spec import Granularity, MetricSpec
+
+if TYPE_CHECKING:
+    from .array_state import ArrayStates, Reduction
 
 Record = Mapping[str, Any]
 State = TypeVar("State")
@@ -374,11 +377,41 @@ class CorpusMetric(Metric, Generic[State]):
     that count distinct items (distinct-n) are biased by the duplicates a resample holds,
     so they set this to ``False`` and report no interval."""
 
+    state_fields: Mapping[str, Reduction] = {}
+    """Declared state (as torchmetrics' ``add_state``): column name -> ``"sum"``, ``"min"`` or
+    ``"max"``. When declared, :meth:`sample_state` returns a 1-D integer numpy array in this column
+    order; merging, journalling and every resampling (intervals, ``compare``'s paired tests) are
+    then generic matrix operations (see :meth:`values`). A metric whose columns depend on its
+    parameters sets this in :meth:`setup`. Left empty, a state is any plain data
+    and the metric implements :meth:`merge`."""
+
     def sample_state(self, example: Record, prediction: Record) -> State:
         raise NotImplementedError
 
     def merge(self, states: Sequence[State]) -> State:
-        raise NotImplementedError
+        if not self.state_fields:
+            raise NotImplementedError
+        return self.stack(states).merged()  # type: ignore[union-attr,return-value]
+
+    def stack(self, states: Sequence[State]) -> ArrayStates | None:
+        """Declared states stacked into a matrix (``None`` for a metric without ``state_fields``)."""
+        if not self.state_fields:
+            return None
+        from .array_state import ArrayStates
+
+        return ArrayStates(self.state_fields, [s for s in states if s is not None])  # type: ignore[arg-type]
+
+    def values(self, merged: Any) -> Any:
+        """The corpus value of each merged declared state (a row of ``merged``, as
+        :meth:`ArrayStates.resampled` gives them); NaN where it cannot be computed. Override with
+        a vectorised computation where one exists."""
+        import numpy as np
+
+        out = np.empty(len(merged))
+        for i, row in enumerate(merged):
+            score = guarded_call(lambda row=row: self.compute(row), result_check(self.spec))()
+            out[i] = score.value if score.ok and score.value is not None else np.nan
+        return out
 
     def compute(self, state: State) -> Any:
         raise NotImplementedError
@@ -389,6 +422,8 @@ class CorpusMetric(Metric, Generic[State]):
 
     def encode_state(self, state: State) -> Any:
         """A JSON-ready form of a state, for the samples journal (resume, compare)."""
+        if self.state_fields:
+            return state.tolist()  # type: ignore[attr-defined]
         from .state_codec import StateCodecError, encode_state
 
         try:
@@ -398,6 +433,8 @@ class CorpusMetric(Metric, Generic[State]):
 
     def decode_state(self, data: Any) -> State:
         """The state :meth:`encode_state` wrote."""
+        if self.state_fields:
+            return _declared_state(self, data)  # type: ignore[return-value]
         from .state_codec import StateCodecError, decode_state
 
         try:
@@ -428,6 +465,19 @@ class CorpusMetric(Metric, Generic[State]):
     def score_many(self, examples: Sequence[Record], predictions: Sequence[Record]) -> list[Score]:
         """Per-sample status for each pair (the corpus value comes from :meth:`corpus_score`)."""
         return [score for score, _ in self.states(examples, predictions)]
+
+
+def _declared_state(metric: CorpusMetric[Any], data: Any) -> Any:
+    """A journalled declared state: a list of integers, one per declared column."""
+    import numpy as np
+
+    from .state_codec import StateCodecError
+
+    width = len(metric.state_fields)
+    if not (isinstance(data, list) and len(data) == width
+            and all(isinstance(x, int) and not isinstance(x, bool) for x in data)):
+        raise StateCodecError(f"{metric.id}: a journalled state must be a list of {width} integers")
+    return np.asarray(data, dtype=np.int64)
 
 
 def implementation_kind(obj: Any) -> str:

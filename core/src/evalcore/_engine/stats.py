@@ -5,11 +5,14 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
 from evalcore._contract.errors import InputError, ParameterError
+
+if TYPE_CHECKING:
+    from evalcore._contract.array_state import ArrayStates
 
 AggregateMethod = Literal["mean", "median", "min", "max", "trimmed_mean"]
 _BOOTSTRAP_BLOCK = 1 << 22  # indices drawn at a time (32 MiB)
@@ -190,6 +193,34 @@ def corpus_bootstrap(
     for i in range(n_boot):
         idx = rng.integers(0, len(states), size=len(states))
         replicates[i] = value_of([states[j] for j in idx])
+    return _percentiles(replicates, confidence)
+
+
+def declared_bootstrap(
+    stacked: ArrayStates, values: Callable[[np.ndarray], np.ndarray], *, seed: int,
+    n_boot: int = 200, confidence: float = 0.95,
+) -> tuple[float | None, tuple[float, float] | None]:
+    """:func:`corpus_bootstrap` for declared (integer array) states, with the same draws: each
+    replicate's merged state comes from the counts of its draws times the statistics, and
+    ``values`` gives the corpus value of many merged states at once."""
+    n = len(stacked)
+    if n < 2:
+        return None, None
+    rng = np.random.default_rng(seed)
+    replicates = np.empty(n_boot)
+    block = max(1, _DRAW_CELLS // n)  # replicates drawn at a time, so memory stays bounded
+    for lo in range(0, n_boot, block):
+        # one draw per replicate, as corpus_bootstrap makes them, so the intervals are the same
+        draws = np.stack([rng.integers(0, n, size=n) for _ in range(lo, min(lo + block, n_boot))])
+        replicates[lo:lo + len(draws)] = values(stacked.resampled(draws))
+    return _percentiles(replicates, confidence)
+
+
+_DRAW_CELLS = 4_000_000
+
+
+def _percentiles(replicates: np.ndarray, confidence: float) -> tuple[float | None, tuple[float, float] | None]:
+    """The replicates' standard deviation and percentile interval (``None`` if any is not finite)."""
     if not np.isfinite(replicates).all():
         return None, None
     alpha = (1.0 - confidence) / 2.0

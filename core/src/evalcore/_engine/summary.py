@@ -12,7 +12,7 @@ from evalcore._contract.metric import CorpusMetric, Metric
 from evalcore._contract.scores import Status
 from evalcore._contract.spec import aggregate_values
 
-from .stats import bootstrap_intervals, corpus_bootstrap, standard_error
+from .stats import bootstrap_intervals, corpus_bootstrap, declared_bootstrap, standard_error
 
 
 @attrs.frozen
@@ -58,6 +58,8 @@ class MetricTally:
     status: np.ndarray
     cost_msats: int = 0
     states: Sequence[Any] = ()
+    reasons: Sequence[dict[str, Any]] = ()
+    """The most common reasons records were not scored (``status``, ``reason``, ``count``, ``hint``)."""
 
 
 def summarise_all(
@@ -105,7 +107,7 @@ def _summary(
         "direction": metric.spec.direction.value, "granularity": metric.spec.granularity.value,
         "n_skipped": int((status == 1).sum()) + n_budget, "n_errors": n_errors, "n_budget_skipped": n_budget,
         "cost_msats": int(tally.cost_msats),
-        "details": {"usage": usage} if usage else {},
+        "details": {**({"usage": usage} if usage else {}), **({"reasons": list(tally.reasons)} if tally.reasons else {})},
     }
     if isinstance(metric, CorpusMetric):
         return _corpus_summary(metric, list(tally.states), base, seed=seed, n_boot=n_boot, confidence=confidence)
@@ -138,7 +140,11 @@ def _corpus_summary(
         return result.value if result.ok and result.value is not None else float("nan")
 
     stderr, interval = None, None
-    if metric.bootstrap:
+    stacked = metric.stack(states)
+    if metric.bootstrap and stacked is not None:
+        stderr, interval = declared_bootstrap(stacked, metric.values, seed=seed, n_boot=min(n_boot, 200),
+                                              confidence=confidence)
+    elif metric.bootstrap:
         stderr, interval = corpus_bootstrap(states, value_of, seed=seed, n_boot=min(n_boot, 200),
                                             confidence=confidence)
     base["details"] = {**base["details"], **overall.details}

@@ -1,29 +1,28 @@
 """BLEU, chrF and TER through sacrebleu.
 
-Corpus metrics keep sacrebleu's sufficient statistics per sample (integer n-gram counts and
-lengths; TER's edits and, as an exact fraction, the average reference length); merging adds
-them, so a corpus scored in shards equals the corpus scored at once. The statistics and the
-final score come from sacrebleu's own code.
+Corpus metrics declare their state as integer columns (``state_fields``): sacrebleu's sufficient
+statistics per sample (n-gram counts and lengths; TER's edits and its average reference length,
+scaled by :data:`TER_SCALE` so that it stays an exact integer), summed, plus the number of samples
+and the fewest and most references. Merging and every resampling are then sums of integers, so a
+corpus scored in shards, resampled or compared equals the corpus scored at once. The statistics
+and the final score come from sacrebleu's own code.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from fractions import Fraction
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from evalcore.plugin import CorpusMetric, InputError, Record, SampleMetric, Score, SkipSample, inputs
 
-
-class SacreState(NamedTuple):
-    """Summed sacrebleu statistics, the reference counts seen, and the number of samples."""
-
-    stats: tuple[int | Fraction, ...]
-    ref_counts: frozenset[int]
-    samples: int
+if TYPE_CHECKING:
+    import numpy as np
+    from evalcore.plugin import Reduction
 
 
-_EMPTY_STATE = SacreState((), frozenset(), 0)
+_LEADING: dict[str, Reduction] = {"samples": "sum", "min_refs": "min", "max_refs": "max"}
+"""The columns before sacrebleu's statistics in a corpus state: how many samples, and the fewest
+and most references a sample had."""
 
 
 def build_bleu(params: dict[str, Any]) -> Any:
@@ -62,7 +61,7 @@ _DETAILS = ("counts", "totals", "precisions", "bp", "sys_len", "ref_len", "num_e
 
 
 class _Sacre:
-    """Shared by the BLEU and chrF metrics: the sacrebleu object and per-sample statistics."""
+    """Shared by the BLEU, chrF and TER metrics: the sacrebleu object and per-sample statistics."""
 
     params: dict[str, Any]
     builder: Any
@@ -70,19 +69,15 @@ class _Sacre:
     def setup(self) -> None:
         self._metric = type(self).builder(self.params)
 
-    def statistics(self, example: Record, prediction: Record) -> tuple[list[Any], int]:
-        """sacrebleu's segment statistics of the response against its references, and the
-        number of references (the steps of ``sacrebleu``'s ``_extract_corpus_statistics``)."""
+    def statistics(self, example: Record, prediction: Record) -> tuple[list[Any], dict[str, Any], int]:
+        """sacrebleu's segment statistics of the response against its references, the reference
+        information and the number of references (the steps of ``_extract_corpus_statistics``)."""
         refs = inputs.targets(example)
         hyp = inputs.response(prediction, blank=self.params["empty_response"])
         metric = self._metric
         info = metric._extract_reference_info([metric._preprocess_segment(ref) for ref in refs])
         stats = metric._compute_segment_statistics(metric._preprocess_segment(hyp), info)
-        return self.exact(stats, info), len(refs)
-
-    def exact(self, stats: list[Any], info: dict[str, Any]) -> list[Any]:
-        """The statistics in a form whose sums do not depend on the order of adding."""
-        return stats
+        return stats, info, len(refs)
 
     def details(self, result: Any, num_refs: int) -> dict[str, Any]:
         """The signature sacrebleu would print, plus the score's own statistics."""
@@ -91,52 +86,75 @@ class _Sacre:
         return {"signature": signature.format(), **extra}
 
 
-class _CorpusSacre(_Sacre, CorpusMetric[SacreState]):
-    def sample_state(self, example: Record, prediction: Record) -> SacreState:
-        stats, refs = self.statistics(example, prediction)
-        return SacreState(tuple(stats), frozenset((refs,)), 1)
+class _CorpusSacre(_Sacre, CorpusMetric["np.ndarray"]):
+    width: Any  # the number of sacrebleu statistics, from the parameters
 
-    def merge(self, states: Sequence[SacreState]) -> SacreState:
-        filled = [s for s in states if s.samples]
-        if not filled:
-            return _EMPTY_STATE
-        return SacreState(
-            tuple(map(sum, zip(*(s.stats for s in filled), strict=True))),
-            frozenset().union(*(s.ref_counts for s in filled)),
-            sum(s.samples for s in filled),
-        )
+    def setup(self) -> None:
+        super().setup()
+        columns = {f"stat{i}": "sum" for i in range(type(self).width(self.params))}
+        self.state_fields = {**_LEADING, **columns}
 
-    def compute(self, state: SacreState) -> Score:
-        if not state.samples:
+    def sample_state(self, example: Record, prediction: Record) -> np.ndarray:
+        import numpy as np
+
+        stats, info, refs = self.statistics(example, prediction)
+        return np.array([1, refs, refs, *self.integers(stats, info)], dtype=np.int64)
+
+    def integers(self, stats: list[Any], info: dict[str, Any]) -> list[int]:
+        """The statistics as integers whose sums are exact."""
+        return stats
+
+    def summed(self, columns: list[int]) -> list[int | float]:
+        """sacrebleu's summed statistics from the summed integer columns."""
+        return columns
+
+    def compute(self, state: np.ndarray) -> Score:
+        samples, fewest, most, *columns = state.tolist()
+        if not samples:
             raise SkipSample("no sample could be scored")
-        counts = sorted(state.ref_counts)
-        if len(counts) > 1 and not self.params["variable_references"]:
+        if fewest != most and not self.params["variable_references"]:
             raise InputError(
-                f"samples have different numbers of references ({', '.join(map(str, counts))}); "
+                f"samples have different numbers of references (from {fewest} to {most}); "
                 "give every sample the same number, or set variable_references=True",
                 field="example.reference_answer",
             )
-        result = self._metric._compute_score_from_stats(_floats(state.stats))
-        details = self.details(result, counts[0] if len(counts) == 1 else -1)
-        return Score(result.score, details={**details, "samples": state.samples})
+        result = self._metric._compute_score_from_stats(self.summed(columns))
+        details = self.details(result, fewest if fewest == most else -1)
+        return Score(result.score, details={**details, "samples": samples})
+
+    def values(self, merged: np.ndarray) -> np.ndarray:
+        """Corpus values of many merged states (resamples), without building details."""
+        import numpy as np
+
+        compute = self._metric._compute_score_from_stats
+        return np.array([compute(self.summed(row[3:])).score if row[0] else np.nan for row in merged.tolist()])
 
 
 class _SentenceSacre(_Sacre, SampleMetric):
     def score(self, example: Record, prediction: Record) -> Score:
-        stats, refs = self.statistics(example, prediction)
-        result = self._metric._compute_score_from_stats(_floats(stats))
+        stats, _, refs = self.statistics(example, prediction)
+        result = self._metric._compute_score_from_stats(stats)
         return Score(result.score, details=self.details(result, refs))
 
 
-def _floats(stats: Sequence[int | Fraction]) -> list[int | float]:
-    """Summed statistics as sacrebleu takes them (fractions become floats)."""
-    return [float(x) if isinstance(x, Fraction) else x for x in stats]
+TER_SCALE = 720_720
+"""The least common multiple of 1..16: a sample's average reference length (its references'
+words over their number) times this is an integer for up to 16 references."""
+
+
+def _bleu_width(params: dict[str, Any]) -> int:
+    return 2 + 2 * params["max_ngram_order"]
+
+
+def _chrf_width(params: dict[str, Any]) -> int:
+    return 3 * (params["char_order"] + params["word_order"])
 
 
 class CorpusBleu(_CorpusSacre):
     """sacrebleu's corpus BLEU."""
 
     builder = staticmethod(build_bleu)
+    width = staticmethod(_bleu_width)
 
 
 class SentenceBleu(_SentenceSacre):
@@ -149,6 +167,7 @@ class CorpusChrf(_CorpusSacre):
     """sacrebleu's corpus chrF / chrF++."""
 
     builder = staticmethod(build_chrf)
+    width = staticmethod(_chrf_width)
 
 
 class SentenceChrf(_SentenceSacre):
@@ -157,19 +176,25 @@ class SentenceChrf(_SentenceSacre):
     builder = staticmethod(build_chrf)
 
 
-class _Ter(_Sacre):
-    """TER's average reference length kept as a fraction, so shard sums are exact."""
-
-    builder = staticmethod(build_ter)
-
-    def exact(self, stats: list[Any], info: dict[str, Any]) -> list[Any]:
-        words = info["ref_words"]
-        return [stats[0], Fraction(sum(map(len, words)), len(words))]
-
-
-class CorpusTer(_Ter, _CorpusSacre):
+class CorpusTer(_CorpusSacre):
     """sacrebleu's corpus TER."""
 
+    builder = staticmethod(build_ter)
+    width = staticmethod(lambda params: 2)
 
-class SentenceTer(_Ter, _SentenceSacre):
+    def integers(self, stats: list[Any], info: dict[str, Any]) -> list[int]:
+        words = info["ref_words"]
+        if TER_SCALE % len(words):
+            raise InputError(f"corpus TER takes at most 16 references per sample (this one has {len(words)})",
+                             field="example.reference_answer")
+        return [stats[0], sum(map(len, words)) * (TER_SCALE // len(words))]
+
+    def summed(self, columns: list[int]) -> list[int | float]:
+        edits, scaled_length = columns
+        return [edits, float(Fraction(scaled_length, TER_SCALE))]
+
+
+class SentenceTer(_SentenceSacre):
     """sacrebleu's sentence TER."""
+
+    builder = staticmethod(build_ter)
