@@ -1,4 +1,4 @@
-"""Development sessions: tests, demo, demo_models, bench, lint, docs, build, startup.
+"""Development sessions: tests, ray, mlflow, demo, demo_models, bench, lint, docs, build, startup.
 
 Every package (``core`` and each ``plugins/*``) is installed as a real distribution, so
 plugin discovery runs through installed entry points exactly as it does for users.
@@ -54,6 +54,15 @@ def ray(session: nox.Session) -> None:
     _install_all(session, "test")
     session.install("pytest>=8", "hypothesis>=6", f"{ROOT / 'core'}[ray]")
     session.run("pytest", "-m", "ray", *session.posargs)
+
+
+@nox.session
+def mlflow(session: nox.Session) -> None:
+    """Runs logged to a real MLflow store (``--log-to mlflow``): MLflow is an optional extra of the core."""
+    session.install(f"{ROOT / 'core'}[test,mlflow]", *(str(ROOT / "plugins" / name) for name in LIGHT))
+    session.install("pytest>=8", "hypothesis>=6")
+    session.run("pytest", "-m", "mlflow", "-p", "no:cacheprovider", *session.posargs)
+    session.run("pytest", str(ROOT / "tests" / "test_docs_blocks.py"), "-k", "tracking", "-p", "no:cacheprovider")
 
 
 @nox.session

@@ -18,18 +18,23 @@ from evalcore._registry.registry import PluginInfo as PluginInfo
 from evalcore._registry.registry import PluginStatus as PluginStatus
 
 # evaluating, comparing, reporting
-from evalcore._engine.entry import evaluate as evaluate
-from evalcore._engine.entry import aevaluate as aevaluate
+from evalcore._track.entry import evaluate as evaluate
+from evalcore._track.entry import aevaluate as aevaluate
 from evalcore._engine.result import EvaluationResult as EvaluationResult
 from evalcore._contract.records import Record as Record
 from evalcore._contract.budget import Budget as Budget
 from evalcore._compat.scorer import Scorer as Scorer
-from evalcore._compare.compare import compare as compare
+from evalcore._track.entry import compare as compare
 from evalcore._compare.result import Comparison as Comparison
 from evalcore._compare.ppi import ppi as ppi
 from evalcore._compare.power import plan_sample_size as plan_sample_size
 from evalcore._compare.gate import gate as gate
 from evalcore._report import write_report as write_report
+from evalcore._compare.history import runs as runs
+from evalcore._compare.history import trend as trend
+from evalcore._compare.history import RunRecord as RunRecord
+from evalcore._compare.history import RunMetric as RunMetric
+from evalcore._compare.history import TrendPoint as TrendPoint
 
 # the metric contract
 from evalcore._contract.metric import Metric as Metric
@@ -59,6 +64,7 @@ from evalcore._contract.errors import MetricConflictError as MetricConflictError
 from evalcore._contract.errors import SpecError as SpecError
 from evalcore._contract.errors import PluginError as PluginError
 from evalcore._contract.errors import ScoringError as ScoringError
+from evalcore._track.mlflow_sink import TrackingError as TrackingError
 from evalcore._compare.compare import RecordMismatchError as RecordMismatchError
 from evalcore._contract.errors import SkipSample as SkipSample
 from evalcore._contract.vocabulary import DeprecatedParameterWarning as DeprecatedParameterWarning

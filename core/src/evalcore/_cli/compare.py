@@ -50,14 +50,23 @@ def _compare_kwargs(options: dict[str, Any]) -> dict[str, Any]:
 @click.argument("systems", nargs=-1, required=True, type=click.Path(dir_okay=False, exists=True))
 @_comparison_options
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.option("--log-to", type=click.Choice(["mlflow"]),
+              help="Also log the comparison to MLflow: a run with the report, and a nested run per system with "
+                   "the differences and p-values (pip install 'evalcore-core[mlflow]').")
 @click.pass_context
 @reports_errors
-def compare_command(ctx: click.Context, baseline: str, systems: Sequence[str], as_json: bool,
+def compare_command(ctx: click.Context, baseline: str, systems: Sequence[str], as_json: bool, log_to: str | None,
                     **options: Any) -> None:
     """Compare saved runs (JSON reports or samples journals) with a baseline, record by record."""
     from evalcore._compare import compare
+    from evalcore._track import open_tracker
 
-    result = compare(baseline, *systems, **_compare_kwargs(options))
+    tracker = open_tracker(log_to)
+    if tracker is None:
+        result = compare(baseline, *systems, **_compare_kwargs(options))
+    else:
+        result, run_id = tracker.log_comparison(baseline, systems, **_compare_kwargs(options))
+        click.echo(f"logged to MLflow: run {run_id} at {tracker.uri}", err=True)
     if as_json:
         echo_json(result.to_dict())
     else:
@@ -65,17 +74,28 @@ def compare_command(ctx: click.Context, baseline: str, systems: Sequence[str], a
 
 
 @click.command("report")
-@click.argument("result", type=click.Path(dir_okay=False, exists=True))
-@click.option("--compare", "others", multiple=True, type=click.Path(dir_okay=False, exists=True),
+@click.argument("result", type=click.Path(dir_okay=False))
+@click.option("--compare", "others", multiple=True, type=click.Path(dir_okay=False),
               help="Another run to compare with RESULT (repeatable).")
+@click.option("--history", type=click.Path(exists=True), metavar="FOLDER|STORE",
+              help="Where RESULT and --compare may name runs instead of files: a folder of runs or a "
+                   "'runs --store' file (a name, or the start of only one, as 'evalcore runs' lists them).")
 @click.option("-o", "--output", default="report.html", show_default=True, type=click.Path(dir_okay=False),
               help="The HTML file to write.")
+@click.option("--records", "records", default=1000, show_default=True, type=click.IntRange(min=0),
+              help="Records the page holds at most for reading one by one: all, or those with errors and skips "
+                   "and the worst of each metric.")
+@click.option("--input", "inputs", type=click.Path(dir_okay=False, exists=True),
+              help="The records RESULT scored (JSONL), where the input it names has moved or changed.")
 @_comparison_options
 @click.pass_context
 @reports_errors
-def report_command(ctx: click.Context, result: str, others: Sequence[str], output: str, **options: Any) -> None:
+def report_command(ctx: click.Context, result: str, others: Sequence[str], history: str | None, output: str,
+                   records: int, inputs: str | None, **options: Any) -> None:
     """Write one self-contained HTML page about a saved run (and its comparison with others)."""
+    from evalcore._compare.history import locate
     from evalcore._report import write_report
 
-    write_report(result, output, compare_with=others, **_compare_kwargs(options))
+    first, *rest = locate([result, *others], history)
+    write_report(first, output, compare_with=rest, records=records, inputs=inputs, **_compare_kwargs(options))
     click.echo(f"wrote {output}")

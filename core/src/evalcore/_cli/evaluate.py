@@ -90,6 +90,9 @@ class _EvaluateCommand(click.Command):
 @click.option("--json", "as_json", is_flag=True, help="Print the JSON report instead of the table.")
 @click.option("--per-query", type=click.Path(dir_okay=False, allow_dash=True),
               help="Write each record's values as trec_eval -q does (measure, query, value; - for stdout).")
+@click.option("--log-to", type=click.Choice(["mlflow"]),
+              help="Also log the run to MLflow's tracking URI ($MLFLOW_TRACKING_URI): parameters, each metric with "
+                   "its interval, the rows and the HTML report (pip install 'evalcore-core[mlflow]').")
 @click.pass_context
 def evaluate_command(ctx: click.Context, data: str | None, metric_ids: Sequence[str], program: str | None,
                      dry_run: bool, as_json: bool, max_errors: float | None, per_query: str | None,
@@ -110,6 +113,7 @@ def _evaluate(ctx: click.Context, data: str | None, metric_ids: Sequence[str], p
     from .common import registry_of
 
     registry = registry_of(ctx.find_root())
+    log_to = options.pop("log_to", None)
     for group in ("judge", "embedding"):  # --judge-model M -> judge={"model": M}
         prefix = f"{group}_"
         settings = {k[len(prefix):]: options.pop(k) for k in [k for k in options if k.startswith(prefix)]}
@@ -133,6 +137,9 @@ def _evaluate(ctx: click.Context, data: str | None, metric_ids: Sequence[str], p
         estimate = plan(source, metrics, chunk_size=options["chunk_size"])
         echo_json(estimate) if as_json else click.echo(format_plan(estimate))
         return
+    from evalcore._track import open_tracker
+
+    tracker = open_tracker(log_to)  # checked before the run: a wrong tracking URI costs no evaluation
     loaded = _load_program(program) if program else None
     if per_query not in (None, "-"):
         _check_per_query(per_query, source, options)
@@ -180,6 +187,8 @@ def _evaluate(ctx: click.Context, data: str | None, metric_ids: Sequence[str], p
         click.echo(f"warning: {result.stopped}; partial results kept", err=True)
         if result.stopped.startswith("interrupted"):
             click.echo(f"to finish the run: {_resume_command(rows_at, given=created is None)}", err=True)
+    if tracker is not None:
+        click.echo(f"logged to MLflow: run {tracker.log_evaluation(result)} at {tracker.uri}", err=True)
     if result.rejected or result.stopped:
         sys.exit(EXIT_INPUT)
 

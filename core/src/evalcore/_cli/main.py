@@ -24,7 +24,8 @@ class _LazyGroup(click.Group):
 
     lazy = {"evaluate": "_cli.evaluate:evaluate_command", "compare": "_cli.compare:compare_command",
             "report": "_cli.compare:report_command", "gate": "_cli.gate:gate_command",
-            "ppi": "_cli.plan:ppi_command", "plan": "_cli.plan:plan_command"}
+            "ppi": "_cli.plan:ppi_command", "plan": "_cli.plan:plan_command",
+            "runs": "_cli.runs:runs_command"}
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted([*super().list_commands(ctx), *self.lazy])

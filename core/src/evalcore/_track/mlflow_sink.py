@@ -1,0 +1,258 @@
+"""Runs and comparisons logged to MLflow's active tracking server.
+
+The tracking URI, the experiment and a surrounding run are MLflow's own: ``$MLFLOW_TRACKING_URI``
+or :func:`mlflow.set_tracking_uri`, ``$MLFLOW_EXPERIMENT_NAME`` or :func:`mlflow.set_experiment`,
+and a run already active in the caller's thread, under which evalcore's run is nested. What is
+logged is described in ``docs/tracking.md``; metric ids become MLflow keys as :mod:`.keys` says.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import shutil
+import tempfile
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from numbers import Real
+from pathlib import Path
+from typing import Any
+
+from evalcore._compare.load import Run
+from evalcore._compare.result import Comparison
+from evalcore._contract.errors import EvalcoreError
+from evalcore._engine.result import EvaluationResult
+from evalcore._lazy import publish
+
+from .keys import flat_params, mlflow_keys, param_value
+
+INSTALL = "pip install 'evalcore-core[mlflow]'"
+_SUMMARY_FIELDS = ("stderr", "n", "n_skipped", "n_errors", "cost_msats")
+_DATABASES = {"sqlite", "postgresql", "mysql", "mssql"}
+
+
+class TrackingError(EvalcoreError):
+    """A run could not be logged to an experiment tracker: its client is not installed, the
+    tracking server or store refused, or ``log_to`` names no tracker evalcore knows."""
+
+
+def open_tracker(log_to: str | None) -> MlflowTracker | None:
+    """The tracker ``log_to`` names (``None`` for none), checked before anything runs."""
+    if log_to is None:
+        return None
+    if log_to != "mlflow":
+        raise TrackingError(f"log_to: evalcore logs to 'mlflow'; got {log_to!r}")
+    return MlflowTracker()
+
+
+class MlflowTracker:
+    """Logs to MLflow; made once per command, after checking that MLflow is installed and its
+    tracking store opens (so a wrong URI is reported before an evaluation, not after it)."""
+
+    def __init__(self) -> None:
+        try:
+            import mlflow
+            import pandas  # noqa: F401 - mlflow.log_table needs it
+        except ImportError as exc:
+            raise TrackingError(f"logging to MLflow needs {exc.name or 'mlflow'}: {INSTALL}") from None
+        self._mlflow = mlflow
+        self.uri = mlflow.get_tracking_uri()
+        with self._calls():
+            self.client = mlflow.MlflowClient(self.uri)
+            self.client.search_experiments(max_results=1)
+
+    @contextmanager
+    def _calls(self) -> Iterator[None]:
+        """MLflow's and the file system's errors as one-line :class:`TrackingError`."""
+        from mlflow.exceptions import MlflowException
+
+        try:
+            yield
+        except (MlflowException, OSError) as exc:
+            raise TrackingError(f"MLflow at {self.uri}: {exc or type(exc).__name__}{_hint(self.uri)}") from None
+
+    @contextmanager
+    def _run(self, name: str, tags: Mapping[str, str]) -> Iterator[str]:
+        """A new MLflow run (nested under the active one, if any) for the ``with`` block; ended
+        ``FAILED`` when the block raises."""
+        mlflow = self._mlflow
+        with self._calls():
+            run = mlflow.start_run(run_name=name, nested=mlflow.active_run() is not None, tags=dict(tags))
+        try:
+            with self._calls():
+                yield run.info.run_id
+        except BaseException as exc:
+            mlflow.end_run("KILLED" if isinstance(exc, KeyboardInterrupt) else "FAILED")
+            raise
+        with self._calls():
+            mlflow.end_run()
+
+    def _log(self, run_id: str, params: Mapping[str, str], metrics: Mapping[str, Any]) -> None:
+        """Parameters and the metrics that are finite numbers (a metric with nothing scored has none)."""
+        from mlflow.entities import Metric, Param
+
+        now = int(time.time() * 1000)
+        numbers = [Metric(k, float(v), now, 0) for k, v in metrics.items() if _is_number(v)]
+        self.client.log_batch(run_id, metrics=numbers, params=[Param(k, v) for k, v in params.items()])
+
+    # -- an evaluation ---------------------------------------------------------------
+
+    def log_evaluation(self, result: EvaluationResult) -> str:
+        """Log an :class:`~evalcore.EvaluationResult` as one run; returns the MLflow run id.
+
+        Parameters: evalcore's version, the input and its fingerprint, the program, the options,
+        and per metric its id, version, distribution and parameters. Metrics: per metric its
+        value, interval bounds (``.ci_low``, ``.ci_high``), standard error, counts and cost.
+        Artifacts: ``rows.json`` (the per-record table), ``report.html``, ``result.json`` and the
+        rows journal ``rows.jsonl`` it names.
+        """
+        from evalcore._engine.tables import flatten
+        from evalcore._report import write_report
+
+        provenance = dict(result.provenance)
+        header = _journal_header(result.samples_path)
+        fingerprint = header.get("fingerprint") or {}
+        keys = mlflow_keys(result.metrics)
+        params = {"evalcore_version": provenance.get("evalcore_version"), "input": provenance.get("input"),
+                  "program": fingerprint.get("program"), "executor": provenance.get("executor")}
+        params = {k: param_value(v) for k, v in params.items()}
+        source = {k: v for k, v in (fingerprint.get("input") or {}).items() if k != "input"}
+        params |= flat_params("input", source)
+        params |= flat_params("options", {**(provenance.get("options") or {}), **(fingerprint.get("options") or {})})
+        metric_info = {**(provenance.get("metrics") or {}), **(header.get("metrics") or {})}
+        params |= _metric_params(keys, metric_info)
+        metrics: dict[str, Any] = {"n_records": provenance.get("n_records"),
+                                   "n_finished": provenance.get("n_finished"),
+                                   "n_rejected": len(result.rejected), "duration_s": provenance.get("duration_s")}
+        for metric_id, summary in result.metrics.items():
+            metrics |= _summary_metrics(keys[metric_id], summary.to_dict())
+        tags = {"evalcore.command": "evaluate", "mlflow.note.content": _note(result.table())}
+        if result.stopped:
+            tags["evalcore.stopped"] = result.stopped
+        name = os.path.basename(str(provenance.get("input") or "evaluate")) or "evaluate"
+        with self._run(name, tags) as run_id:
+            self._log(run_id, params, metrics)
+            self.client.log_table(run_id, flatten(result.samples, list(result.metrics)), "rows.json")
+            with tempfile.TemporaryDirectory(prefix="evalcore-mlflow-") as folder:
+                write_report(result, Path(folder) / "report.html")
+                report = {**result.to_dict(), "samples_file": None}
+                if result.samples_path is not None:
+                    shutil.copyfile(result.samples_path, Path(folder) / "rows.jsonl")
+                    report["samples_file"] = "rows.jsonl"
+                _write_json(Path(folder) / "result.json", report)
+                self.client.log_artifacts(run_id, folder)
+        return run_id
+
+    # -- a comparison ----------------------------------------------------------------
+
+    def log_comparison(self, baseline: Any, systems: Sequence[Any], **options: Any) -> tuple[Comparison, str]:
+        """Compare ``systems`` with ``baseline`` (as :func:`evalcore.compare` does with
+        ``options``) and log it: a parent run with the options, ``comparison.json`` and
+        ``report.html``, and per system a nested run with, per metric, the baseline's and the
+        system's values, the difference with its interval, the effect size, each test's p-value
+        (raw and corrected) and whether the difference is significant.
+        Returns the :class:`~evalcore.Comparison` and the parent run's id."""
+        from evalcore._compare import compare, load_runs
+        from evalcore._report.page import render
+
+        runs = load_runs([baseline, *systems], options.pop("names", None))
+        comparison = compare(*runs, **options)
+        html = render(runs[0], comparison)
+        keys = mlflow_keys(comparison.metrics)
+        metric_params = {f"metric.{key}.id": metric_id for metric_id, key in keys.items()}
+        tags = {"evalcore.command": "compare", "mlflow.note.content": _note(comparison.table())}
+        with self._run(f"{comparison.baseline} vs {', '.join(comparison.systems)}", tags) as parent:
+            params = {"baseline": comparison.baseline, "systems": param_value(comparison.systems),
+                      "baseline_source": runs[0].source, **flat_params("options", comparison.options),
+                      **metric_params}
+            self._log(parent, params, {"n_baseline_records": comparison.records.get("baseline")})
+            with tempfile.TemporaryDirectory(prefix="evalcore-mlflow-") as folder:
+                (Path(folder) / "report.html").write_text(html, encoding="utf-8")
+                _write_json(Path(folder) / "comparison.json", comparison.to_dict())
+                self.client.log_artifacts(parent, folder)
+            for run in runs[1:]:
+                self._log_system(comparison, run, keys, metric_params)
+        return comparison, parent
+
+    def _log_system(self, comparison: Comparison, run: Run, keys: Mapping[str, str],
+                    metric_params: Mapping[str, str]) -> None:
+        """One system's nested run under the comparison's."""
+        metrics: dict[str, Any] = {}
+        tags = {"evalcore.command": "compare", "evalcore.baseline": comparison.baseline}
+        for entry in (e for e in comparison.entries if e.system == run.name):
+            key = keys[entry.metric]
+            low, high = entry.ci or (None, None)
+            metrics |= {key: entry.system_value, f"{key}.baseline": entry.baseline_value,
+                        f"{key}.delta": entry.difference, f"{key}.delta_ci_low": low, f"{key}.delta_ci_high": high,
+                        f"{key}.effect_size": entry.effect_size, f"{key}.n": entry.n,
+                        f"{key}.significant": int(entry.significant)}
+            if entry.decided_by:
+                metrics[f"{key}.p_value"] = entry.tests[entry.decided_by].p_adjusted
+                tags[f"evalcore.decided_by.{key}"] = entry.decided_by
+            for test, outcome in entry.tests.items():
+                metrics |= {f"{key}.{test}.p_value": outcome.p_value, f"{key}.{test}.p_adjusted": outcome.p_adjusted}
+            tags[f"evalcore.winner.{key}"] = entry.winner or "none"
+        params = {"baseline": comparison.baseline, "system": run.name, "source": run.source, **metric_params}
+        with self._run(run.name, tags) as child:
+            self._log(child, params, metrics)
+
+
+def _note(table: str) -> str:
+    """A run's description (MLflow shows it as Markdown): the results table, within a tag's 8000 characters."""
+    if len(table) > 7900:
+        table = table[:7900].rpartition("\n")[0] + "\n…"
+    return f"```\n{table}\n```"
+
+
+def _hint(uri: str) -> str:
+    """What to do when a database URI meets mlflow-skinny, which has no database store."""
+    import importlib.util
+
+    scheme = uri.partition(":")[0].partition("+")[0]
+    if scheme in _DATABASES and importlib.util.find_spec("sqlalchemy") is None:
+        return (" (a database tracking URI needs the full mlflow package, pip install mlflow; "
+                "mlflow-skinny logs to an MLflow server, http://..., or a file: store)")
+    return ""
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, Real) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _metric_params(keys: Mapping[str, str], info: Mapping[str, Mapping[str, Any]]) -> dict[str, str]:
+    """Per metric: its id, version, distribution and parameters."""
+    params: dict[str, str] = {}
+    for metric_id, key in keys.items():
+        about = info.get(metric_id) or {}
+        params[f"metric.{key}.id"] = metric_id
+        if about:
+            params[f"metric.{key}.version"] = param_value(about.get("metric_version"))
+            params[f"metric.{key}.distribution"] = f"{about.get('distribution')}=={about.get('distribution_version')}"
+            params[f"metric.{key}.params"] = param_value(about.get("params") or {})
+    return params
+
+
+def _summary_metrics(key: str, summary: Mapping[str, Any]) -> dict[str, Any]:
+    """A metric's aggregate as MLflow metrics: the value, ``.ci_low``, ``.ci_high`` and the counts."""
+    low, high = summary.get("ci") or (None, None)
+    return {key: summary.get("value"), f"{key}.ci_low": low, f"{key}.ci_high": high,
+            **{f"{key}.{field}": summary.get(field) for field in _SUMMARY_FIELDS}}
+
+
+def _journal_header(path: Path | None) -> dict[str, Any]:
+    """The first line of a rows journal: the run's fingerprint and metric provenance (``{}`` if none)."""
+    from evalcore._engine.journal import JournalReader
+
+    if path is None or not os.path.isfile(path):
+        return {}
+    with open(path, "rb") as handle:
+        return JournalReader(handle, path).read_header() or {}
+
+
+def _write_json(path: Path, data: Any) -> None:
+    path.write_text(json.dumps(data, indent=2, default=str) + "\n", encoding="utf-8")
+
+
+publish(globals())
