@@ -2,8 +2,15 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 from evalcore.testing import ScriptedServer
+
+# DeepEval, a reference in the parity tests, stays offline: no telemetry, no update check (set
+# before it is imported).
+os.environ["DEEPEVAL_TELEMETRY_OPT_OUT"] = "YES"
+os.environ["DEEPEVAL_UPDATE_WARNING_OPT_IN"] = "0"
 
 
 @pytest.fixture

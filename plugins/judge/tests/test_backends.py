@@ -85,7 +85,9 @@ def no_judge_settings(monkeypatch):
 
 def test_judges_on_the_lm_dspy_is_configured_with(server, no_judge_settings):
     dspy = pytest.importorskip("dspy")
-    server.default = lambda request: Reply.chat('{"recall": 1, "precision": 0.5, "explanation": "misses nothing"}')
+    # DSPy's SemanticF1 signature, answered in DSPy's chat format
+    server.default = lambda request: Reply.chat("[[ ## reasoning ## ]]\nmisses nothing\n\n[[ ## recall ## ]]\n1\n\n"
+                                                "[[ ## precision ## ]]\n0.5\n\n[[ ## completed ## ]]")
     lm = dspy.LM("openai/judge-model", api_base=server.base_url, api_key="k", cache=False, num_retries=0)
     # DSPy's SemanticF1 reads example.question, example.response and pred.response
     example = dspy.Example(question="Who wrote Hamlet?", response="Shakespeare wrote it.")
@@ -93,7 +95,7 @@ def test_judges_on_the_lm_dspy_is_configured_with(server, no_judge_settings):
     with dspy.context(lm=lm):
         metric = evalcore.get_metric("judge/semantic_f1", cache="off")  # nothing else set: DSPy's LM
         assert metric.critic.backend.name == "dspy"
-        assert metric(example, prediction) == pytest.approx(2 * 0.5 / 1.5)
+        assert metric(example, prediction).score == pytest.approx(2 * 0.5 / 1.5)  # dspy.Prediction, as DSPy's
         # GEPA's five-argument call gets the judge's explanation as feedback
         graded = metric(example, prediction, None, "predict", None)
     assert isinstance(graded, dspy.Prediction) and graded.feedback == "misses nothing"
@@ -111,13 +113,14 @@ def test_complete_and_grounded_reads_dspy_context(server, no_judge_settings):
     prediction = dspy.Prediction(response="Shakespeare.", context="Hamlet is a play by William Shakespeare.")
     with dspy.context(lm=lm):
         metric = evalcore.get_metric("judge/complete_and_grounded", judge="dspy", cache="off")
-        assert metric(example, prediction) == 1.0
+        assert metric(example, prediction).score == 1.0
     prompts = [r["json"]["messages"][-1]["content"] for r in server.requests]
     assert any("Hamlet is a play by William Shakespeare." in p for p in prompts)
 
 
 def test_judge_dspy_without_a_configured_lm(no_judge_settings):
     dspy = pytest.importorskip("dspy")
-    with dspy.context(lm=None):
-        with pytest.raises(evalcore.SetupError, match=r"judge/faithfulness: parameter 'judge': .*no LM configured"):
-            evalcore.get_metric("judge/faithfulness", judge="dspy")
+    with dspy.context(lm=None):  # made before DSPy is configured, as DSPy's own metrics can be
+        metric = evalcore.get_metric("judge/faithfulness", judge="dspy")
+        score = metric.score_one(EXAMPLE, PREDICTION)
+    assert score.error_type == "DSPyNotConfigured" and "dspy.configure(lm=...)" in score.error_message

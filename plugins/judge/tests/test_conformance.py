@@ -32,6 +32,40 @@ def claim_judge(prompt, metadata=None):
     return json.dumps({"classifications": [row]})
 
 
+def relevancy_judge(prompt, metadata=None):
+    """Answers the answer relevancy prompts (generated questions, statements, statement relevance)."""
+    role = (metadata or {}).get("role", "")
+    if role == "questions":
+        return json.dumps({"questions": [{"question": "Who wrote Hamlet?", "noncommittal": 0}]})
+    if role == "statements":
+        return json.dumps({"statements": ["William Shakespeare wrote it."]})
+    return json.dumps({"verdicts": [{"reason": "answers the question", "verdict": "yes"}]})
+
+
+def geval_judge(prompt, metadata=None):
+    """Answers G-Eval's prompts (evaluation steps, then the form)."""
+    if (metadata or {}).get("role") == "steps":
+        return json.dumps({"steps": ["Check that the output answers the input."]})
+    return json.dumps({"reason": "names the author", "score": 8})
+
+
+def conversation_judge(prompt, metadata=None):
+    """Answers the conversation prompts (facts, intentions, out-of-character turns, yes/no verdicts)."""
+    role = (metadata or {}).get("role", "")
+    if role.startswith("knowledge_"):
+        return json.dumps({"facts": [{"name": "play", "value": "Hamlet"}]})
+    if role == "intentions":
+        return json.dumps({"intentions": ["know who wrote Hamlet"]})
+    if role == "out_of_character":
+        return json.dumps({"verdicts": []})
+    return json.dumps({"reason": "kept to the facts", "verdict": "yes"})
+
+
+def embed(texts):
+    """Word-count vectors: no model, no network."""
+    return [[float(len(t.split())), 1.0] for t in texts]
+
+
 DOCS = [{"doc_id": "r", "text": "Hamlet is by Shakespeare."}]
 
 
@@ -41,14 +75,23 @@ class TestConformance(PluginConformance):
     heavy = ("numpy", "torch", "httpx", "transformers")
     examples = [
         {"example": {"query": "Who wrote Hamlet?", "reference_answer": "Shakespeare wrote it.",
-                     "expected_output": "Shakespeare", "relevant_docs": DOCS},
-         "prediction": {"response": "William Shakespeare.", "retrieved": DOCS}},
+                     "expected_output": "Shakespeare", "relevant_docs": DOCS, "chatbot_role": "a librarian"},
+         "prediction": {"response": "William Shakespeare.", "retrieved": DOCS,
+                        "turns": [{"role": "user", "content": "Who wrote Hamlet?"},
+                                  {"role": "assistant", "content": "William Shakespeare."}]}},
     ]
     params = {key: {"judge": judge, "cache": "off"} for key in (
         "judge/answer_quality", "judge/complete_and_grounded", "judge/diff_semantic", "judge/faithfulness",
         "judge/llm_judge", "judge/semantic_f1")}
     params.update({key: {"judge": claim_judge, "cache_mode": "off"} for key in (
         "judge/claim_faithfulness", "judge/context_precision", "judge/context_recall")})
+    params["judge/answer_relevancy"] = {"judge": relevancy_judge, "embed": embed, "cache_mode": "off"}
+    params["judge/answer_statement_relevancy"] = {"judge": relevancy_judge, "cache_mode": "off"}
+    params["judge/g_eval"] = {"judge": geval_judge, "criteria": "Does the output answer the input?",
+                              "cache_mode": "off"}
+    params.update({key: {"judge": conversation_judge, "cache_mode": "off"} for key in (
+        "judge/conversation_completeness", "judge/conversation_relevancy", "judge/knowledge_retention",
+        "judge/role_adherence")})
     params["judge/diff_semantic"] = {**params["judge/diff_semantic"], "judge": equivalence_judge}
     params["judge/answer_quality"] = {**params["judge/answer_quality"], "scale": "1-5"}
     params["judge/llm_judge"] = {**params["judge/llm_judge"], "scale": "1-5"}

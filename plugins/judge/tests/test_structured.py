@@ -259,16 +259,15 @@ def test_dspy_asks_through_a_typed_signature(server, monkeypatch):
     for name in ("BACKEND", "BASE_URL", "MODEL", "CALLABLE", "API_KEY_ENV"):
         monkeypatch.delenv(f"EVALCORE_JUDGE_{name}", raising=False)
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
-    reply = ("[[ ## explanation ## ]]\nmisses nothing\n\n[[ ## recall ## ]]\n1\n\n[[ ## precision ## ]]\n0.5\n\n"
-             "[[ ## completed ## ]]")
+    reply = "[[ ## explanation ## ]]\nmisses nothing\n\n[[ ## score ## ]]\n0.5\n\n[[ ## completed ## ]]"
     server.default = lambda request: Reply.chat(reply, usage={"prompt_tokens": 30, "completion_tokens": 12})
     lm = dspy.LM("openai/judge-model", api_base=server.base_url, api_key="k", cache=False, num_retries=0)
-    with dspy.context(lm=lm):
-        metric = evalcore.get_metric("judge/semantic_f1", judge="dspy", cache_mode="off")
+    with dspy.context(lm=lm):  # (semantic_f1 and complete_and_grounded ask DSPy's own signatures: test_dspy_exact)
+        metric = evalcore.get_metric("judge/faithfulness", judge="dspy", cache_mode="off")
         score = metric.score_one(EXAMPLE, PREDICTION)
-    assert score.value == pytest.approx(2 / 3) and score.feedback == "misses nothing"
-    assert score.details["answer_format"] == {"semantic_f1": "dspy_signature"}
+    assert score.value == 0.5 and score.feedback == "misses nothing"
+    assert score.details["answer_format"] == {"faithfulness": "dspy_signature"}
     assert score.details["structured_output"] is True and len(server.requests) == 1
     system = server.requests[0]["json"]["messages"][0]["content"]
-    assert "`recall` (float)" in system and "`precision` (float)" in system and "`explanation` (str)" in system
+    assert "`score` (float)" in system and "`explanation` (str)" in system
     assert score.details["usage"] == {"prompt_tokens": 30, "completion_tokens": 12}

@@ -11,13 +11,15 @@ PLUGIN_API_VERSION = 1  # the evalcore plugin API these specs are written for
 _MODULE = "evalcore_judge.metrics"
 _BACKEND = """
 The judge is chosen by configuration: `judge` (a Python callable, "module:attr", an LLMCritic
-object with score / ascore as the Auepora RAG metric spec defines it, or "dspy" for the LM
-DSPy is configured with), or an OpenAI-compatible server from `base_url` / `model` (or
+object with score / ascore as the Auepora RAG metric spec defines it (or its class, made with no
+arguments), or "dspy" for the LM DSPy is configured with), or an OpenAI-compatible server from `base_url` / `model` (or
 $EVALCORE_JUDGE_BASE_URL or $OPENAI_BASE_URL / $EVALCORE_JUDGE_MODEL) through the official
 openai client, with the API key in the variable named by `api_key_env`
 ($EVALCORE_JUDGE_API_KEY_ENV, default OPENAI_API_KEY), or `backend='litellm'` with a LiteLLM
 model string (extra evalcore-judge[litellm]), or `backend='transformers'` with a local `model`
-path. With nothing set and DSPy configured with an LM, that LM judges. Decoding is greedy
+path. With nothing set and DSPy configured with an LM, DSPy's LM judges: the one configured
+where the metric is called (dspy.configure / dspy.context), as for DSPy's own metrics, with
+evalcore's answer cache off unless a cache mode is set (the LM has its own). Decoding is greedy
 (temperature 0, fixed seed); the prompt template hash is in the details. Each prompt declares
 its answer as a JSON schema (scores on the scale and an explanation), sent as OpenAI structured
 output where the server takes it (else as an instruction in the prompt) and always validated;
@@ -63,6 +65,15 @@ _EVIDENCE = (
 )
 _LIST_ANSWER = ParamSpec(name="max_tokens", type="int", default=2048, minimum=1,
                          description="longest answer, in tokens (room for a list of statements and verdicts)")
+_DSPY_EXACT = (
+    " Called DSPy-style with DSPy's objects, metric(example, pred, trace=None), it returns what DSPy's "
+    "%s returns, dspy.Prediction(score=...) (score >= threshold when a trace is given; the judge's "
+    "explanation as feedback); with plain records, the number (the pass/fail bool with a trace). On "
+    "DSPy's LM the judge asks DSPy's own signatures (%s, through ChainOfThought), with the LM's own "
+    "settings, and clamps the scores to [0, 1] as DSPy's f1_score does: given the same LM answers the "
+    "value is DSPy's. `from evalcore_judge.dspy import SemanticF1, CompleteAndGrounded` gives DSPy's "
+    "constructors."
+)
 _THRESHOLD = ParamSpec(name="threshold", type="float", default=0.66, minimum=0.0, maximum=1.0,
                        description="pass mark when called DSPy-style with a trace")
 
@@ -71,12 +82,149 @@ def _spec(name: str, summary: str, description: str, **fields: object) -> Metric
     params = tuple(fields.pop("params", ()))  # type: ignore[arg-type]
     own = {p.name for p in params}  # a metric's own default replaces the common one of that name
     return MetricSpec(
-        name=name, implementation=f"{_MODULE}:{fields.pop('cls')}", summary=summary,
+        name=name, implementation=f"{fields.pop('module', _MODULE)}:{fields.pop('cls')}", summary=summary,
         description=description.strip() + "\n" + _BACKEND, family="llm_judge", tier=Tier.TRUTH,
         deterministic=False, env=("OPENAI_API_KEY",), requires=("openai",),
         params=tuple(p for p in COMMON if p.name not in own) + params,
         **fields,  # type: ignore[arg-type]
     )
+
+
+_EMBEDDING = (
+    ParamSpec(name="embed", type="any", description="callable: list of texts -> list of vectors"),
+    ParamSpec(name="embedding_model", type="str",
+              description="embedding model: a local model directory, or the endpoint's model (default: the "
+                          "run's --embedding-model, else $EVALCORE_EMBEDDING_MODEL)"),
+    ParamSpec(name="embedding_base_url", type="str",
+              description="OpenAI-compatible API root serving /embeddings (default: the run's "
+                          "--embedding-base-url)"),
+    ParamSpec(name="embedding_api_key_env", type="str",
+              description="environment variable holding the embeddings endpoint's API key"),
+    ParamSpec(name="batch_size", type="int", default=32, minimum=1, description="texts embedded per call"),
+)
+
+
+def _relevancy_specs() -> list[MetricSpec]:
+    """ragas' ResponseRelevancy and DeepEval's AnswerRelevancyMetric (module ``relevancy``)."""
+    module = "evalcore_judge.relevancy"
+    return [
+        _spec("answer_relevancy", "Mean cosine of questions generated from the answer to the real question.",
+              "ragas' ResponseRelevancy. One call: the judge writes `strictness` questions that the response "
+              "answers, each with a noncommittal flag (1 for an evasive, vague or ambiguous answer). The "
+              "question and the generated questions are embedded (`embed`, or the semantic plugin's local or "
+              "/v1/embeddings embedders from `embedding_model` / `embedding_base_url`, defaulting to the run's "
+              "--embedding-model / --embedding-base-url; vectors cached like the semantic metrics'). Value = "
+              "mean over generated questions of cos(generated, question), times 0 when every generated question "
+              "is noncommittal (as ragas' code does: np.all over the flags). ragas asks for `strictness` "
+              "completions of one question (n=strictness, temperature 0.3); evalcore asks once for "
+              "`strictness` questions, so the calls are as many (one) and the answer is cacheable at "
+              "temperature 0. No question or an empty response skips the sample before any call; generated "
+              "questions that are all empty skip it (ragas scores NaN). Given the same generated questions "
+              "and vectors the value equals ragas'.",
+              module=module, cls="AnswerRelevancy", target=TargetCategory.GENERATION_RELEVANCE, cost_msats=150,
+              value_range=(-1.0, 1.0), inputs=("example.query", "prediction.response"),
+              params=(ParamSpec(name="strictness", type="int", default=3, minimum=1, identity=True,
+                                description="questions generated per answer (ragas' strictness)"),
+                      *_EMBEDDING, _LIST_ANSWER),
+              version="1"),
+        _spec("answer_statement_relevancy", "Share of the answer's statements relevant to the question.",
+              "DeepEval's AnswerRelevancyMetric. Two calls: the judge breaks the response into statements, "
+              "then gives each a verdict on whether it is relevant to addressing the input: yes, no, or "
+              "borderline (ambiguous, or supporting information), with a reason. Value = (yes + borderline) "
+              "/ verdicts, as DeepEval scores it; a response in which the judge finds no statement scores 1 "
+              "after one call (DeepEval's empty score). No question or an empty response skips the sample "
+              "before any call. Given the same verdicts the value equals DeepEval's.",
+              module=module, cls="AnswerStatementRelevancy", target=TargetCategory.GENERATION_RELEVANCE,
+              cost_msats=300, inputs=("example.query", "prediction.response"), params=(_LIST_ANSWER,),
+              version="1"),
+    ]
+
+
+def _geval_specs() -> list[MetricSpec]:
+    """DeepEval's GEval (module ``geval``)."""
+    return [
+        _spec("g_eval", "G-Eval: criteria to evaluation steps to a 0-10 form, weighted by token probabilities.",
+              "DeepEval's GEval. Unless `evaluation_steps` are given, one call turns `criteria` into 3-4 "
+              "evaluation steps, made once per metric instance and reused for every sample (as DeepEval keeps "
+              "them; cached like every answer). Then one call per sample: the judge sees the steps and the "
+              "test case `fields` (query as Input, response as Actual Output, reference as Expected Output, "
+              "retrieved as Retrieval Context) and answers a reason and an integer score from 0 to 10. Where "
+              "the backend returns token log probabilities (the HTTP backend asks for `top_logprobs` "
+              "alternatives; 0 asks for none) the score is DeepEval's probability-weighted score: at the last "
+              "answer token equal to the score, the alternatives with probability >= 1% that are decimal "
+              "numbers, sum(score * p) / sum(p); else the plain score. Value = score / 10, the weighted score kept "
+              "within the range (DeepEval's can leave [0, 1] when a likely alternative token lies outside "
+              "it, such as 6 under a 0-5 rubric). With a `rubric` (DeepEval's "
+              "Rubric: score ranges with their expected outcomes) the judge sees it and scores over its range "
+              "[low, high], and value = (score - low) / (high - low); a score outside the range fails "
+              "validation (DeepEval takes it as given). A missing field skips the sample before any call. "
+              "Given the same steps, answers and log probabilities the value equals DeepEval's GEval (not in "
+              "strict mode).",
+              module="evalcore_judge.geval", cls="GEval", target=TargetCategory.GENERATION_CORRECTNESS,
+              cost_msats=150, pass_threshold=0.5, inputs=("example.query", "prediction.response",
+                                                          "example.reference_answer", "prediction.retrieved"),
+              params=(ParamSpec(name="criteria", type="str", identity=True, nullable=True,
+                                description="what the judge assesses, in words (evaluation steps are made from it)"),
+                      ParamSpec(name="evaluation_steps", type="list", identity=True, nullable=True,
+                                description="the evaluation steps, instead of generating them from criteria"),
+                      ParamSpec(name="rubric", type="list", identity=True, nullable=True,
+                                description="DeepEval's rubric: [{score_range: [low, high], expected_outcome: "
+                                            "text}], ranges within 0-10, none overlapping"),
+                      ParamSpec(name="fields", type="list", default=("query", "response"), identity=True,
+                                description="test case fields the judge sees: query, response, reference, retrieved"),
+                      ParamSpec(name="top_logprobs", type="int", default=20, minimum=0,
+                                description="alternatives per token asked for to weight the score (0: plain score)"),
+                      ParamSpec(name="k", type="int", minimum=1, description="use only the first k retrieved documents",
+                                aliases=("top_k",)),
+                      ParamSpec(name="threshold", type="float", default=0.5, minimum=0.0, maximum=1.0,
+                                description="pass mark (DeepEval's default 0.5); binarises when called with a trace"),
+                      _LIST_ANSWER),
+              version="1"),
+    ]
+
+
+_CONVERSATION = (
+    " The conversation is example.turns followed by prediction.turns, each a list of {role, content}; only "
+    "user and assistant turns count (DeepEval's turns hold no others). No such turn skips the sample. Given the "
+    "same verdicts the value equals DeepEval's (not in strict mode)."
+)
+
+
+def _conversation_specs() -> list[MetricSpec]:
+    """DeepEval's conversation metrics (module ``conversation``)."""
+    fields = {"module": "evalcore_judge.conversation", "target": TargetCategory.GENERATION_RELEVANCE,
+              "inputs": ("example.turns", "prediction.turns")}
+    return [
+        _spec("knowledge_retention", "Share of assistant turns that keep the facts the user gave.",
+              "DeepEval's KnowledgeRetentionMetric. One call per user turn extracts the facts it states; then "
+              "one call per assistant turn that follows some facts judges whether it forgets or contradicts "
+              "them (yes) or not (no). Value = no verdicts / verdicts; 1 when there is no verdict (DeepEval's "
+              "empty score)." + _CONVERSATION,
+              cls="KnowledgeRetention", cost_msats=300, params=(_LIST_ANSWER,), version="1", **fields),
+        _spec("role_adherence", "Share of assistant turns that keep to the chatbot's role.",
+              "DeepEval's RoleAdherenceMetric. One call: the judge lists the assistant turns out of the role "
+              "in example.chatbot_role (by index, with a reason). Value = (assistant turns - min(listed, "
+              "assistant turns)) / assistant turns, as DeepEval counts; 1 without assistant turns (no call). "
+              "No chatbot_role skips the sample." + _CONVERSATION,
+              cls="RoleAdherence", cost_msats=150, params=(_LIST_ANSWER,), version="1",
+              **{**fields, "inputs": ("example.turns", "prediction.turns", "example.chatbot_role")}),
+        _spec("conversation_completeness", "Share of the user's intentions the conversation satisfied.",
+              "DeepEval's ConversationCompletenessMetric. One call extracts the user's intentions; one call per "
+              "intention judges whether the assistant satisfied it (yes) or not (no). Value = yes / intentions; "
+              "1 when the judge finds no intention." + _CONVERSATION,
+              cls="ConversationCompleteness", cost_msats=300, params=(_LIST_ANSWER,), version="1", **fields),
+        _spec("conversation_relevancy", "Share of assistant replies relevant to the conversation so far.",
+              "DeepEval's TurnRelevancyMetric (formerly ConversationRelevancyMetric). The turns are cut into "
+              "user-assistant exchanges (DeepEval's unit interactions: a new one where a user turn follows an "
+              "assistant turn; a last exchange counts when it ends with the assistant); for each exchange, "
+              "one call judges whether the last assistant message of the window of the last `window_size` "
+              "exchanges is relevant (yes) or not (no). Value = yes / windows; 1 without a complete "
+              "exchange." + _CONVERSATION,
+              cls="ConversationRelevancy", cost_msats=300, version="1",
+              params=(ParamSpec(name="window_size", type="int", default=10, minimum=1, identity=True,
+                                description="exchanges a verdict sees, ending at the judged one (DeepEval's 10)"),),
+              **fields),
+    ]
 
 
 @hookimpl
@@ -102,21 +250,22 @@ def evalcore_metrics() -> list[MetricSpec]:
         _spec("semantic_f1", "DSPy SemanticF1: F1 of the judge's precision and recall of key ideas.",
               "The judge compares the response with the reference answer and gives recall (share of the "
               "reference covered) and precision (share of the response covered by the reference); the "
-              "value is their F1. `decompositional` first lists the key ideas of each. Called with a "
-              "trace it returns score >= threshold (default 0.66).",
+              "value is their F1. `decompositional` first lists the key ideas of each." + _DSPY_EXACT % (
+                  "SemanticF1",
+                  "SemanticRecallPrecision, or DecompositionalSemanticRecallPrecision when decompositional"),
               cls="SemanticF1", target=TargetCategory.GENERATION_CORRECTNESS, cost_msats=150,
               pass_threshold=0.66, inputs=("example.query", "example.reference_answer", "prediction.response"),
               params=(ParamSpec(name="decompositional", type="bool", default=False, identity=True,
                                 description="DSPy's decompositional prompt (key ideas first)"), _THRESHOLD),
-              version="1"),
+              version="2"),
         _spec("complete_and_grounded", "DSPy CompleteAndGrounded: F1 of completeness and groundedness.",
               "Two calls: completeness of the response against the reference answer, groundedness of "
-              "the response in the evidence; the value is their F1. Called with a trace it returns "
-              "score >= threshold (default 0.66).",
+              "the response in the evidence; the value is their F1." + _DSPY_EXACT % (
+                  "CompleteAndGrounded", "AnswerCompleteness, then AnswerGroundedness"),
               cls="CompleteAndGrounded", target=TargetCategory.GENERATION_FAITHFULNESS, cost_msats=300,
               pass_threshold=0.66,
               inputs=("example.query", "example.reference_answer", "prediction.response", "prediction.retrieved"),
-              params=(*_EVIDENCE, _THRESHOLD), version="1"),
+              params=(*_EVIDENCE, _THRESHOLD), version="2"),
         _spec("llm_judge", "LLM judge with a system prompt and criteria; its explanation in details.",
               "The dsrs LlmJudgeMetric. The judge gets `system_prompt`, the `criteria`, the input, the "
               "reference when there is one, and the output, and gives a score and an explanation.",
@@ -175,4 +324,7 @@ def evalcore_metrics() -> list[MetricSpec]:
               cls="ContextRecall", target=TargetCategory.RETRIEVAL_RELEVANCE, cost_msats=150,
               inputs=("example.query", "example.reference_answer", "prediction.retrieved", "example.relevant_docs"),
               params=(*_EVIDENCE, _LIST_ANSWER), version="1"),
+        *_relevancy_specs(),
+        *_geval_specs(),
+        *_conversation_specs(),
     ]

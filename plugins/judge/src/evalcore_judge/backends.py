@@ -25,12 +25,14 @@ from __future__ import annotations
 import asyncio
 import inspect
 import json
+import math
 import weakref
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 
 import attrs
 from evalcore.http import BackendError, OpenAIClient, Usage
+from evalcore.plugin import EvalcoreError
 
 from .schemas import SCALES, JudgeAnswer, with_instruction
 
@@ -53,12 +55,15 @@ _REJECTION_WORDS = ("response_format", "response format", "json_schema", "json s
 class Completion:
     """A backend's answer; ``usage`` is ``None`` when the backend does not count tokens;
     ``answer_format`` says how a schema was asked for (:data:`JSON_SCHEMA`, :data:`INSTRUCTIONS`,
-    :data:`DSPY_SIGNATURE`; ``None`` when none was)."""
+    :data:`DSPY_SIGNATURE`; ``None`` when none was); ``logprobs`` the answer's tokens with their
+    log probabilities and top alternatives (OpenAI's ``choices[0].logprobs.content``) where the
+    decoding asked for them and the backend gave them."""
 
     text: str
     usage: Usage | None = None
     finish_reason: str | None = None
     answer_format: str | None = None
+    logprobs: list[dict[str, Any]] | None = None
 
 
 def rejects_response_format(status: int | None, message: str | None) -> bool:
@@ -132,14 +137,17 @@ class _StructuredOutputs:
 
 @attrs.frozen
 class Decoding:
-    """Decoding parameters; part of every cache key."""
+    """Decoding parameters; part of every cache key. ``top_logprobs`` > 0 asks a backend that can
+    (the HTTP backend) for each answer token's log probability and its most likely alternatives."""
 
     temperature: float = 0.0
     seed: int | None = 0
     max_tokens: int = 256
+    top_logprobs: int = 0
 
     def to_dict(self) -> dict[str, Any]:
-        return attrs.asdict(self)
+        """The parameters (``top_logprobs`` only when asked for, so other keys stay as they were)."""
+        return {k: v for k, v in attrs.asdict(self).items() if k != "top_logprobs" or v}
 
 
 class Backend(Protocol):
@@ -182,11 +190,17 @@ class HTTPBackend(_StructuredOutputs):
 
     async def _send(self, messages: Messages, decoding: Decoding, response_format: Mapping[str, Any] | None,
                     ) -> Completion:
-        extra = {"response_format": response_format} if response_format is not None else {}
+        extra: dict[str, Any] = {"response_format": response_format} if response_format is not None else {}
+        if decoding.top_logprobs:
+            extra.update(logprobs=True, top_logprobs=decoding.top_logprobs)
         result = await self.client.achat(
             messages, temperature=decoding.temperature, seed=decoding.seed, max_tokens=decoding.max_tokens, **extra,
         )
-        return Completion(result.text, result.usage, result.finish_reason)
+        logprobs = None
+        if decoding.top_logprobs:
+            choice = (result.raw.get("choices") or [{}])[0]
+            logprobs = ((choice.get("logprobs") or {}) if isinstance(choice, Mapping) else {}).get("content")
+        return Completion(result.text, result.usage, result.finish_reason, logprobs=logprobs)
 
     def _rejected(self, exc: Exception) -> bool:
         return isinstance(exc, BackendError) and rejects_response_format(exc.status, exc.body or str(exc))
@@ -293,62 +307,127 @@ class CriticBackend:
                           answer_format=INSTRUCTIONS if schema is not None else None)
 
 
-class DSPyBackend:
-    """The LM DSPy is configured with (``dspy.configure(lm=...)`` / ``dspy.context(lm=...)``),
-    captured when the metric is made; called with the judge's decoding.
+@attrs.frozen
+class DSPyTask:
+    """A judge question as DSPy's own metric asks it: ``dspy.ChainOfThought(signature)(**inputs)``,
+    ``signature`` naming a class of ``dspy.evaluate.auto_evaluation`` (``SemanticRecallPrecision``,
+    ``AnswerCompleteness``, ...). On DSPy's LM the judge asks this instead of its own prompt, so the
+    LM gets exactly the request DSPy's ``SemanticF1`` / ``CompleteAndGrounded`` send."""
 
-    With a schema it asks through a typed signature: the system message as the instructions,
-    the conversation as one input, the answer model's fields as output fields (numbers as
-    ``float``, texts as ``str``); DSPy's adapter formats the request and parses the reply.
+    signature: str
+    inputs: Mapping[str, Any]
+
+
+class DSPyBackend:
+    """The LM DSPy is configured with where the judge is called (``dspy.configure(lm=...)`` /
+    ``dspy.context(lm=...)``, as DSPy's own metrics read ``dspy.settings.lm``); ``fallback`` (the
+    LM configured when the metric was opened) where the call's context has none.
+
+    A :class:`DSPyTask` runs DSPy's own module, with the LM's own settings, as DSPy's metrics
+    do; its outputs become the answer (scores clamped to the scale, as DSPy's ``f1_score``
+    clamps them; ChainOfThought's ``reasoning`` as the rationale where the signature has no
+    field of that name). Another schema is asked through a typed signature: the system message
+    as the instructions, the conversation as one input, the answer model's fields as output
+    fields (numbers as ``float``, texts as ``str``), with the judge's decoding.
     """
 
     name = "dspy"
     paid = False
 
-    def __init__(self, lm: Any) -> None:
-        self.lm = lm
-        self.model = str(getattr(lm, "model", type(lm).__qualname__))
+    def __init__(self, fallback: Any = None) -> None:
+        self.fallback = fallback
 
     def __repr__(self) -> str:
         return f"<DSPyBackend {self.model}>"
 
-    async def agenerate(self, messages: Messages, decoding: Decoding, metadata: Mapping[str, Any],
-                        schema: type[JudgeAnswer] | None = None) -> Completion:
-        if schema is not None:
-            return await asyncio.to_thread(self._predict, messages, decoding, schema)
-        return Completion(await asyncio.to_thread(self._generate, messages, decoding))
-
-    def _predict(self, messages: Messages, decoding: Decoding, schema: type[JudgeAnswer]) -> Completion:
+    def current_lm(self) -> Any:
+        """The LM to judge with here and now: ``dspy.settings.lm``, else :attr:`fallback`."""
         import dspy
 
+        lm = dspy.settings.lm or self.fallback
+        if lm is None:
+            raise DSPyNotConfigured("the judge is DSPy's LM but DSPy has no LM configured; call "
+                                    "dspy.configure(lm=...) or judge inside dspy.context(lm=...)")
+        return lm
+
+    @property
+    def model(self) -> str:  # type: ignore[override]
+        """The model name of the LM in use (part of every cache key)."""
         try:
-            from dspy.utils.exceptions import AdapterParseError
-        except ImportError:  # pragma: no cover - older DSPy
-            AdapterParseError = ValueError  # noqa: N806
+            lm = self.current_lm()
+        except DSPyNotConfigured:
+            return "(no LM configured)"
+        return str(getattr(lm, "model", type(lm).__qualname__))
+
+    async def agenerate(self, messages: Messages, decoding: Decoding, metadata: Mapping[str, Any],
+                        schema: type[JudgeAnswer] | None = None, task: DSPyTask | None = None) -> Completion:
+        lm = self.current_lm()  # here, in the caller's context (the thread gets a copy of it)
+        if task is not None and schema is not None:
+            return await asyncio.to_thread(self._run_task, lm, task, schema)
+        if schema is not None:
+            return await asyncio.to_thread(self._predict, lm, messages, decoding, schema)
+        return Completion(await asyncio.to_thread(self._generate, lm, messages, decoding))
+
+    def _run_task(self, lm: Any, task: DSPyTask, schema: type[JudgeAnswer]) -> Completion:
+        import dspy
+        from dspy.evaluate import auto_evaluation
+
+        signature = getattr(auto_evaluation, task.signature)
+        with dspy.context(lm=lm, track_usage=True):
+            try:
+                prediction = dspy.ChainOfThought(signature)(**task.inputs)
+            except _adapter_parse_error() as exc:  # the reply as DSPy got it: the critic reads and validates it
+                return Completion(str(getattr(exc, "lm_response", "") or ""), answer_format=DSPY_SIGNATURE)
+        answer = {name: prediction.get(name) for name in signature.output_fields}
+        answer.setdefault(schema.rationale_field, prediction.get("reasoning"))
+        low, high = SCALES[schema.score_scale]
+        for name in schema.score_fields:
+            value = answer.get(name)
+            if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
+                answer[name] = max(low, min(high, value))
+        answer = {name: value for name, value in answer.items() if value is not None}
+        return Completion(json.dumps(answer, default=str), _dspy_usage(prediction), answer_format=DSPY_SIGNATURE)
+
+    def _predict(self, lm: Any, messages: Messages, decoding: Decoding, schema: type[JudgeAnswer]) -> Completion:
+        import dspy
+
         signature = _signature(dspy, messages, schema)
         conversation = _conversation(messages)
-        with dspy.context(lm=self.lm, track_usage=True):
+        with dspy.context(lm=lm, track_usage=True):
             predict = dspy.Predict(signature, temperature=decoding.temperature, max_tokens=decoding.max_tokens)
             try:
                 prediction = predict(judged=conversation)
-            except AdapterParseError as exc:  # the reply as DSPy got it: the critic reads and validates it
+            except _adapter_parse_error() as exc:  # the reply as DSPy got it: the critic reads and validates it
                 return Completion(str(getattr(exc, "lm_response", "") or ""), answer_format=DSPY_SIGNATURE)
         answer = {name: prediction.get(name) for name in schema.model_fields if prediction.get(name) is not None}
         return Completion(json.dumps(answer, default=str), _dspy_usage(prediction), answer_format=DSPY_SIGNATURE)
 
-    def _generate(self, messages: Messages, decoding: Decoding) -> str:
+    def _generate(self, lm: Any, messages: Messages, decoding: Decoding) -> str:
         try:  # DSPy >= 3.4: a normalised request (messages= is deprecated there)
             from dspy.lm15 import Config, Message, Request
         except ImportError:
-            outputs = self.lm(messages=[dict(m) for m in messages], temperature=decoding.temperature,
-                              max_tokens=decoding.max_tokens)
+            outputs = lm(messages=[dict(m) for m in messages], temperature=decoding.temperature,
+                         max_tokens=decoding.max_tokens)
             first = outputs[0] if outputs else ""
             return first.get("text", "") if isinstance(first, Mapping) else str(first)
         system = "\n\n".join(m["content"] for m in messages if m["role"] == "system") or None
         turns = tuple(Message.user(m["content"]) for m in messages if m["role"] != "system")
         config = Config(max_tokens=decoding.max_tokens, temperature=decoding.temperature)
-        response = self.lm(Request(model=self.model, messages=turns, system=system, config=config))
+        response = lm(Request(model=str(getattr(lm, "model", "")), messages=turns, system=system, config=config))
         return response.text or ""
+
+
+class DSPyNotConfigured(EvalcoreError):
+    """The judge is DSPy's LM, but none is configured where it is called."""
+
+
+def _adapter_parse_error() -> type[Exception]:
+    """DSPy's error for a reply its adapter cannot parse."""
+    try:
+        from dspy.utils.exceptions import AdapterParseError
+    except ImportError:  # pragma: no cover - older DSPy
+        return ValueError
+    return AdapterParseError
 
 
 def _signature(dspy: Any, messages: Messages, schema: type[JudgeAnswer]) -> Any:

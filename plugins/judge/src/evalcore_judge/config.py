@@ -19,15 +19,19 @@ parameter          environment variable            meaning
 =================  ==============================  =========================================
 
 With no ``backend`` given: ``judge='dspy'`` selects the LM DSPy is configured with; an
-object with ``score`` / ``ascore`` is used as the RAG metric spec's LLMCritic; another
-``judge`` callable selects ``callable``; a base URL selects ``http``; and when nothing is
-set but DSPy has an LM configured (``dspy.configure(lm=...)`` or ``dspy.context(lm=...)``),
-that LM judges.
+object with ``score`` / ``ascore`` is used as the RAG metric spec's LLMCritic (its ``score``
+called with keywords only, as the spec's abstract class declares it; a critic class, also as
+``"module:attr"``, is made with no arguments); another ``judge`` callable selects ``callable``;
+a base URL selects ``http``; and when nothing is set but DSPy has an LM configured
+(``dspy.configure(lm=...)`` or ``dspy.context(lm=...)``), DSPy's LM judges. DSPy's LM is the
+one configured where the judge is called, as for DSPy's own metrics, and evalcore's answer
+cache is off for it unless a cache mode is set (the LM has its own cache).
 """
 
 from __future__ import annotations
 
 import importlib
+import inspect
 import sys
 from collections.abc import Mapping
 from typing import Any
@@ -50,21 +54,27 @@ def build_critic(params: Mapping[str, Any], context: RunContext, metric_id: str 
     if isinstance(judge, LLMCritic):
         return judge
     decoding = Decoding(params["temperature"], params["seed"], params["max_tokens"])
-    cache = context.cache(params["cache_mode"], params.get("cache_dir"))
-    return LLMCritic(build_backend(params, context, metric_id), decoding=decoding, cache=cache,
-                     prices=context.prices(params.get("prices")), budget=context.budget)
+    backend = build_backend(params, context, metric_id)
+    mode = params["cache_mode"]
+    if isinstance(backend, DSPyBackend) and mode is None and context.cache_mode is None:
+        mode = "off"  # DSPy's LM caches for itself (dspy.LM(cache=...)), as it does for DSPy's own metrics
+    cache = context.cache(mode, params.get("cache_dir"))
+    return LLMCritic(backend, decoding=decoding, cache=cache, prices=context.prices(params.get("prices")),
+                     budget=context.budget)
 
 
 def build_backend(params: Mapping[str, Any], context: RunContext, metric_id: str = "judge") -> Backend:
     """The backend named by ``backend`` (or implied by the other settings)."""
     kind = context.setting(params, "backend")
     judge = context.setting(params, "judge")
+    if kind in (None, "callable") and isinstance(judge, str) and ":" in judge:
+        judge = _resolve_callable(judge, metric_id)  # "module:attr": a callable, or an LLMCritic (class)
     if kind is None:
         kind = _implied_kind(params, context, judge)
     if kind == "dspy":
         return DSPyBackend(_dspy_lm(metric_id))
-    if kind == "critic":
-        return CriticBackend(judge)
+    if kind in ("critic", "callable") and _is_critic(judge):
+        return CriticBackend(_as_critic(judge, metric_id))
     if kind == "callable":
         if judge is None:
             raise JudgeConfigError(metric_id, "judge", "backend 'callable' needs judge=<callable or 'module:attr'>")
@@ -105,7 +115,7 @@ def build_backend(params: Mapping[str, Any], context: RunContext, metric_id: str
 def _implied_kind(params: Mapping[str, Any], context: RunContext, judge: Any) -> str | None:
     if judge == "dspy":
         return "dspy"
-    if judge is not None and not isinstance(judge, str) and callable(getattr(judge, "score", None)):
+    if _is_critic(judge):
         return "critic"
     if judge is not None:
         return "callable"
@@ -124,15 +134,31 @@ def _configured_dspy_lm() -> Any:
 
 
 def _dspy_lm(metric_id: str) -> Any:
+    """The LM DSPy is configured with now (``None`` when none is: the judge then needs one where it
+    is called, as DSPy's own metrics do)."""
     try:
         import dspy
     except ImportError:
         raise JudgeConfigError(metric_id, "judge", "judge='dspy' needs DSPy installed (pip install dspy)") from None
-    lm = dspy.settings.lm
-    if lm is None:
-        raise JudgeConfigError(metric_id, "judge", "judge='dspy' but DSPy has no LM configured; "
-                               "call dspy.configure(lm=...) or use dspy.context(lm=...)")
-    return lm
+    return dspy.settings.lm
+
+
+def _is_critic(judge: Any) -> bool:
+    """Whether ``judge`` is the RAG metric spec's LLMCritic: an object with ``score`` (or ``ascore``),
+    or a class of such objects."""
+    return judge is not None and not isinstance(judge, str) and (
+        callable(getattr(judge, "score", None)) or callable(getattr(judge, "ascore", None)))
+
+
+def _as_critic(judge: Any, metric_id: str) -> Any:
+    """The LLMCritic ``judge`` as an object (a critic class made with no arguments)."""
+    if not inspect.isclass(judge):
+        return judge
+    try:
+        return judge()
+    except TypeError as exc:
+        raise JudgeConfigError(metric_id, "judge", f"cannot make the critic {judge.__qualname__}() with no "
+                               f"arguments: {exc}; pass an instance") from None
 
 
 def _client(params: Mapping[str, Any], context: RunContext, metric_id: str) -> OpenAIClient:

@@ -21,7 +21,7 @@ import attrs
 from evalcore.cache import ContentCache, cache_key, content_hash
 from evalcore.http import PriceTable, Usage, estimate_tokens
 
-from .backends import INSTRUCTIONS, Backend, Completion, Decoding, Messages
+from .backends import INSTRUCTIONS, Backend, Completion, Decoding, DSPyTask, Messages
 from .parsing import Parsed, UnparseableJudgement, parse_judgement, read_answer
 from .schemas import JudgeAnswer, ScoreAnswer, with_instruction
 
@@ -42,7 +42,8 @@ class Call:
     ``answer_format`` says how the schema was asked for (``json_schema``, ``instructions`` or
     ``dspy_signature``); ``repaired`` whether the first answer failed validation and the repair
     answer passed; ``raw_answers`` holds every answer as received, in order; ``calls`` how many
-    backend calls were made (0 from the cache).
+    backend calls were made (0 from the cache); ``logprobs`` the answer's token log probabilities
+    where the decoding asked for them (:attr:`~evalcore_judge.backends.Completion.logprobs`).
     """
 
     text: str
@@ -56,6 +57,7 @@ class Call:
     repaired: bool = False
     raw_answers: tuple[str, ...] = ()
     calls: int = 1
+    logprobs: list[dict[str, Any]] | None = None
 
     def to_cache(self) -> dict[str, Any]:
         entry: dict[str, Any] = {
@@ -65,6 +67,8 @@ class Call:
         if self.answer is not None:
             entry.update(answer=self.answer.model_dump(), answer_format=self.answer_format, repaired=self.repaired,
                          raw_answers=list(self.raw_answers))
+        if self.logprobs is not None:
+            entry["logprobs"] = self.logprobs
         return entry
 
     @classmethod
@@ -88,6 +92,7 @@ class Call:
             usage=Usage(usage["prompt_tokens"], usage["completion_tokens"], usage["reported"]) if usage else None,
             answer=answer, answer_format=entry.get("answer_format"), repaired=bool(entry.get("repaired")),
             raw_answers=tuple(raw) if isinstance(raw, list) else (text,), calls=0,
+            logprobs=entry["logprobs"] if isinstance(entry.get("logprobs"), list) else None,
         )
 
 
@@ -120,6 +125,7 @@ class LLMCritic:
         self.prices = prices or PriceTable()
         self.budget = budget
         self._takes_schema = _takes_schema(backend)
+        self._takes_task = _takes_parameter(backend, "task")
 
     def __repr__(self) -> str:
         return f"<LLMCritic {self.backend!r}>"
@@ -154,9 +160,12 @@ class LLMCritic:
     async def acall(
         self, messages: Messages, *, metric: str, version: str, template_hash: str,
         metadata: Mapping[str, Any] | None = None, schema: type[JudgeAnswer] | None = None,
+        task: DSPyTask | None = None,
     ) -> Call:
         """Ask the backend, or answer from the cache; with ``schema``, the answer validated into it
-        (one repair request for an answer that fails; :class:`InvalidAnswer` when that fails too)."""
+        (one repair request for an answer that fails; :class:`InvalidAnswer` when that fails too).
+        ``task`` is the same question as DSPy's own metric asks it, for a backend that runs DSPy
+        (its first attempt; a repair is asked as messages)."""
         key = self.key(messages, metric=metric, version=version, template_hash=template_hash)
         if self.cache is not None:
             entry = self.cache.get(key)
@@ -170,14 +179,14 @@ class LLMCritic:
             if self.cache is not None and completion.text.strip():
                 self.cache.put(key, call.to_cache())
             return call
-        call = await self._validated(messages, metadata, schema)
+        call = await self._validated(messages, metadata, schema, task)
         if self.cache is not None:
             self.cache.put(key, call.to_cache())
         return call
 
     async def _validated(self, messages: Messages, metadata: Mapping[str, Any] | None,
-                         schema: type[JudgeAnswer]) -> Call:
-        first = await self._generate(messages, metadata, schema)
+                         schema: type[JudgeAnswer], task: DSPyTask | None = None) -> Call:
+        first = await self._generate(messages, metadata, schema, task)
         first_cost = self.cost_msats(first.usage)
         try:
             answer = read_answer(first.text, schema)
@@ -185,7 +194,7 @@ class LLMCritic:
             reason = self._reason(exc, first)
         else:
             return Call(first.text, first.usage, first_cost, False, first.finish_reason, answer=answer,
-                        answer_format=first.answer_format, raw_answers=(first.text,))
+                        answer_format=first.answer_format, raw_answers=(first.text,), logprobs=first.logprobs)
         failed = Call(first.text, first.usage, first_cost, False, first.finish_reason,
                       answer_format=first.answer_format, raw_answers=(first.text,))
         repair = [*messages, {"role": "assistant", "content": first.text},
@@ -213,12 +222,15 @@ class LLMCritic:
             raise InvalidAnswer(f"{self._reason(exc, second)} (after one repair; first answer: {reason})",
                                 raws, call) from None
         return Call(second.text, usage, cost, False, second.finish_reason, answer=answer,
-                    answer_format=second.answer_format, repaired=True, raw_answers=raws, calls=2)
+                    answer_format=second.answer_format, repaired=True, raw_answers=raws, calls=2,
+                    logprobs=second.logprobs)
 
     async def _generate(self, messages: Messages, metadata: Mapping[str, Any] | None,
-                        schema: type[JudgeAnswer] | None) -> Completion:
+                        schema: type[JudgeAnswer] | None, task: DSPyTask | None = None) -> Completion:
         if schema is None:
             return await self.backend.agenerate(messages, self.decoding, metadata or {})
+        if task is not None and self._takes_task:
+            return await self.backend.agenerate(messages, self.decoding, metadata or {}, schema=schema, task=task)
         if self._takes_schema:
             return await self.backend.agenerate(messages, self.decoding, metadata or {}, schema=schema)
         completion = await self.backend.agenerate(with_instruction(messages, schema), self.decoding, metadata or {})
@@ -288,6 +300,14 @@ def _takes_schema(backend: Any) -> bool:
     except (TypeError, ValueError, AttributeError):
         return False
     return "schema" in parameters or any(p.kind is p.VAR_KEYWORD for p in parameters.values())
+
+
+def _takes_parameter(backend: Any, name: str) -> bool:
+    """Whether the backend's ``agenerate`` names the parameter ``name``."""
+    try:
+        return name in inspect.signature(backend.agenerate).parameters
+    except (TypeError, ValueError, AttributeError):
+        return False
 
 
 def _added(first: Usage | None, second: Usage | None) -> Usage | None:

@@ -18,6 +18,7 @@ backend shaped every answer) and whether an answer was ``repaired``.
 from __future__ import annotations
 
 import asyncio
+import sys
 import threading
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -36,7 +37,7 @@ from evalcore.plugin import (
     reference_answers,
 )
 
-from .backends import STRUCTURED_FORMATS
+from .backends import STRUCTURED_FORMATS, DSPyTask
 from .config import build_critic
 from .critic import Call, InvalidAnswer
 from .parsing import Parsed
@@ -62,12 +63,14 @@ from .schemas import JudgeAnswer
 
 @attrs.frozen
 class Request:
-    """One prompt to ask: its role in the metric, its template, the messages and the answer's model."""
+    """One prompt to ask: its role in the metric, its template, the messages and the answer's model;
+    ``dspy``: the same question as DSPy's own metric asks it (asked so on DSPy's LM)."""
 
     role: str
     template: Template
     messages: list[dict[str, str]]
     answer: type[JudgeAnswer]
+    dspy: DSPyTask | None = None
 
     @property
     def fields(self) -> tuple[str, ...]:
@@ -121,6 +124,20 @@ class JudgeMetric(SampleMetric):
     def combine(self, parsed: Mapping[str, Parsed]) -> Verdict:
         raise NotImplementedError
 
+    def __call__(self, gold: Any, pred: Any, trace: Any = None, pred_name: str | None = None,
+                 pred_trace: Any = None) -> Any:
+        """Called DSPy-style with DSPy's objects (``dspy.Example`` / ``dspy.Prediction``), the judge
+        returns what DSPy's ``SemanticF1`` and ``CompleteAndGrounded`` return,
+        ``dspy.Prediction(score=...)``, with the judge's explanation as ``feedback`` (GEPA reads it);
+        the score is ``score >= threshold`` when ``trace`` is given. Called with plain records, it
+        returns the number (the pass/fail bool with a trace), as every evalcore metric does."""
+        dspy = _dspy_of(gold, pred)
+        if dspy is None:
+            return super().__call__(gold, pred, trace, pred_name, pred_trace)
+        graded = self.feedback(gold, pred)
+        return dspy.Prediction(score=graded.score if trace is None else self.spec.passes(graded.score),
+                               feedback=graded.feedback)
+
     # -- scoring -------------------------------------------------------------------------
 
     def _checked_requests(self, example: Record, prediction: Record) -> list[Request]:
@@ -135,7 +152,7 @@ class JudgeMetric(SampleMetric):
 
     async def ascore(self, example: Record, prediction: Record) -> Score:
         requests = self._checked_requests(example, prediction)
-        outcomes = await asyncio.gather(*(self._ask(r) for r in requests), return_exceptions=True)
+        outcomes = await self._ask_all(requests)
         calls = {r.role: o.call if isinstance(o, InvalidAnswer) else o for r, o in zip(requests, outcomes)
                  if isinstance(o, (Call, InvalidAnswer))}
         details = self._details(requests, calls)
@@ -161,12 +178,26 @@ class JudgeMetric(SampleMetric):
         return Score(verdict.value, feedback=verdict.feedback, details={**details, **verdict.details},
                      cost_msats=cost)
 
+    async def _ask_all(self, requests: Sequence[Request]) -> list[Call | BaseException]:
+        """Ask every request: concurrently, or in order on DSPy's LM (as DSPy's own modules call it,
+        so an LM answering in turn, such as ``dspy.utils.DummyLM``, answers each in its place)."""
+        if self.critic.backend.name != "dspy":
+            return await asyncio.gather(*(self._ask(r) for r in requests), return_exceptions=True)
+        outcomes: list[Call | BaseException] = []
+        for request in requests:
+            try:
+                outcomes.append(await self._ask(request))
+            except Exception as exc:  # noqa: BLE001 - kept as the outcome, as gather(return_exceptions=True) does
+                outcomes.append(exc)
+        return outcomes
+
     async def _ask(self, request: Request) -> Call:
         try:
             call = await self.critic.acall(
                 request.messages, metric=self.spec.key, version=self.spec.version,
                 template_hash=request.template.hash, schema=request.answer,
                 metadata={"metric": self.id, "role": request.role, "fields": list(request.fields)},
+                task=request.dspy,
             )
         except InvalidAnswer as exc:
             self._count(exc.call)
@@ -257,6 +288,13 @@ class JudgeMetric(SampleMetric):
         return Request(role, template, template.render(rule=answer_rule(answer), **values), answer)
 
 
+def _dspy_of(*objects: Any) -> Any:
+    """The ``dspy`` module when one of ``objects`` is a DSPy example or prediction (never imports DSPy)."""
+    dspy = sys.modules.get("dspy")
+    example = getattr(dspy, "Example", None)
+    return dspy if isinstance(example, type) and any(isinstance(o, example) for o in objects) else None
+
+
 def _usage_sum(calls: Sequence[Call]) -> dict[str, int]:
     usages = [c.usage for c in calls if c.usage is not None]
     return {"prompt_tokens": sum(u.prompt_tokens for u in usages),
@@ -327,9 +365,15 @@ class SemanticF1(JudgeMetric):
     """DSPy's SemanticF1: the judge's recall and precision of the reference's key ideas, combined as F1."""
 
     def requests(self, example: Record, prediction: Record) -> list[Request]:
-        template = SEMANTIC_F1_DECOMPOSED if self.params["decompositional"] else SEMANTIC_F1
-        return [self.request("semantic_f1", template, template.answer, query=_query(example),
-                             reference=_reference(example), response=inputs.response(prediction, blank="skip"))]
+        decompositional = self.params["decompositional"]
+        template = SEMANTIC_F1_DECOMPOSED if decompositional else SEMANTIC_F1
+        query, reference = _query(example), _reference(example)
+        response = inputs.response(prediction, blank="skip")
+        request = self.request("semantic_f1", template, template.answer, query=query, reference=reference,
+                               response=response)
+        signature = "DecompositionalSemanticRecallPrecision" if decompositional else "SemanticRecallPrecision"
+        return [attrs.evolve(request, dspy=DSPyTask(signature, {
+            "question": query, "ground_truth": reference, "system_response": response}))]
 
     def combine(self, parsed: Mapping[str, Parsed]) -> Verdict:
         judged = parsed["semantic_f1"]
@@ -342,12 +386,23 @@ class CompleteAndGrounded(JudgeMetric):
     """DSPy's CompleteAndGrounded: F1 of completeness (vs reference) and groundedness (in the context)."""
 
     def requests(self, example: Record, prediction: Record) -> list[Request]:
-        query, response = _query(example), inputs.response(prediction, blank="skip")
+        query, response, reference = _query(example), inputs.response(prediction, blank="skip"), _reference(example)
         evidence = inputs.evidence(example, prediction, self.params["evidence_source"], self.params["k"])
-        return [self.request("completeness", COMPLETENESS, COMPLETENESS.answer, query=query,
-                             reference=_reference(example), response=response),
-                self.request("groundedness", GROUNDEDNESS, GROUNDEDNESS.answer, query=query,
-                             evidence=numbered(evidence), response=response)]
+        completeness = self.request("completeness", COMPLETENESS, COMPLETENESS.answer, query=query,
+                                    reference=reference, response=response)
+        groundedness = self.request("groundedness", GROUNDEDNESS, GROUNDEDNESS.answer, query=query,
+                                    evidence=numbered(evidence), response=response)
+        # in DSPy's order: completeness, then groundedness over pred.context as DSPy passes it
+        context = prediction.get("context") if self._reads_dspy_context(prediction) else numbered(evidence)
+        return [attrs.evolve(completeness, dspy=DSPyTask("AnswerCompleteness", {
+                    "question": query, "ground_truth": reference, "system_response": response})),
+                attrs.evolve(groundedness, dspy=DSPyTask("AnswerGroundedness", {
+                    "question": query, "retrieved_context": context, "system_response": response}))]
+
+    def _reads_dspy_context(self, prediction: Record) -> bool:
+        """Whether the evidence is DSPy's ``prediction.context`` whole (nothing retrieved, no ``k``)."""
+        return (self.params["evidence_source"] == "retrieved" and prediction.get("retrieved") is None
+                and prediction.get("context") is not None and not self.params["k"])
 
     def combine(self, parsed: Mapping[str, Parsed]) -> Verdict:
         completeness = parsed["completeness"].values["completeness"]
@@ -422,13 +477,18 @@ class StagedJudgeMetric(JudgeMetric):
                answers: Mapping[str, JudgeAnswer]) -> list[Request] | Verdict:
         raise NotImplementedError
 
+    async def afollow(self, example: Record, prediction: Record,
+                      answers: Mapping[str, JudgeAnswer]) -> list[Request] | Verdict:
+        """:meth:`follow`, for a metric whose next step awaits something besides the judge."""
+        return self.follow(example, prediction, answers)
+
     async def ascore(self, example: Record, prediction: Record) -> Score:
         requests = self._checked_requests(example, prediction)
         asked: list[Request] = []
         calls: dict[str, Call] = {}
         answers: dict[str, JudgeAnswer] = {}
         while True:
-            outcomes = await asyncio.gather(*(self._ask(r) for r in requests), return_exceptions=True)
+            outcomes = await self._ask_all(requests)
             asked.extend(requests)
             for request, outcome in zip(requests, outcomes):
                 if isinstance(outcome, (Call, InvalidAnswer)):
@@ -449,7 +509,7 @@ class StagedJudgeMetric(JudgeMetric):
                 assert answer is not None  # validated by the critic
                 answers[request.role] = answer
             try:
-                step = self.follow(example, prediction, answers)
+                step = await self.afollow(example, prediction, answers)
             except SkipSample as exc:
                 details = self._details(asked, calls)
                 return attrs.evolve(Score.skipped(exc.reason, **details), cost_msats=details["cost_msats"])
