@@ -6,7 +6,9 @@ size are interleaved, and the table shows the min and median wall time of each, 
 and median CPU time (user + system of the child: steadier than wall time on a busy
 machine), and the ratios of the minimums to the plain loop's: ``json.loads`` on each
 line, then the same metric's ``score`` on the parsed example and prediction, summed — the
-least any evaluator must do. Every process pays its own start-up (imports, the registry).
+least any evaluator must do — and the loop a user writes by hand with DSPy's normalisation
+(``json.loads``, DSPy's ``normalize_text`` and ``EM`` inline; no evalcore). Every process pays
+its own start-up (imports, the registry).
 """
 
 from __future__ import annotations
@@ -47,6 +49,29 @@ with open(sys.argv[1], encoding="utf-8") as handle:
     for line in handle:
         record = json.loads(line)
         total += metric.score(record["example"], record["prediction"]).value
+        n += 1
+print(total / n)
+"""
+
+DSPY_LOOP = """
+import json, re, string, sys, unicodedata
+# DSPy's normalize_text and EM (dspy/evaluate/metrics.py), inline: the loop a user writes by hand
+def normalize_text(s):
+    s = unicodedata.normalize("NFD", s)
+    def remove_articles(text): return re.sub(r"\\b(a|an|the)\\b", " ", text)
+    def white_space_fix(text): return " ".join(text.split())
+    def remove_punc(text):
+        exclude = set(string.punctuation)
+        return "".join(ch for ch in text if ch not in exclude)
+    return white_space_fix(remove_articles(remove_punc(s.lower())))
+def em(prediction, answers):
+    return max(float(normalize_text(prediction) == normalize_text(a)) for a in answers)
+total = n = 0
+with open(sys.argv[1], encoding="utf-8") as handle:
+    for line in handle:
+        record = json.loads(line)
+        ref = record["example"]["reference_answer"]
+        total += em(record["prediction"]["response"], ref if isinstance(ref, list) else [ref])
         n += 1
 print(total / n)
 """
@@ -96,6 +121,7 @@ def commands(path: Path) -> dict[str, list[str]]:
     py = [sys.executable, "-c", WRAP]
     return {
         "plain loop": [*py, "-c", PLAIN, str(path), METRIC],
+        "DSPy-style loop": [*py, "-c", DSPY_LOOP, str(path)],
         "evalcore.evaluate": [*py, "-c", PYTHON_API, str(path), METRIC],
         "evalcore CLI": [*py, "evalcore", "evaluate", str(path), "-m", METRIC, "--no-progress",
                          "--samples", f"{path}.rows.jsonl"],
@@ -132,7 +158,8 @@ def main() -> None:
                 print(f"{size:>9}  {name:<18} {min(walls[name]):>8.2f} {statistics.median(walls[name]):>7.2f} "
                       f"{min(walls[name]) / wall_base:>6.2f}  {min(cpus[name]):>8.2f} "
                       f"{statistics.median(cpus[name]):>7.2f} {min(cpus[name]) / cpu_base:>6.2f}  {peaks[name]:>7.0f}")
-            print(f"{'':>9}  values: plain {values['plain loop']}, evaluate {values['evalcore.evaluate']}")
+            print(f"{'':>9}  values: plain {values['plain loop']}, DSPy-style {values['DSPy-style loop']}, "
+                  f"evaluate {values['evalcore.evaluate']}")
 
 
 if __name__ == "__main__":

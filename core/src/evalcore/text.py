@@ -16,7 +16,7 @@ __all__ = [
     "collapse_whitespace", "jaccard", "ngram_counts", "ngrams", "normalize_text", "overlap_count", "whitespace_tokens",
 ]
 
-_PUNCTUATION = frozenset(string.punctuation)
+_DROP_PUNCTUATION = str.maketrans("", "", string.punctuation)
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
 
 
@@ -29,15 +29,37 @@ def normalize_text(
     Steps, each switchable: Unicode normalisation (NFD), lower-casing, removal of ASCII
     punctuation, removal of the English articles a/an/the, whitespace collapse.
     """
+    if text.isascii():  # the common case, in fewer steps with the same result
+        return _normalize_ascii(text, lowercase, remove_punctuation, remove_articles)
     if unicode_form:
         text = unicodedata.normalize(unicode_form, text)
     if lowercase:
         text = text.lower()
     if remove_punctuation:
-        text = "".join(ch for ch in text if ch not in _PUNCTUATION)
+        text = text.translate(_DROP_PUNCTUATION)
     if remove_articles:
         text = _ARTICLES.sub(" ", text)
     return " ".join(text.split())
+
+
+_PUNCTUATION_BYTES = string.punctuation.encode()
+_ARTICLE_WORDS = frozenset({"a", "an", "the"})
+
+
+def _normalize_ascii(text: str, lowercase: bool, remove_punctuation: bool, remove_articles: bool) -> str:
+    """:func:`normalize_text` of an ASCII string: Unicode normalisation leaves it as it is,
+    punctuation goes as bytes, and where every token is letters and digits an article is a
+    whole token, so the pattern is needed only for the rest."""
+    if lowercase:
+        text = text.lower()
+    if remove_punctuation:
+        text = text.encode().translate(None, _PUNCTUATION_BYTES).decode()
+    tokens = text.split()
+    if not remove_articles:
+        return " ".join(tokens)
+    if "".join(tokens).isalnum():
+        return " ".join(token for token in tokens if token not in _ARTICLE_WORDS)
+    return " ".join(_ARTICLES.sub(" ", text).split())
 
 
 def ngrams(tokens: Sequence[str], n: int) -> list[tuple[str, ...]]:

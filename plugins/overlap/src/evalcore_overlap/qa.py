@@ -41,25 +41,45 @@ def hotpot_f1(prediction: str, reference: str, both_empty: float = 0.0) -> float
     return token_f1(prediction, reference, both_empty)
 
 
+class _Memoised:
+    """A function of one string that remembers up to ``size`` results: answers repeat across a
+    dataset, so each distinct one is normalised once."""
+
+    def __init__(self, function: Callable[[str], str], size: int = 1 << 16) -> None:
+        self.function, self.size, self.seen = function, size, {}
+
+    def __call__(self, text: str) -> str:
+        found = self.seen.get(text)
+        if found is None:
+            if len(self.seen) >= self.size:
+                self.seen.clear()
+            found = self.seen[text] = self.function(text)
+        return found
+
+
 class _AnswerMetric(SampleMetric):
     """Compares the normalised response with each normalised reference; keeps the best."""
 
     def setup(self) -> None:
-        self._normalize: Callable[[str], str] = partial(
+        self._normalize = _Memoised(partial(
             normalize_text,
             lowercase=self.params.get("ignore_case", True),
             remove_punctuation=self.params.get("ignore_punctuation", True),
             remove_articles=self.params.get("ignore_articles", True),
-        )
+        ))
 
     def compare(self, prediction: str, reference: str) -> float:
         """The value of one normalised prediction/reference pair."""
         raise NotImplementedError
 
+    def references(self, example: Record) -> list[str]:
+        """The reference answers compared against."""
+        return inputs.targets(example)
+
     def best(self, example: Record, prediction: Record) -> tuple[float, int]:
         """The best value over the references and the index of the reference that gave it."""
         pred = self._normalize(inputs.response(prediction, blank=self.params["empty_response"]))
-        values = [self.compare(pred, self._normalize(ref)) for ref in inputs.targets(example)]
+        values = [self.compare(pred, self._normalize(ref)) for ref in self.references(example)]
         index = max(range(len(values)), key=values.__getitem__)
         return values[index], index
 
@@ -75,13 +95,13 @@ class ExactMatch(_AnswerMetric):
     def compare(self, prediction: str, reference: str) -> float:
         return float(prediction == reference)
 
-    def score(self, example: Record, prediction: Record) -> Score:
+    def references(self, example: Record) -> list[str]:
+        references = inputs.targets(example)
         if self.params["empty_reference"] == "skip":
-            references = [ref for ref in inputs.targets(example) if ref.strip()]
+            references = [ref for ref in references if ref.strip()]
             if not references:
                 raise SkipSample("example.reference_answer is empty")
-            example = {**example, "reference_answer": references}
-        return super().score(example, prediction)
+        return references
 
 
 class TokenF1(_AnswerMetric):
