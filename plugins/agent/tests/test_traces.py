@@ -158,6 +158,16 @@ def test_agent_metrics_on_traces_through_the_cli(genai_traces):
     assert values[ids[3]] == [0.0, 0.0]
 
 
+def test_reader_named_on_the_command_line(genai_traces):
+    """``evalcore evaluate traces.json --reader otel`` reads DATA as the reader's --traces file."""
+    traces, examples, _ = genai_traces
+    named, _ = cli(traces.parent, str(traces), "--reader", "otel", "--trace-examples", str(examples),
+                   "-m", "agent/tool_call_correctness")
+    assert named == {"agent/tool_call_correctness": [1.0, 0.5]}  # as --traces gives it (above)
+    _, proc = cli(traces.parent, str(traces), "--reader", "otle", "-m", "agent/tool_call_correctness", check=False)
+    assert proc.returncode != 0 and "no reader named 'otle'" in proc.stderr and "otel" in proc.stderr
+
+
 def test_system_metrics_read_timings_and_usage(genai_traces):
     pytest.importorskip("evalcore_system")
     traces, _, _ = genai_traces
