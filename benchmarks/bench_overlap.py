@@ -91,12 +91,46 @@ def bench_bleu(refs: list[str], preds: list[str], repeat: int) -> float:
     return t_ours / t_ref
 
 
+CORPUS = {"overlap/bleu": sacrebleu.corpus_bleu, "overlap/chrf": sacrebleu.corpus_chrf,
+          "overlap/ter": sacrebleu.corpus_ter}
+
+
+def bench_corpus_evaluate(refs: list[str], preds: list[str], repeat: int) -> dict[str, float]:
+    """Corpus BLEU, chrF and TER through ``evalcore.evaluate`` (records in, the value and its
+    bootstrap interval out) against sacrebleu's ``corpus_*`` alone, interleaved; min and median."""
+    records = [{"id": str(i), "example": {"reference_answer": r}, "prediction": {"response": p}}
+               for i, (r, p) in enumerate(zip(refs, preds))]
+    ratios = {}
+    for metric_id, reference in CORPUS.items():
+        mine, theirs, want, got = [], [], None, None
+        for _ in range(repeat):
+            t, want = best_time(lambda reference=reference: reference(preds, [refs]).score, 1)
+            theirs.append(t)
+            t, result = best_time(
+                lambda metric_id=metric_id: evalcore.evaluate(records, [metric_id], progress=False), 1)
+            mine.append(t)
+            got = result.metrics[metric_id]
+        assert got.value == want, f"{metric_id} differs from sacrebleu"
+        assert got.ci is not None
+        mine.sort()
+        theirs.sort()
+        ratios[metric_id] = theirs[0] / mine[0]
+        print(f"{metric_id} through evaluate (interval included): sacrebleu min {theirs[0]:.3f}s "
+              f"median {theirs[len(theirs) // 2]:.3f}s, evalcore min {mine[0]:.3f}s median {mine[len(mine) // 2]:.3f}s "
+              f"-> sacrebleu/evalcore {ratios[metric_id]:.2f}x (min), "
+              f"{theirs[len(theirs) // 2] / mine[len(mine) // 2]:.2f}x (median); identical value")
+    return ratios
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--pairs", type=int, default=1000)
     parser.add_argument("--tokens", type=int, default=200)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--corpus-pairs", type=int, default=10_000,
+                        help="pairs of 30 tokens for corpus BLEU / chrF / TER through evaluate")
     args = parser.parse_args()
+    bench_corpus_evaluate(*make_pairs(args.corpus_pairs, 30), args.repeat)
     refs, preds = make_pairs(args.pairs, args.tokens)
     print(f"{args.pairs} pairs x {args.tokens} tokens")
     rouge_l = bench_rouge(refs, preds, "L", False, args.repeat)
