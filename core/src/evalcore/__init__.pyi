@@ -68,3 +68,4 @@ from evalcore._track.mlflow_sink import TrackingError as TrackingError
 from evalcore._compare.compare import RecordMismatchError as RecordMismatchError
 from evalcore._contract.errors import SkipSample as SkipSample
 from evalcore._contract.vocabulary import DeprecatedParameterWarning as DeprecatedParameterWarning
+from evalcore._engine.diagnose import NothingScoredWarning as NothingScoredWarning

@@ -20,6 +20,7 @@ from evalcore._contract.errors import EvalcoreError, InputError
 from .common import echo_json
 
 EXIT_INPUT = 1
+EXIT_NOTHING_SCORED = 2  # every metric scored no record (all skipped or errors)
 
 
 class _EvaluateCommand(click.Command):
@@ -45,8 +46,10 @@ class _EvaluateCommand(click.Command):
 
 
 @click.command("evaluate", cls=_EvaluateCommand, context_settings={"ignore_unknown_options": False})
-@click.argument("data", required=False, type=click.Path(dir_okay=False, allow_dash=True))
+@click.argument("data", required=False, type=click.Path(allow_dash=True))  # a folder: the reader says so
 @click.option("-m", "--metric", "metric_ids", multiple=True, required=True, help="Metric id (repeatable).")
+@click.option("--reader", "reader_name",
+              help="Read DATA with this plugin reader (its first file option), e.g. --reader otel for traces.")
 @click.option("--program", help="module:callable producing a prediction from each example.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write the JSON report here.")
 @click.option("--samples", type=click.Path(dir_okay=False),
@@ -73,6 +76,15 @@ class _EvaluateCommand(click.Command):
 @click.option("--trim", default=0.1, show_default=True, type=float, help="Fraction cut per end (trimmed_mean).")
 @click.option("--budget-msats", type=click.IntRange(min=0), help="Never spend more than this (millisatoshis).")
 @click.option("--seed", default=0, show_default=True, type=click.IntRange(min=0), help="Bootstrap seed.")
+@click.option("--target-ci-width", type=click.FloatRange(min=0, min_open=True),
+              help="Score records in a seeded random order (--seed) and stop once every metric's anytime-valid "
+                   "confidence sequence is narrower than this.")
+@click.option("--baseline", type=click.Path(dir_okay=False, exists=True),
+              help="A finished run (its JSON report or samples journal) to pair this run's records with "
+                   "(--until-decided).")
+@click.option("--until-decided", is_flag=True,
+              help="Score records in a seeded random order and stop once every metric's anytime-valid confidence "
+                   "sequence for the difference from --baseline excludes 0.")
 @click.option("--dry-run", is_flag=True, help="Print the calls and estimated tokens and cost; call nothing.")
 @click.option("--cache-mode", type=click.Choice(["readwrite", "readonly", "refresh", "off"]),
               help="Model-call cache mode of judge and embedding metrics.")
@@ -86,6 +98,9 @@ class _EvaluateCommand(click.Command):
 @click.option("--embedding-model", help="Embedding model of semantic metrics (a local model directory, or the "
                                         "endpoint's model with --embedding-base-url).")
 @click.option("--embedding-base-url", help="OpenAI-compatible API root serving /embeddings.")
+@click.option("--map", "field_map", multiple=True, metavar="NEW=OLD",
+              help="Read the record field NEW from the input's field OLD (repeatable), e.g. --map "
+                   "reference_answer=answer or --map example.reference_answer=gold.text.")
 @click.option("--progress/--no-progress", default=None, help="Progress bar (default: on a terminal).")
 @click.option("--json", "as_json", is_flag=True, help="Print the JSON report instead of the table.")
 @click.option("--per-query", type=click.Path(dir_okay=False, allow_dash=True),
@@ -118,13 +133,24 @@ def _evaluate(ctx: click.Context, data: str | None, metric_ids: Sequence[str], p
         prefix = f"{group}_"
         settings = {k[len(prefix):]: options.pop(k) for k in [k for k in options if k.startswith(prefix)]}
         options[group] = {k: v for k, v in settings.items() if v is not None}
+    from evalcore._contract.field_map import map_arguments
+
+    options["field_map"] = map_arguments(options["field_map"]) or None  # --map NEW=OLD -> {NEW: OLD}
+    if options["baseline"] is not None:
+        from evalcore._compare.load import load_run
+
+        options["baseline"] = list(load_run(options["baseline"]).rows.values())
+    reader_name = options.pop("reader_name", None)
+    if reader_name is not None:
+        options[_first_file_option(registry, reader_name, data)] = data
+        data = None
     source = _reader_source(registry, options)
     if source is not None and data is not None:
         raise EvalcoreError(f"give either a JSONL file or the {source.name} reader's files, not both")
     if source is None and data is None:
         raise EvalcoreError("nothing to evaluate: give a JSONL file (- for standard input) or a reader's files")
     if source is None:
-        source = make_source(data, None, None, None)
+        source = make_source(data, None, None, None, field_map=options["field_map"])
     names = [m for metric_id in metric_ids for m in registry.expand(metric_id)]
     metrics = [registry.create(name) for name in names]
     if dry_run:
@@ -147,7 +173,7 @@ def _evaluate(ctx: click.Context, data: str | None, metric_ids: Sequence[str], p
     if not options["resume"] and not any(options.get(name) for name in ("output", "samples", "csv")):
         created = options["samples"] = _new_journal()  # the command always keeps its rows
     try:
-        result = run_evaluation(
+        result = _quietly(run_evaluation)(
             source, metrics, program=loaded, registry=registry,
             max_errors=int(max_errors) if max_errors is not None and max_errors >= 1 else max_errors,
             **options,
@@ -183,14 +209,45 @@ def _evaluate(ctx: click.Context, data: str | None, metric_ids: Sequence[str], p
                    + (f", {len(result.rejected)} rejected" if result.rejected else "") + f"; rows in {rows_at}")
     else:
         click.echo(f"rows in {rows_at}", err=True)
-    if result.stopped:
+    if _stopped_by_rule(result):
+        click.echo(f"stopped: {result.stopped}", err=True)
+        rule = result.provenance["stopping"]
+        of = " of the difference from the baseline" if rule["rule"] == "until_decided" else ""
+        for metric_id, interval in rule["intervals"].items():
+            if interval is not None:
+                click.echo(f"  {metric_id}: confidence sequence{of} [{interval['low']:.4g}, {interval['high']:.4g}] "
+                           f"over {interval['n']} records", err=True)
+    elif result.stopped:
         click.echo(f"warning: {result.stopped}; partial results kept", err=True)
         if result.stopped.startswith("interrupted"):
             click.echo(f"to finish the run: {_resume_command(rows_at, given=created is None)}", err=True)
     if tracker is not None:
         click.echo(f"logged to MLflow: run {tracker.log_evaluation(result)} at {tracker.uri}", err=True)
-    if result.rejected or result.stopped:
+    if result.metrics and not result.stopped and all(m.value is None for m in result.metrics.values()):
+        click.echo("error: no metric scored any record; the reasons are under the table", err=True)
+        sys.exit(EXIT_NOTHING_SCORED)
+    if result.rejected or (result.stopped and not _stopped_by_rule(result)):
         sys.exit(EXIT_INPUT)
+
+
+def _stopped_by_rule(result: Any) -> bool:
+    """Whether the run ended because its stopping rule (``--target-ci-width``, ``--until-decided``) was met."""
+    rule = result.provenance.get("stopping")
+    return bool(rule and result.stopped and result.stopped == rule.get("reason"))
+
+
+def _quietly(run: Callable[..., Any]) -> Callable[..., Any]:
+    """``run`` without the Python warning about metrics that scored nothing (the table says why)."""
+    import functools
+
+    from evalcore._engine.entry import without_unscored_warning
+
+    @functools.wraps(run)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        with without_unscored_warning():
+            return run(*args, **kwargs)
+
+    return wrapper
 
 
 def _resume_command(journal: str, *, given: bool) -> str:
@@ -228,6 +285,17 @@ def _check_per_query(path: str, source: Any, options: dict[str, Any]) -> None:
     if journal is not None:
         taken.append((journal, "the rows journal"))
     check_output(Path(path), "--per-query", taken)
+
+
+def _first_file_option(registry: Any, name: str, data: str | None) -> str:
+    """Where ``--reader NAME`` puts DATA: the named reader's first file option."""
+    readers = {reader.name: reader for reader in registry.readers()}
+    if name not in readers:
+        known = ", ".join(sorted(readers)) or "none installed"
+        raise EvalcoreError(f"--reader: no reader named {name!r} (readers: {known})")
+    if data is None:
+        raise EvalcoreError(f"--reader {name}: give the file to read")
+    return next(o.dest for o in readers[name].options if o.kind == "path")
 
 
 def _reader_source(registry: Any, options: dict[str, Any]) -> Any:

@@ -13,7 +13,7 @@ from evalcore._contract.budget import Budget
 from evalcore._contract.errors import EvalcoreError
 from evalcore._contract.metric import FeedbackScore, Metric
 from evalcore._contract.spec import Tier
-from evalcore._engine.entry import evaluate
+from evalcore._engine.entry import evaluate, without_unscored_warning
 from evalcore._engine.plan import MetricLike
 from evalcore._engine.result import EvaluationResult
 from evalcore._engine.stats import AggregateMethod, aggregate
@@ -180,7 +180,8 @@ class Scorer:
         gold = as_record(example, role="example")
         records = [{"id": f"rollout-{i}", "example": gold, "prediction": as_record(p, role="prediction")}
                    for i, p in enumerate(predictions)]
-        result = evaluate(records, list(metrics), budget_msats=self.budget, n_boot=1)
+        with without_unscored_warning():  # one example at a time: a skip is the scorer's answer, not news
+            result = evaluate(records, list(metrics), budget_msats=self.budget, n_boot=1)
         if result.stopped and not result.samples:
             raise EvalcoreError(result.stopped)
         combined = {}

@@ -1,6 +1,7 @@
 """Evaluation records: reading JSONL and checking the standard fields.
 
-A record is ``{"id": ..., "example": {...}, "prediction": {...}}``. The standard fields
+A record is ``{"id": ..., "example": {...}, "prediction": {...}}``, or flat (neither part: its
+fields are placed by :func:`evalcore._contract.field_map.nest`). The standard fields
 (``relevant_docs``, ``retrieved``, ``reference_answer``, ``labels``) are checked when a
 record is read, so a malformed one is rejected with a message naming the file and line
 (or record id) and the field, while every other record is still evaluated.
@@ -19,6 +20,7 @@ import attrs
 from evalcore._lazy import publish
 
 from .errors import InputError
+from .field_map import is_flat, nest
 from .jsonl import iter_json_lines
 
 
@@ -131,7 +133,10 @@ def parse_record(data: Any, source: str, default_id: str | int, *, owned: bool =
         record_id = str(record_id)
     example = data.get("example")
     prediction = data.get("prediction")
-    if type(example) is not dict or type(prediction) is not dict:
+    if example is None and prediction is None and is_flat(data):  # flat: placed by the record format's names
+        flat = nest(data)
+        example, prediction = flat["example"], flat["prediction"]
+    elif type(example) is not dict or type(prediction) is not dict:
         _check_parts(data, f"{source} (record {record_id!r})")
     if not owned:
         example, prediction = dict(example), dict(prediction)

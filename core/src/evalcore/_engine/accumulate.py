@@ -9,6 +9,7 @@ the record's input position, so the order chunks finish in changes nothing.
 from __future__ import annotations
 
 from array import array
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -22,17 +23,28 @@ from .runners import BUDGET_SKIP
 OK, SKIPPED, ERROR, BUDGET = 0, 1, 2, 3
 _STATUS = {"ok": OK, "skipped": SKIPPED, "error": ERROR}
 _NAN = float("nan")
+_MAX_REASONS = 32  # distinct reasons counted per metric; the rest are counted as "other reasons"
+
+Reason = tuple[str, str]
+"""``("skipped", reason)`` or ``("error", "Type: message")``."""
+
+
+def _reason(score: Score) -> Reason:
+    if score.status is Status.ERROR:
+        return "error", f"{score.error_type}: {score.error_message}"
+    return "skipped", score.reason or "no reason given"
 
 
 class Column:
     """One metric's values, status codes and cost over one chunk (filled as rows are built)."""
 
-    __slots__ = ("values", "status", "cost_msats")
+    __slots__ = ("values", "status", "cost_msats", "reasons")
 
     def __init__(self) -> None:
         self.values = array("d")
         self.status = array("b")
         self.cost_msats = 0
+        self.reasons: Counter[Reason] = Counter()
 
     @classmethod
     def from_values(cls, values: Any, skipped: dict[int, str]) -> Column:
@@ -44,6 +56,7 @@ class Column:
             where = np.fromiter(skipped, dtype=np.int64, count=len(skipped))
             array_values[where] = np.nan
             status[where] = SKIPPED
+            column.reasons.update(("skipped", reason) for reason in skipped.values())
         column.values.frombytes(array_values.tobytes())
         column.status.frombytes(status.tobytes())
         return column
@@ -61,6 +74,7 @@ class Column:
                 codes.append(OK)
             else:
                 values.append(_NAN)
+                self.reasons[_reason(score)] += 1
                 if status is error:
                     errors += 1
                     codes.append(ERROR)
@@ -82,9 +96,27 @@ class MetricTally:
         self.status = array("b")
         self.cost_msats = 0
         self.states: dict[int, Any] = {}
+        self.reasons: Counter[Reason] = Counter()
+
+    def count_reasons(self, reasons: Iterable[tuple[Reason, int]]) -> None:
+        """Count why records were not scored (distinct reasons bounded, the rest as "other reasons")."""
+        counts = self.reasons
+        for key, n in reasons:
+            if key not in counts and len(counts) >= _MAX_REASONS:
+                key = (key[0], "other reasons")
+            counts[key] += n
+
+    def top_reasons(self, limit: int = 3) -> list[dict[str, Any]]:
+        """The most common reasons records were not scored: ``status``, ``reason``, ``count``."""
+        return [{"status": status, "reason": reason, "count": n}
+                for (status, reason), n in self.reasons.most_common(limit)]
 
     def add(self, position: int, score: dict[str, Any], state: Any = None) -> None:
         status = _STATUS[score["status"]]
+        if status != OK:
+            error = score.get("error") or {}
+            self.count_reasons([(("error", f"{error.get('type')}: {error.get('message')}") if status == ERROR
+                                 else ("skipped", score.get("reason") or "no reason given"), 1)])
         if status == SKIPPED and score.get("reason") == BUDGET_SKIP:
             status = BUDGET
         value = score.get("value")
@@ -100,6 +132,8 @@ class MetricTally:
         self.values.extend(column.values)
         self.status.extend(column.status)
         self.cost_msats += column.cost_msats
+        if column.reasons:
+            self.count_reasons(column.reasons.items())
         if self.corpus:
             for position, record_states in zip(positions, states):
                 state = record_states.get(self.metric.id)

@@ -3,24 +3,29 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
 import os
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 from evalcore._contract.chunk import Source
-from evalcore._contract.errors import EvalcoreError
+from evalcore._contract.errors import EvalcoreError, InputError
+from evalcore._contract.field_map import FieldMap
 from evalcore._lazy import publish
 from evalcore._registry.registry import Registry, default_registry
 
+from .diagnose import warn_if_unscored
 from .options import RunOptions, check_paths, make_options, run_context
 from .plan import MetricLike, Plan, bind_metrics
 from .programs import as_program, is_dspy_module
 from .readers import DataSource, JsonlSource, stdin_source
 from .result import EvaluationResult
 from .run import Run
+
+_QUIET: contextvars.ContextVar[bool] = contextvars.ContextVar("evalcore_quiet_unscored", default=False)
 
 
 def evaluate(data: Any = None, metrics: Sequence[MetricLike] | MetricLike = (), **options: Any) -> EvaluationResult:
@@ -30,6 +35,29 @@ def evaluate(data: Any = None, metrics: Sequence[MetricLike] | MetricLike = (), 
     :class:`~evalcore.Record`, a reader's source, or omitted in favour of ``examples=``
     with ``predictions=`` (or ``program=``). See :func:`aevaluate` for every option.
     """
+    quiet = _QUIET.get()
+    token = _QUIET.set(True)  # the warning is given here, where it names the caller's line
+    try:
+        result = _run_sync(data, metrics, options)
+    finally:
+        _QUIET.reset(token)
+    if not quiet:
+        warn_if_unscored(result.metrics, stacklevel=3)
+    return result
+
+
+@contextlib.contextmanager
+def without_unscored_warning() -> Iterator[None]:
+    """Inside, :func:`evaluate` gives no :class:`~evalcore.NothingScoredWarning` (for callers that say why
+    themselves, or score one example at a time)."""
+    token = _QUIET.set(True)
+    try:
+        yield
+    finally:
+        _QUIET.reset(token)
+
+
+def _run_sync(data: Any, metrics: Sequence[MetricLike] | MetricLike, options: dict[str, Any]) -> EvaluationResult:
     try:
         asyncio.get_running_loop()
     except RuntimeError:
@@ -65,7 +93,11 @@ async def aevaluate(
     """Evaluate asynchronously. The options:
 
     * ``columns`` — for a pandas / polars / Arrow table: record field -> column name
-      (``{"example.query": "question", "prediction.response": "answer"}``).
+      (``{"example.query": "question", "prediction.response": "answer"}``); without it, the
+      columns are a flat record's fields.
+    * ``field_map`` — ``{NEW: OLD}``: copy each record's field ``OLD`` (a dotted path into the
+      record as read) to ``NEW`` (``reference_answer``, ``response``, ``query`` or a path such as
+      ``example.labels.scenario``) before metrics see it; the ``--map NEW=OLD`` of the command line.
     * ``program`` — callable (sync or async) mapping an example to a prediction; with
       ``rollouts`` > 1 it runs that many times per example and each metric's per-record
       value is the ``aggregate_by`` (mean, median, min, max, trimmed_mean with ``trim``)
@@ -104,10 +136,17 @@ async def aevaluate(
       ``overwrite=True``.
     * ``executor`` — ``"local"`` (default) or ``"ray"`` (with ``ray_address``).
     * ``seed``, ``n_boot``, ``confidence`` — the bootstrap interval.
+    * ``target_ci_width`` — score the records in an order drawn with ``seed`` and stop once every
+      metric's anytime-valid confidence sequence (at ``confidence``) is narrower than this; the
+      report's ``stopped`` says when, ``provenance["stopping"]`` holds each sequence's interval.
+    * ``baseline`` with ``until_decided=True`` — pair each record with a finished run's value
+      (an :class:`EvaluationResult`, or ``{metric id: {record id: value}}``) and stop, in the
+      same seeded order, once every metric's confidence sequence for the mean difference
+      (this run − baseline) excludes 0.
     """
     started = time.time()
     run_options = make_options(**options)
-    source = make_source(data, examples, predictions, program, columns)
+    source = make_source(data, examples, predictions, program, columns, field_map=run_options.field_map)
     check_paths(run_options, source.inputs())
     _check_parquet(run_options)
     if program is not None:
@@ -119,38 +158,58 @@ async def aevaluate(
     bound, created_from = bind_metrics(metrics, registry or default_registry(), context, run_options.tiers)
     plan = Plan(bound, run_options, context, created_from)
     try:
-        return await Run(plan, source, program, started).execute()
+        result = await Run(plan, source, program, started).execute()
     finally:
         for metric in plan.metrics:
             metric.close()
+    if not _QUIET.get():
+        warn_if_unscored(result.metrics, stacklevel=3)
+    return result
 
 
 def make_source(data: Any, examples: Any, predictions: Any, program: Any,
-                columns: dict[str, str] | None = None) -> Source:
-    """The reader for what was given."""
+                columns: dict[str, str] | None = None, *, field_map: dict[str, str] | None = None) -> Source:
+    """The reader for what was given (JSONL, ``.csv`` / ``.tsv``, ``.parquet``, a table, Python
+    records), mapping each record by ``field_map`` (``{NEW: OLD}``, see :mod:`evalcore._contract.field_map`)."""
     if data is not None and examples is not None:
         raise EvalcoreError("pass data or examples, not both")
+    mapping = FieldMap(field_map) if field_map else None
     if isinstance(data, Source) and not isinstance(data, (str, os.PathLike)):
+        given = getattr(data, "field_map", None)
+        if mapping is not None and (given is None or given.to_json() != mapping.to_json()):
+            raise EvalcoreError(f"field_map (--map) applies to JSONL, CSV and Parquet files, tables and Python "
+                                f"records, not to {data.name}: its reader makes the records itself")
         return data
     if isinstance(data, str) and data == "-":
-        return stdin_source()
+        source = stdin_source()
+        source.field_map = mapping
+        return source
     if isinstance(data, (str, os.PathLike)):
-        if os.fspath(data).endswith(".parquet"):
+        if os.path.isdir(data):
+            raise InputError("is a folder; expected a file of records: JSON lines (one record object per line), "
+                             ".csv, .tsv or .parquet", source=os.fspath(data))
+        suffix = os.path.splitext(os.fspath(data))[1].lower()
+        if suffix == ".parquet":
             from .frames import parquet_source
 
-            return parquet_source(data, columns)
-        return JsonlSource(data)
+            return parquet_source(data, columns, mapping)
+        if suffix in (".csv", ".tsv"):
+            from .csv_reader import CsvSource
+
+            return CsvSource(data, mapping)
+        return JsonlSource(data, mapping)
     if data is not None:
         from .frames import frame_source
 
-        return frame_source(data, columns) or DataSource(data if isinstance(data, Sequence) else list(data))
+        return frame_source(data, columns, mapping) or DataSource(
+            data if isinstance(data, Sequence) else list(data), field_map=mapping)
     if examples is None:
         raise EvalcoreError("nothing to evaluate: pass data, or examples (with predictions or a program)")
     if predictions is None and program is None:
         raise EvalcoreError("examples need predictions or a program that produces them")
     from evalcore._contract.records import pair_items
 
-    return DataSource(pair_items(examples, predictions))
+    return DataSource(pair_items(examples, predictions), field_map=mapping)
 
 
 def _check_parquet(options: RunOptions) -> None:

@@ -13,7 +13,9 @@ import attrs
 from evalcore._contract.budget import Budget
 from evalcore._contract.context import RunContext
 from evalcore._contract.errors import EvalcoreError
+from evalcore._contract.field_map import FieldMap
 
+from .baseline import BaselineValues, baseline_digest, baseline_values
 from .files import check_output, same_file
 from .stats import AggregateMethod, aggregate
 
@@ -70,6 +72,14 @@ class RunOptions:
     samples_format: SamplesFormat = "jsonl"
     csv: Path | None = None
     tiers: dict[str, str] = attrs.field(factory=dict)
+    field_map: dict[str, str] = attrs.field(factory=dict)
+    """``{NEW: OLD}`` with each target written in full (``example.reference_answer``)."""
+    target_ci_width: float | None = attrs.field(default=None, validator=_finite("target_ci_width"))
+    """Stop once every metric's confidence sequence is narrower than this (records in a seeded order)."""
+    baseline: BaselineValues | None = None
+    """A finished run's per-record values, to pair this run's with (``until_decided``)."""
+    until_decided: bool = False
+    """Stop once every metric's paired confidence sequence against ``baseline`` excludes 0."""
 
     def __attrs_post_init__(self) -> None:
         if not 0 < self.confidence < 1:
@@ -78,6 +88,13 @@ class RunOptions:
             aggregate([0.0], self.aggregate_by, trim=self.trim)
         except ValueError as exc:
             raise OptionError(str(exc)) from None
+        if self.target_ci_width is not None and not self.target_ci_width > 0:
+            raise OptionError(f"target_ci_width must be > 0; got {self.target_ci_width!r}")
+        if self.until_decided != (self.baseline is not None):
+            raise OptionError("until_decided and baseline go together: the run stops once it differs from the "
+                              "baseline run")
+        if self.until_decided and self.target_ci_width is not None:
+            raise OptionError("give one stopping rule: target_ci_width or until_decided")
         if self.executor not in ("local", "ray"):
             raise OptionError(f"executor must be 'local' or 'ray'; got {self.executor!r}")
         if self.cache_mode not in (None, "readwrite", "readonly", "refresh", "off"):
@@ -122,6 +139,9 @@ class RunOptions:
             "failure_score": self.failure_score, "threshold": self.threshold, "rollouts": self.rollouts,
             "aggregate_by": self.aggregate_by, "trim": self.trim, "seed": self.seed, "n_boot": self.n_boot,
             "confidence": self.confidence, "budget_msats": self.budget.limit_msats, "tiers": self.tiers,
+            **({"field_map": self.field_map} if self.field_map else {}),  # absent when unset, as before it existed
+            **({"target_ci_width": self.target_ci_width} if self.target_ci_width is not None else {}),
+            **({"until_decided": baseline_digest(self.baseline)} if self.baseline is not None else {}),
         }
 
 
@@ -145,6 +165,16 @@ def make_options(**raw: Any) -> RunOptions:
         raw.pop("tiers", None)
     else:
         raw["tiers"] = {str(k): getattr(v, "value", v) for k, v in dict(raw["tiers"]).items()}
+    if raw.get("baseline") is not None:
+        raw["baseline"] = baseline_values(raw["baseline"])
+    if raw.get("field_map") is None:
+        raw.pop("field_map", None)
+    else:
+        try:
+            raw["field_map"] = FieldMap(dict(raw["field_map"])).to_json()
+        except (EvalcoreError, TypeError, ValueError) as exc:
+            raise OptionError(str(exc) if isinstance(exc, EvalcoreError) else
+                              f"field_map must be a mapping {{NEW: OLD}}; got {raw['field_map']!r}") from None
     for key in ("output", "samples", "csv"):
         if raw.get(key) is not None:
             raw[key] = Path(os.fspath(raw[key]))

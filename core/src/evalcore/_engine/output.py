@@ -10,12 +10,18 @@ from typing import Any
 
 from evalcore._contract.display import table_lines
 
+from .diagnose import why_lines
 from .files import replacing
+from .noise import noise_lines
+
+SURROGATES = "backslashreplace"
+"""How text files are written where a string holds a lone surrogate (read from JSON such as
+``"\\ud800"``, which UTF-8 cannot encode): as its ``\\udXXX`` escape, which JSON reads back as the same string."""
 
 
 def write_json(path: str | os.PathLike[str], data: Mapping[str, Any]) -> None:
     """Write the full report through a temporary file renamed into place."""
-    with replacing(path, "w", encoding="utf-8") as handle:
+    with replacing(path, "w", encoding="utf-8", errors=SURROGATES) as handle:
         json.dump(data, handle, ensure_ascii=False, indent=2, default=_json_default)
         handle.write("\n")
 
@@ -23,7 +29,7 @@ def write_json(path: str | os.PathLike[str], data: Mapping[str, Any]) -> None:
 def write_csv(path: str | os.PathLike[str], metric_ids: Sequence[str], rows: Sequence[Mapping[str, Any]]) -> None:
     """One line per record: its id, then value and status of each metric (written through a
     temporary file renamed into place)."""
-    with replacing(path, "w", encoding="utf-8", newline="") as handle:
+    with replacing(path, "w", encoding="utf-8", errors=SURROGATES, newline="") as handle:
         writer = csv.writer(handle)
         writer.writerow(["id", *(f"{m}{suffix}" for m in metric_ids for suffix in ("", ":status"))])
         for row in rows:
@@ -36,7 +42,9 @@ def write_csv(path: str | os.PathLike[str], metric_ids: Sequence[str], rows: Seq
 
 
 def format_table(metrics: Mapping[str, Mapping[str, Any]]) -> str:
-    """A plain-text table: metric, value, n, 95 % interval, skipped and errors."""
+    """A plain-text table: metric, value, n, 95 % interval, skipped and errors; below it, why a metric
+    scored nothing or fewer than half of the records (:func:`.diagnose.why_lines`), and the rollout
+    noise of each metric scored over several rollouts (:func:`.noise.noise_lines`)."""
     header = ["metric", "value", "n", "95% CI", "skipped", "errors"]
     body, notes = [], []
     for metric_id, summary in metrics.items():
@@ -50,7 +58,8 @@ def format_table(metrics: Mapping[str, Mapping[str, Any]]) -> str:
             f"[{ci[0]:.4f}, {ci[1]:.4f}]" if ci else "-",
             str(summary["n_skipped"]), str(summary["n_errors"]),
         ])
-    return "\n".join([*table_lines(header, body, right=range(1, len(header))), *notes])
+    return "\n".join([*table_lines(header, body, right=range(1, len(header))), *notes, *why_lines(metrics),
+                      *noise_lines(metrics)])
 
 
 def _json_default(value: Any) -> Any:

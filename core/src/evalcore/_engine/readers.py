@@ -20,18 +20,26 @@ import orjson
 
 from evalcore._contract.chunk import Chunk
 from evalcore._contract.errors import InputError
-from evalcore._contract.jsonl import iter_json_lines, open_lines
+from evalcore._contract.field_map import FieldMap, field_paths
+from evalcore._contract.jsonl import dump_json, iter_json_lines, open_lines
 from evalcore._contract.records import Record, parse_record
 from evalcore._lazy import publish
 
+_SEEN_RECORDS = 100  # how many records' field names are kept to suggest a --map when a field is missing
+
 
 class JsonlSource:
-    """Records from a JSONL file, read in chunks; ``bytes_read`` says how far reading has come."""
+    """Records from a JSONL file, read in chunks; ``bytes_read`` says how far reading has come.
 
-    def __init__(self, path: str | os.PathLike[str]) -> None:
+    ``field_map`` is applied to each record as read; ``seen_fields`` holds the field paths of the
+    first records as read (for hints when a metric finds a field missing)."""
+
+    def __init__(self, path: str | os.PathLike[str], field_map: FieldMap | None = None) -> None:
         self.path = Path(os.fspath(path))
         self.name = os.fspath(path)
         self.bytes_read = 0
+        self.field_map = field_map
+        self.seen_fields: set[str] = set()
 
     def inputs(self) -> list[Path]:
         return [self.path]
@@ -56,13 +64,21 @@ class JsonlSource:
         errors: list[InputError] = []
         handle = open_lines(self.path)
         self.bytes_read = 0
+        n_read = 0
         for source, lineno, value in iter_json_lines(self.path, handle):
+            if position == 0 and type(value) is not dict:
+                _refuse_other_formats(self)
             if type(value) is not dict and isinstance(value, InputError):
                 errors.append(value)
             else:
                 try:
+                    if n_read < _SEEN_RECORDS:
+                        self.seen_fields.update(field_paths(value))
+                    if self.field_map is not None:
+                        value = self.field_map.apply(value, source)
                     records.append(parse_record(value, source, lineno, owned=True))
                     positions.append(position)
+                    n_read += 1
                 except InputError as exc:
                     errors.append(exc)
                 except RecursionError:
@@ -73,18 +89,32 @@ class JsonlSource:
                 yield Chunk(index, records, positions, errors)
                 index, start, records, positions, errors = index + 1, position, [], [], []
         if position == 0:
-            raise InputError("no records: the file is empty", source=self.name)
+            raise InputError("no records: the file is empty; expected JSON lines, one record object per line",
+                             source=self.name)
         self.bytes_read = self.size() or 0
         if position > start:
             yield Chunk(index, records, positions, errors)
 
 
-class DataSource:
-    """Records from Python objects (:class:`Record` instances or record dicts)."""
+def _refuse_other_formats(source: JsonlSource) -> None:
+    """A file whose first line is not a JSON object may be something else than JSON lines (a JSON
+    array, CSV, a TREC file, a report): then it is refused whole, saying what it looks like."""
+    from .sniff import not_records
 
-    def __init__(self, items: Iterable[Any], name: str | None = None) -> None:
+    message = not_records(source.path)
+    if message is not None:
+        raise InputError(message, source=source.name)
+
+
+class DataSource:
+    """Records from Python objects (:class:`Record` instances or record dicts), each mapped by
+    ``field_map`` when given; ``seen_fields`` as :class:`JsonlSource`'s."""
+
+    def __init__(self, items: Iterable[Any], name: str | None = None, field_map: FieldMap | None = None) -> None:
         self.items = items
         self.name = name or "<data>"
+        self.field_map = field_map
+        self.seen_fields: set[str] = set()
 
     def inputs(self) -> list[Path]:
         return []
@@ -93,7 +123,7 @@ class DataSource:
         digest = hashlib.sha256()
         for item in self.items:
             data = item.to_dict() if isinstance(item, Record) else item
-            digest.update(orjson.dumps(data, default=str, option=orjson.OPT_SORT_KEYS))
+            digest.update(dump_json(data, default=str, option=orjson.OPT_SORT_KEYS))
             digest.update(b"\n")
         return {"input": self.name, "sha256": digest.hexdigest()}
 
@@ -102,12 +132,19 @@ class DataSource:
 
     def chunks(self, size: int) -> Iterator[Chunk]:
         builder = _ChunkBuilder(size)
+        field_map = self.field_map
         for position, item in enumerate(self.items):
+            if isinstance(item, Record) and field_map is not None:
+                item = item.to_dict()
+            if position < _SEEN_RECORDS:
+                self.seen_fields.update(field_paths(item.to_dict() if isinstance(item, Record) else item))
             if isinstance(item, Record):
                 builder.add(attrs.evolve(item, example=dict(item.example), prediction=dict(item.prediction)),
                             position)
             else:
                 try:
+                    if field_map is not None:
+                        item = field_map.apply(item, f"record {position}")
                     builder.add(parse_record(item, source=f"record {position}", default_id=str(position)),
                                 position)
                 except InputError as exc:

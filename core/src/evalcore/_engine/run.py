@@ -20,14 +20,17 @@ from evalcore._contract.identity import params_to_json
 from evalcore._version import __version__
 
 from .accumulate import Tally
+from .diagnose import with_hints
 from .executors import ChunkExecutor, LocalExecutor
 from .files import OutputError
 from .journal import JournalWriter, Rows, encode_rows
+from .noise import with_rollout_noise
 from .output import write_csv, write_json
 from .plan import Plan
 from .progress import RunProgress
 from .result import EvaluationResult
 from .score import ChunkResult
+from .stopping import prepare as prepare_stopping
 from .summary import MetricSummary, MetricTally, summarise_all
 
 
@@ -36,7 +39,8 @@ class Run:
 
     def __init__(self, plan: Plan, source: Source, program: Callable[..., Any] | None, started: float) -> None:
         self.plan = plan
-        self.source = source
+        self.seen_fields: set[str] = getattr(source, "seen_fields", set())  # filled as the reader reads
+        self.stopping, self.source = prepare_stopping(plan, source)  # a stopping rule reads in a seeded order
         self.program = program
         self.started = started
         self.options = plan.options
@@ -45,7 +49,7 @@ class Run:
         self.seen_ids: set[int] = set()
         self.stopped: str | None = None
         self.error_limit = self.options.error_limit(source.total())
-        self.progress = RunProgress(self.options.progress, total=source.total(), source=source)
+        self.progress = RunProgress(self.options.progress, total=source.total(), source=self.source)
 
     async def execute(self) -> EvaluationResult:
         executor = make_executor(self.plan, self.program)  # first: a missing or unreachable Ray fails early
@@ -76,6 +80,8 @@ class Run:
         """Score what the journal does not hold yet and summarise everything it holds."""
         try:
             self.tally.add_rows(journal.done)
+            if self.stopping is not None:
+                self.stopping.replay(journal.done)
             done = {row.get("i") for row in journal.done}
             self.seen_ids = {hash(row["id"]) for row in journal.done}
             self.progress.start(already=len(done))
@@ -101,6 +107,8 @@ class Run:
             chunk = self._without_duplicates(chunk.without(done) if done else chunk)
             self.progress.read(len(chunk.records) + len(chunk.errors))
             if chunk.records:
+                if self.stopping is not None:
+                    self.stopping.expect(chunk)
                 yield chunk
 
     def _without_duplicates(self, chunk: Chunk) -> Chunk:
@@ -133,6 +141,8 @@ class Run:
             self.tally.add_chunk(result.positions, result.columns, result.states, result.n_errors)
             journal.write_chunk(result.index, result.lines, count)
         self.progress.scored(count, self.tally.n_errors)
+        if self.stopping is not None and self.stopped in (None, self.stopping.reason):
+            self.stopped = self.stopping.add(result)  # chunks finished after the rule was met count too
         return self.stopped is None
 
     def _until_limit(self, rows: list[dict[str, Any]], states: list[dict[str, Any]]) -> tuple[list, list]:
@@ -168,6 +178,7 @@ class Run:
             },
             "metrics": {metric_id: {**info, "params": params_to_json(info["params"])}
                         for metric_id, info in self._metric_provenance().items()},
+            **({"stopping": self.stopping.describe()} if self.stopping is not None else {}),
         }
 
     def _metric_provenance(self) -> dict[str, Any]:
@@ -182,7 +193,9 @@ class Run:
         tallies = []
         for tally in self.tally.metrics.values():
             values, status = tally.ordered()
-            tallies.append(MetricTally(tally.metric, values, status, tally.cost_msats, tally.ordered_states()))
+            reasons = with_hints(tally.top_reasons(), self.seen_fields)
+            tallies.append(MetricTally(tally.metric, values, status, tally.cost_msats, tally.ordered_states(),
+                                       reasons))
         self.progress.summarising(len(tallies))
         summaries = summarise_all(tallies, failure_score=self.options.failure_score, seed=self.options.seed,
                                   n_boot=self.options.n_boot, confidence=self.options.confidence,
@@ -193,8 +206,11 @@ class Run:
         if not self.tally.n_records and self.rejected and not self.stopped:
             raise self.rejected[0]
         options = self.options
+        if self.stopping is not None and self.stopped is None:
+            self.stopped = self.stopping.reason  # a resumed run whose rule was already met
         return EvaluationResult(
-            metrics=self._summaries(), samples=rows, rejected=self.rejected, stopped=self.stopped,
+            metrics=(with_rollout_noise(self._summaries(), rows) if options.rollouts > 1 else self._summaries()),
+            samples=rows, rejected=self.rejected, stopped=self.stopped,
             samples_path=rows.path,
             provenance={
                 "evalcore_version": __version__,
@@ -211,8 +227,10 @@ class Run:
                 "options": {"seed": options.seed, "n_boot": options.n_boot, "confidence": options.confidence,
                             "threshold": options.threshold, "rollouts": options.rollouts,
                             "aggregate_by": options.aggregate_by, "failure_score": options.failure_score,
-                            "chunk_size": options.chunk_size, "concurrency": options.concurrency},
+                            "chunk_size": options.chunk_size, "concurrency": options.concurrency,
+                            "field_map": options.field_map or None},
                 "metrics": self._metric_provenance(),
+                **({"stopping": self.stopping.summary()} if self.stopping is not None else {}),
             },
         )
 

@@ -21,7 +21,8 @@ class MetricSummary:
 
     ``value`` is the mean of per-sample values (the corpus value for corpus metrics); it is
     ``None`` when no sample could be scored, or when a corpus value could not be computed
-    (``details["error"]`` says why) — never a made-up 0. ``ci``
+    (``details["error"]`` says why; ``details["reasons"]``, the most common reasons records went
+    unscored) — never a made-up 0. ``ci``
     is a seeded percentile-bootstrap interval computed from the per-sample results.
     """
 
@@ -59,7 +60,7 @@ class MetricTally:
     cost_msats: int = 0
     states: Sequence[Any] = ()
     reasons: Sequence[dict[str, Any]] = ()
-    """The most common reasons records were not scored (``status``, ``reason``, ``count``, ``hint``)."""
+    """The most common reasons records were not scored (``status``, ``reason``, ``count``, ``hints``)."""
 
 
 def summarise_all(
@@ -107,7 +108,8 @@ def _summary(
         "direction": metric.spec.direction.value, "granularity": metric.spec.granularity.value,
         "n_skipped": int((status == 1).sum()) + n_budget, "n_errors": n_errors, "n_budget_skipped": n_budget,
         "cost_msats": int(tally.cost_msats),
-        "details": {**({"usage": usage} if usage else {}), **({"reasons": list(tally.reasons)} if tally.reasons else {})},
+        "details": {**({"usage": usage} if usage else {}),
+                    **({"reasons": list(tally.reasons)} if tally.reasons else {}), **metric.summary_details()},
     }
     if isinstance(metric, CorpusMetric):
         return _corpus_summary(metric, list(tally.states), base, seed=seed, n_boot=n_boot, confidence=confidence)
