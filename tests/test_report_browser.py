@@ -7,6 +7,7 @@ The interactive checks drive Chromium over the DevTools protocol on a pipe
 (``--remote-debugging-pipe``), so they need no package beyond the standard library.
 """
 
+import base64
 import json
 import os
 import re
@@ -242,7 +243,8 @@ def hostile_report(tmp_path, monkeypatch):
                    "rejected": [{"source": HOSTILE[0], "message": HOSTILE[2]}],
                    "provenance": {HOSTILE[4]: HOSTILE[0], "input": HOSTILE[3]}}, handle)
     proc = subprocess.run([sys.executable, "-m", "evalcore", "report", "base.json", "--compare", journals[1],
-                           "-o", "hostile.html", "--resamples", "100"], capture_output=True, text=True, timeout=300)
+                           "-o", "hostile.html", "--resamples", "100", "--allow-version-mismatch"],
+                          capture_output=True, text=True, timeout=300)  # the runs' metric versions differ
     assert proc.returncode == 0, proc.stderr
     return tmp_path / "hostile.html"
 
@@ -254,7 +256,7 @@ def test_hostile_report_runs_no_script_and_still_works(devtools, hostile_report)
     assert devtools.js("document.getElementById('record-count').textContent") == "12 of 12 records shown"
     assert devtools.js("document.querySelectorAll('img, iframe, object, embed, [onerror], [onload]').length") == 0
     assert devtools.js("document.querySelectorAll('#comparison tbody tr').length") == 3
-    assert devtools.js("document.querySelectorAll('svg.hist').length") == 3
+    assert devtools.js("document.querySelectorAll('svg.hist').length") == 6  # 3 metrics, both runs
     records = "document.getElementById('records')"
     ids = f"Array.prototype.map.call({records}.tBodies[0].rows, function (r) {{ return r.cells[0].textContent; }})"
     assert f"{HOSTILE[0]} #0" in devtools.js(ids)  # shown as text, as written
@@ -305,3 +307,115 @@ def test_the_probes_see_injected_script(tmp_path, devtools):
     violations = devtools.js("window.__violations")
     assert any(v.startswith("script-src") for v in violations), violations
     assert any(v.startswith("img-src") for v in violations), violations
+
+
+RATIONALE = "The answer names Paris, which the first retrieved passage states."
+LONG_DOC = "Paris is the capital and most populous city of France. " * 20
+
+
+@pytest.fixture
+def judged_report(tmp_path, monkeypatch):
+    """A real run of judge/faithfulness (answered by a scripted judge) and token F1 over records with
+    labels, one record whose judge answer does not parse (an error row), and hostile text; its report."""
+    pytest.importorskip("evalcore_judge")
+    pytest.importorskip("evalcore_overlap")
+    from evalcore.testing import Reply, ScriptedServer, requested_schema, schema_instance, write_records
+
+    monkeypatch.chdir(tmp_path)
+    records = [{"id": f"q{n}", "example": {"query": f"question {n}: capital of France?", "reference_answer": "Paris",
+                                           "labels": {"scenario": "typo" if n % 3 == 0 else "base"}},
+                "prediction": {"response": "Paris" if n % 2 else "It is Lyon.",
+                               "retrieved": [{"doc_id": "d1", "text": LONG_DOC}]}} for n in range(9)]
+    records[4]["prediction"]["response"] = HOSTILE[0]
+    records[5]["example"]["labels"]["scenario"] = HOSTILE[2]
+    records[7]["example"]["query"] = "BROKEN JUDGE question"
+    write_records("data.jsonl", records)
+
+    def reply(request):
+        if "BROKEN JUDGE" in json.dumps(request):
+            return Reply.chat("no verdict here", usage={"prompt_tokens": 50, "completion_tokens": 3})
+        return Reply.chat(json.dumps(schema_instance(requested_schema(request), text=RATIONALE)),
+                          usage={"prompt_tokens": 120, "completion_tokens": 30})
+
+    with ScriptedServer(default=reply) as server:
+        proc = subprocess.run([sys.executable, "-m", "evalcore", "evaluate", "data.jsonl", "-m", "judge/faithfulness",
+                               "-m", "overlap/token_f1", "--judge-base-url", server.base_url, "--judge-model",
+                               "judge-model", "--cache-mode", "off", "-o", "run.json"],
+                              capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    proc = subprocess.run([sys.executable, "-m", "evalcore", "report", "run.json", "-o", "run.html"],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    return tmp_path / "run.html"
+
+
+def shown_ids(devtools):
+    return devtools.js("Array.prototype.filter.call(document.getElementById('records').tBodies[0].rows, "
+                       "function (r) { return !r.hidden; }).map(function (r) { return r.cells[0].textContent; })")
+
+
+def test_a_click_opens_the_record_with_its_judge_rationale(devtools, judged_report):
+    devtools.open(f"file://{judged_report}")
+    assert devtools.problems() == []
+    visible = "Array.prototype.filter.call(document.querySelectorAll('#record-view .record'), " \
+              "function (e) { return !e.hidden; }).map(function (e) { return e.id; })"
+    assert devtools.js(visible) == []
+    devtools.click("#records tbody tr[data-record='1'] td")
+    assert devtools.js(visible) == ["record-1"]
+    view = devtools.js("document.getElementById('record-1').innerText")
+    for text in ("question 1: capital of France?", "Paris", RATIONALE, "judge-model", "scenario = base"):
+        assert text in view, text
+    assert devtools.js("document.getElementById('record-1').getBoundingClientRect().height") > 100
+    target = os.environ.get("EVALCORE_REPORT_SCREENSHOT")
+    if target:  # the record view beside the table, for the docs
+        devtools.js("document.getElementById('records-section').scrollIntoView()")
+        shot = devtools.call("Page.captureScreenshot", format="png")["data"]
+        with open(os.path.join(os.path.dirname(target), "report-record.png"), "wb") as handle:
+            handle.write(base64.b64decode(shot))
+    # the long retrieved passage shows its start; a click opens the rest in place
+    summary = "#record-1 .docs details summary"
+    assert not devtools.js(f"document.querySelector({json.dumps(summary)}).parentNode.open")
+    devtools.click(summary)
+    assert devtools.js(f"document.querySelector({json.dumps(summary)}).parentNode.open")
+
+    devtools.click("#records tbody tr[data-record='7'] td")  # the judge answer that did not parse
+    assert devtools.js(visible) == ["record-7"]
+    view = devtools.js("document.getElementById('record-7').innerText")
+    assert "UnparseableJudgement" in view and "no verdict here" in view
+    assert devtools.js("typeof window.__pwned") == "undefined"
+    assert devtools.problems() == []
+
+
+def test_filters_by_status_and_label_and_sorts_worst_first(devtools, judged_report):
+    devtools.open(f"file://{judged_report}")
+    assert devtools.js("document.getElementById('record-count').textContent") == "9 of 9 records shown"
+
+    def choose(select_id, value):  # as a person picking the option: the value changes, then "change" fires
+        devtools.js(f"(function () {{ var s = document.getElementById({json.dumps(select_id)}); "
+                    f"s.value = {json.dumps(value)}; s.dispatchEvent(new Event('change')); }}())")
+
+    choose("status-filter", "error")
+    assert shown_ids(devtools) == ["q7"]
+    choose("status-filter", "")
+    choose("label-filter", "scenario=typo")
+    assert sorted(shown_ids(devtools)) == ["q0", "q3", "q6"]
+    choose("label-filter", f"scenario={HOSTILE[2]}")  # a label value holding markup, matched as text
+    assert shown_ids(devtools) == ["q5"]
+    options = devtools.js("Array.prototype.map.call(document.getElementById('label-filter').options, "
+                          "function (o) { return o.textContent; })")
+    assert f"scenario = {HOSTILE[2]}" in options
+    choose("label-filter", "")
+    # a click on token F1's column sorts ascending: the worst (lowest) first
+    headers = devtools.js("Array.prototype.map.call(document.querySelectorAll('#records thead th'), "
+                          "function (h) { return h.textContent; })")
+    column = headers.index("overlap/token_f1")
+    devtools.click(f"#records thead th:nth-child({column + 1})")
+    values = devtools.js("Array.prototype.map.call(document.getElementById('records').tBodies[0].rows, "
+                         f"function (r) {{ return parseFloat(r.cells[{column}].getAttribute('data-sort')); }})")
+    assert values == sorted(values) and values[0] == 0.0 and values[-1] == 1.0  # "It is Lyon." vs "Paris"
+    slices = devtools.js("document.getElementById('slice-table').innerText")
+    assert "typo" in slices and HOSTILE[2] in slices
+    devtools.click("#records tbody tr[data-record='4'] td")  # the response that tries to end the script
+    assert HOSTILE[0] in devtools.js("document.getElementById('record-4').innerText")
+    assert devtools.js("typeof window.__pwned") == "undefined"
+    assert devtools.problems() == []

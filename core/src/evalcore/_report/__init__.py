@@ -11,11 +11,16 @@ from evalcore._lazy import publish
 
 
 def write_report(
-    result: Any, path: str | os.PathLike[str], *, compare_with: Sequence[Any] = (), **options: Any,
+    result: Any, path: str | os.PathLike[str], *, compare_with: Sequence[Any] = (), records: int = 1000,
+    inputs: Any = None, **options: Any,
 ) -> str:
     """Write one HTML file about ``result`` (an EvaluationResult, report or journal path).
 
-    With ``compare_with``, the page also compares those runs with ``result`` as the baseline
+    The page shows each record's input, reference, prediction, documents and scores (judge
+    rationale included), read back from the input the run names (or ``inputs``: a path or the
+    records, where that file moved), for at most ``records`` records: all of them, or those with
+    errors and skips and the worst of each metric. With ``compare_with``, the page also compares
+    those runs with ``result`` as the baseline, record by record side by side
     (``options`` are :func:`evalcore.compare`'s). Style, script and plots are inline, so
     the page needs no network when it is viewed. The page never replaces a file it was made
     from (a report, the journal a report names) or a special file, and is written through a
@@ -23,12 +28,15 @@ def write_report(
     """
     from evalcore._engine.files import check_output, replacing
 
+    from .inputs import recorded_input
     from .page import render
 
     given = [run for run in (result, *compare_with) if isinstance(run, (str, os.PathLike))]
     probed: set[str] = set()
-    check_output(path, "-o", [(run, f"an input of this report (the run {os.fspath(run)})") for run in given],
-                 probed=probed)
+    named = [(run, f"an input of this report (the run {os.fspath(run)})") for run in given]
+    if isinstance(inputs, (str, os.PathLike)):
+        named.append((inputs, f"an input of this report (the records {os.fspath(inputs)})"))
+    check_output(path, "-o", named, probed=probed)
     if compare_with:
         runs = load_runs([result, *compare_with])
         run, comparison = runs[0], compare(*runs, **options)
@@ -37,9 +45,12 @@ def write_report(
         run, comparison = runs[0], None
     read = [(file, f"the journal {os.fspath(other.files[0])} names" if k else f"the run {os.fspath(file)}")
             for other in runs for k, file in enumerate(other.files)]
+    read += [(data, f"the records {other.name} scored") for other in runs
+             if (data := recorded_input(other)[0]) is not None and os.path.exists(data)]
     check_output(path, "-o", [(file, f"an input of this report ({what})") for file, what in read], probed=probed)
-    html = render(run, comparison)
-    with replacing(path, "w", encoding="utf-8") as handle:
+    html = render(run, comparison, others=runs[1:], records=records, inputs=inputs)
+    # a lone surrogate read from JSON ("\ud800") is written as its escape, which the page's script reads back
+    with replacing(path, "w", encoding="utf-8", errors="backslashreplace") as handle:
         handle.write(html)
     return os.fspath(path)
 

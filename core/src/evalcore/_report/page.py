@@ -20,13 +20,18 @@ from importlib import resources
 from numbers import Integral, Real
 from typing import Any
 
+import numpy as np
+
 from evalcore._compare.load import Run
 from evalcore._compare.result import TEST_NAMES, Comparison, format_p
 
+from .inputs import Inputs, load_inputs
 from .plots import histogram
+from .records import DEFAULT_RECORDS, long_text, record_view, select, status_class, value_matrix
+from .side_by_side import Changes, regressions
+from .slices import slices
 from .summary import aggregates, failures, values_of
 
-MAX_ROWS = 10_000
 _SHORT = {"bootstrap": "bootstrap", "randomization": "AR", "ttest": "t-test", "wilcoxon": "Wilcoxon",
           "fisher": "Fisher"}
 
@@ -102,15 +107,27 @@ def _plain(value: Any) -> Any:
     return str(value)
 
 
-def render(run: Run, comparison: Comparison | None = None) -> str:
-    """The whole page for ``run`` (and its comparison with other runs)."""
+def render(run: Run, comparison: Comparison | None = None, *, others: Sequence[Run] = (),
+           records: int = DEFAULT_RECORDS, inputs: Any = None) -> str:
+    """The whole page for ``run`` (and its comparison with the runs ``others``).
+
+    ``records``: how many records the page embeds at most (see :func:`.records.select`);
+    ``inputs``: the records ``run`` scored (a path or records) where its input is not the file it names.
+    """
     summary = aggregates(run)
+    metric_ids = list(run.metrics)
+    matrix = value_matrix(run, metric_ids)
+    shown = select(run, records, matrix)
+    changes = [regressions(run, other, records) for other in others]
+    found = load_inputs(run, set(shown).union(*(c.ids for c in changes)), inputs)
     sections = [
         _aggregate_section(summary),
-        _plots_section(run, summary),
+        _slices_section(run, metric_ids, matrix, found),
+        _plots_section([run, *others], summary),
         _comparison_section(comparison) if comparison is not None else "",
+        _side_by_side_section(run, others, changes, found) if others else "",
         _failures_section(run),
-        _records_section(run),
+        _records_section(run, shown, found),
         _provenance_section(run, summary),
     ]
     title = f"evalcore report: {run.name}"
@@ -142,17 +159,47 @@ def _aggregate_section(summary: dict[str, dict[str, Any]]) -> str:
             + "".join(rows) + "</tbody></table></section>")
 
 
-def _plots_section(run: Run, summary: dict[str, dict[str, Any]]) -> str:
+def _plots_section(runs: Sequence[Run], summary: dict[str, dict[str, Any]]) -> str:
     plots = []
     for metric_id in summary:
-        corpus = run.metrics.get(metric_id, {}).get("granularity") == "corpus"
+        corpus = runs[0].metrics.get(metric_id, {}).get("granularity") == "corpus"
         note = "<p class=\"muted\">per-record values; the corpus value is computed from merged statistics</p>"
-        plots.append(f"<figure class=\"plot\"><h3>{escape(metric_id)}</h3>"
-                     f"{histogram(values_of(run, metric_id), title=f'{metric_id}: per-record values')}"
+        figures = "".join(
+            "<div>" + (f"<p class=\"run-name\">{escape(other.name)}</p>" if len(runs) > 1 else "")
+            + histogram(values_of(other, metric_id), title=f"{other.name} {metric_id}: per-record values") + "</div>"
+            for other in runs if metric_id in other.metrics)
+        plots.append(f"<figure class=\"plot\"><h3>{escape(metric_id)}</h3><div class=\"runs\">{figures}</div>"
                      f"{note if corpus else ''}</figure>")
+    both = " of each run" if len(runs) > 1 else ""
     return ("<section id=\"distributions\"><h2>Distributions</h2><p class=\"muted\">Histogram of each metric's "
-            "per-record values; the dashed line is the mean.</p><div class=\"plots\">"
+            f"per-record values{both}; the dashed line is the mean.</p><div class=\"plots\">"
             + "".join(plots) + "</div></section>")
+
+
+def _slices_section(run: Run, metric_ids: Sequence[str], matrix: Any, found: Inputs) -> str:
+    groups = slices(list(run.rows), matrix, found.labels)
+    if not groups:
+        why = found.note or "no record has labels"
+        return f"<section id=\"slices\"><h2>Slices by label</h2><p class=\"muted\">{escape(why)}</p></section>"
+    head = ("<tr><th>label</th><th>value</th><th class=\"num\">records</th>"
+            + "".join(f"<th class=\"num\">{escape(m)}</th>" for m in metric_ids) + "</tr>")
+    rows, wide = [], []
+    for group in groups:
+        if not group["values"]:
+            wide.append(f"{escape(group['field'])} ({group['n_values']} values)")
+            continue
+        for entry in group["values"]:
+            cells = "".join(
+                f"<td class=\"num\" title=\"n = {m['n']}\">{_num(m['mean'])}"
+                f"<span class=\"ci\"> {_interval(m['ci'], '.3f') if m['ci'] else ''}</span></td>"
+                for m in entry["metrics"])
+            rows.append(f"<tr><td>{escape(group['field'])}</td><td>{escape(entry['value'])}</td>"
+                        f"<td class=\"num\">{entry['n']}</td>{cells}</tr>")
+    note = (f"<p class=\"muted\">not sliced, too many values: {', '.join(wide)}</p>" if wide else "")
+    return ("<section id=\"slices\"><h2>Slices by label</h2><p class=\"muted\">Mean of each metric's per-record "
+            "values per value of each <code>labels</code> field, with its 95% bootstrap interval (seed 0).</p>"
+            f"<div class=\"wide\"><table id=\"slice-table\"><thead>{head}</thead><tbody>{''.join(rows)}</tbody>"
+            f"</table></div>{note}</section>")
 
 
 def _comparison_section(comparison: Comparison) -> str:
@@ -207,7 +254,7 @@ def _failures_section(run: Run) -> str:
     if not groups:
         return "<section id=\"failures\"><h2>Failures and skips</h2><p class=\"muted\">none</p></section>"
     rows = "".join(
-        f"<tr><td>{escape(g['metric'])}</td><td class=\"{_status_class(g['status'])}\">{_text(g['status'])}</td>"
+        f"<tr><td>{escape(g['metric'])}</td><td class=\"{status_class(g['status'])}\">{_text(g['status'])}</td>"
         f"<td class=\"num\">{_text(g['count'])}</td><td>{escape(g['message'])}</td>"
         f"<td>{escape(', '.join(g['records']))}{' …' if g['count'] > len(g['records']) else ''}</td></tr>"
         for g in groups)
@@ -216,11 +263,12 @@ def _failures_section(run: Run) -> str:
             + rows + "</tbody></table></section>")
 
 
-def _records_section(run: Run) -> str:
+def _records_section(run: Run, shown: Sequence[str], found: Inputs) -> str:
     metric_ids = list(run.metrics)
     head = "<tr><th>id</th>" + "".join(f"<th class=\"num\">{escape(m)}</th>" for m in metric_ids) + "</tr>"
-    rows = []
-    for record_id, row in list(run.rows.items())[:MAX_ROWS]:
+    rows, views, label_values = [], [], {}
+    for index, record_id in enumerate(shown):
+        row = run.rows[record_id]
         cells, statuses = [], set()
         for metric_id in metric_ids:
             score = row["scores"].get(metric_id)
@@ -233,24 +281,85 @@ def _records_section(run: Run) -> str:
             else:
                 error = score.get("error")
                 why = score.get("reason") or (error.get("message") if isinstance(error, dict) else error) or ""
-                cells.append(f"<td class=\"num {_status_class(status)}\" data-sort=\"\" title=\"{_text(why)}\">"
+                cells.append(f"<td class=\"num {status_class(status)}\" data-sort=\"\" title=\"{_text(why)}\">"
                              f"{_text(status if status != 'ok' else '–')}</td>")
-        rows.append(f"<tr data-status=\"{_text(' '.join(sorted(statuses)))}\"><td data-sort=\"{escape(record_id)}\">"
-                    f"{escape(record_id)}</td>" + "".join(cells) + "</tr>")
-    more = (f"<p class=\"muted\">showing the first {MAX_ROWS} of {len(run.rows)} records</p>"
-            if len(run.rows) > MAX_ROWS else "")
+        labels = found.labels.get(record_id, {})
+        pairs = [f"{k}={v}" for k, v in labels.items()]
+        label_values.update(dict.fromkeys(pairs))
+        rows.append(f"<tr data-record=\"{index}\" data-status=\"{_text(' '.join(sorted(statuses)))}\" "
+                    f"data-labels=\"{_text(json.dumps(pairs, ensure_ascii=False))}\">"
+                    f"<td data-sort=\"{escape(record_id)}\">{escape(record_id)}</td>" + "".join(cells) + "</tr>")
+        views.append(record_view(index, record_id, row, found.records.get(record_id), labels, found.note))
+    journal = run.files[-1] if run.files else run.source
+    more = (f"<p class=\"muted\">{len(shown)} of {len(run.rows)} records are in this page: every record with an "
+            "error or a skip (up to half), then the worst-scoring records of each metric in turn (evalcore report "
+            f"--records N for more); every row is in {escape(journal)}</p>" if len(shown) < len(run.rows) else "")
+    missing = f"<p class=\"muted\">{escape(found.note)}</p>" if found.note else ""
+    options = "".join(f"<option value=\"{escape(p)}\">{escape(p.replace('=', ' = ', 1))}</option>"
+                      for p in sorted(label_values))
+    labels_filter = (f" <select id=\"label-filter\" aria-label=\"label\"><option value=\"\">any label</option>"
+                     f"{options}</select>" if label_values else "")
     return ("<section id=\"records-section\"><h2>Records</h2><p><input type=\"search\" id=\"record-filter\" "
             "placeholder=\"filter: record id, value or status\" aria-label=\"filter records\"> "
             "<select id=\"status-filter\" aria-label=\"status\"><option value=\"\">any status</option>"
             "<option value=\"ok\">has ok</option><option value=\"skipped\">has skipped</option>"
-            "<option value=\"error\">has error</option></select> <span id=\"record-count\" class=\"muted\"></span>"
-            f"</p>{more}<div class=\"table-wrap\"><table id=\"records\"><thead>{head}</thead><tbody>"
-            + "".join(rows) + "</tbody></table></div></section>")
+            f"<option value=\"error\">has error</option></select>{labels_filter} "
+            "<span id=\"record-count\" class=\"muted\"></span></p>"
+            f"{more}{missing}<p class=\"muted\">Click a column to sort by it; click a record to read it.</p>"
+            "<div class=\"records-layout\"><div class=\"table-wrap\">"
+            f"<table id=\"records\" class=\"sortable\"><thead>{head}</thead><tbody>"
+            + "".join(rows) + "</tbody></table></div><div id=\"record-view\"><p class=\"muted\" id=\"record-hint\">"
+            "No record open.</p>" + "".join(views) + "</div></div></section>")
 
 
-def _status_class(status: str) -> str:
-    """The CSS class of a status: only the statuses the style knows, never a word from the data."""
-    return f"status-{status}" if status in ("error", "skipped") else ""
+def _side_by_side_section(run: Run, others: Sequence[Run], all_changes: Sequence[Changes], found: Inputs) -> str:
+    parts = []
+    for k, (other, changes) in enumerate(zip(others, all_changes)):
+        if not changes.ids:
+            parts.append(f"<h3>{escape(other.name)}</h3><p class=\"muted\">no record scored by both runs</p>")
+            continue
+        theirs = load_inputs(other, set(changes.ids))
+        head = ("<tr><th>id</th><th>largest regression</th>"
+                + "".join(f"<th class=\"num\">{escape(m)}</th>" for m in changes.metrics)
+                + f"<th>{escape(run.name)}: prediction</th><th>{escape(other.name)}: prediction</th></tr>")
+        rows = []
+        for n, record_id in enumerate(changes.ids):
+            cells = []
+            for j in range(len(changes.metrics)):
+                before, after = changes.before[n, j], changes.after[n, j]
+                delta = after - before
+                sort = _text(repr(float(delta))) if np.isfinite(delta) else ""
+                cells.append(f"<td class=\"num {_change_class(changes.signed[n, j])}\" data-sort=\"{sort}\">"
+                             f"{_num(_finite(before))} → {_num(_finite(after))}"
+                             f"<br><span class=\"muted\">{_num(_finite(delta), '+.4f')}</span></td>")
+            worst = changes.worst[n]
+            rows.append(f"<tr><td data-sort=\"{escape(record_id)}\">{escape(record_id)}</td>"
+                        f"<td data-sort=\"{n}\">{escape(worst) if worst else '–'}</td>{''.join(cells)}"
+                        f"<td>{_prediction(found, record_id)}</td><td>{_prediction(theirs, record_id)}</td></tr>")
+        shown = (f"the {len(changes.ids)} of {changes.n_shared} shared records that changed most"
+                 if len(changes.ids) < changes.n_shared else f"all {changes.n_shared} shared records")
+        parts.append(f"<h3>{escape(run.name)} → {escape(other.name)}</h3><p class=\"muted\">{shown}, largest "
+                     "regression first (each metric's change relative to its largest change); "
+                     "red: worse, green: better.</p><div class=\"table-wrap\">"
+                     f"<table id=\"side-{k}\" class=\"sortable side\"><thead>{head}</thead><tbody>"
+                     + "".join(rows) + "</tbody></table></div>")
+    return "<section id=\"side-by-side\"><h2>Side by side</h2>" + "".join(parts) + "</section>"
+
+
+def _finite(value: float) -> float | None:
+    return float(value) if np.isfinite(value) else None
+
+
+def _change_class(signed: float) -> str:
+    return "worse" if signed < 0 else "better" if signed > 0 else ""
+
+
+def _prediction(found: Inputs, record_id: str) -> str:
+    record = found.records.get(record_id)
+    if record is None:
+        return "<span class=\"muted\">–</span>"
+    response = record.prediction.get("response")
+    return long_text(response) if response is not None else "<span class=\"muted\">no response</span>"
 
 
 def _provenance_section(run: Run, summary: dict[str, dict[str, Any]]) -> str:

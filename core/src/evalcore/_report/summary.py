@@ -9,12 +9,14 @@ import numpy as np
 
 from evalcore._compare.load import Run, metric_of
 from evalcore._contract.errors import EvalcoreError
-from evalcore._engine.stats import bootstrap_interval, standard_error
+from evalcore._engine.stats import bootstrap_intervals, standard_error
 
 
 def aggregates(run: Run) -> dict[str, dict[str, Any]]:
-    """Per metric: the report's aggregate, or one computed from the rows for a bare journal."""
+    """Per metric: the report's aggregate, or one computed from the rows for a bare journal
+    (the intervals of all metrics drawn together, as the engine's summary draws them)."""
     out: dict[str, dict[str, Any]] = {}
+    pending: dict[str, np.ndarray] = {}
     for metric_id, info in run.metrics.items():
         if metric_id in run.summary:
             out[metric_id] = dict(run.summary[metric_id])
@@ -23,15 +25,18 @@ def aggregates(run: Run) -> dict[str, dict[str, Any]]:
         statuses = Counter(str(_score(row, metric_id).get("status", "ok")) for row in run.rows.values())
         corpus = info.get("granularity") == "corpus"
         value = corpus_value(run, metric_id) if corpus else (float(values.mean()) if values.size else None)
+        if not corpus:
+            pending[metric_id] = values
         out[metric_id] = {
             "value": value, "n": int(values.size),
             "n_skipped": statuses.get("skipped", 0), "n_errors": statuses.get("error", 0),
-            "stderr": None if corpus else standard_error(values),
-            "ci": None if corpus else bootstrap_interval(values, seed=0),
+            "stderr": None if corpus else standard_error(values), "ci": None,
             "direction": info.get("direction"), "granularity": info.get("granularity"),
             "metric_version": info.get("metric_version"), "distribution": info.get("distribution"),
             "distribution_version": info.get("distribution_version"),
         }
+    for metric_id, ci in zip(pending, bootstrap_intervals(list(pending.values()), seed=0)):
+        out[metric_id]["ci"] = ci
     return out
 
 
@@ -49,12 +54,17 @@ def corpus_value(run: Run, metric_id: str) -> float | None:
 
 def values_of(run: Run, metric_id: str) -> list[float]:
     """The metric's ``ok`` per-record values, in record order."""
-    values = []
-    for row in run.rows.values():
-        score = _score(row, metric_id)
-        if score.get("status", "ok") == "ok" and isinstance(score.get("value"), (int, float)):
-            values.append(float(score["value"]))
-    return values
+    values = (ok_value(row["scores"].get(metric_id)) for row in run.rows.values())
+    return [value for value in values if value is not None]
+
+
+def ok_value(score: Any) -> float | None:
+    """A score's value when its status is ``ok`` and the value a number, else ``None``."""
+    if isinstance(score, dict) and score.get("status", "ok") == "ok":
+        value = score.get("value")
+        if isinstance(value, (int, float)):
+            return float(value)
+    return None
 
 
 def failures(run: Run) -> list[dict[str, Any]]:
