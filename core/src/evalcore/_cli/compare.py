@@ -31,6 +31,9 @@ def _comparison_options(fn: Any) -> Any:
                      help="Significance level of the corrected p-values."),
         click.option("--intersect", is_flag=True,
                      help="Compare on the records the runs share (default: different records are an error)."),
+        click.option("--allow-version-mismatch", is_flag=True,
+                     help="Compare a metric the runs computed by different metric versions or non-identity "
+                          "parameters (default: an error naming them)."),
     ]
     for option in reversed(options):
         fn = option(fn)
@@ -42,6 +45,7 @@ def _compare_kwargs(options: dict[str, Any]) -> dict[str, Any]:
         "metrics": list(options["metrics"]) or None, "tests": list(options["tests"]) or None,
         "n_resamples": options["n_resamples"], "seed": options["seed"], "correction": options["correction"],
         "alpha": options["alpha"], "intersect": options["intersect"],
+        "allow_version_mismatch": options["allow_version_mismatch"],
     }
 
 
@@ -50,13 +54,16 @@ def _compare_kwargs(options: dict[str, Any]) -> dict[str, Any]:
 @click.argument("systems", nargs=-1, required=True, type=click.Path(dir_okay=False, exists=True))
 @_comparison_options
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.option("--sequential", is_flag=True,
+              help="Also give each difference's anytime-valid confidence sequence (valid however often the runs "
+                   "were looked at while records were added).")
 @click.option("--log-to", type=click.Choice(["mlflow"]),
               help="Also log the comparison to MLflow: a run with the report, and a nested run per system with "
                    "the differences and p-values (pip install 'evalcore-core[mlflow]').")
 @click.pass_context
 @reports_errors
 def compare_command(ctx: click.Context, baseline: str, systems: Sequence[str], as_json: bool, log_to: str | None,
-                    **options: Any) -> None:
+                    sequential: bool, **options: Any) -> None:
     """Compare saved runs (JSON reports or samples journals) with a baseline, record by record."""
     from evalcore._compare import compare
     from evalcore._track import open_tracker
@@ -67,10 +74,18 @@ def compare_command(ctx: click.Context, baseline: str, systems: Sequence[str], a
     else:
         result, run_id = tracker.log_comparison(baseline, systems, **_compare_kwargs(options))
         click.echo(f"logged to MLflow: run {run_id} at {tracker.uri}", err=True)
+    found = None
+    if sequential:
+        from evalcore._compare.sequential import sequence_differences, sequence_lines
+
+        found = sequence_differences(baseline, *systems, metrics=list(options["metrics"]) or None,
+                                     seed=options["seed"])
     if as_json:
-        echo_json(result.to_dict())
+        echo_json({**result.to_dict(), **({"sequential": found} if found is not None else {})})
     else:
         click.echo(result.table())
+        if found is not None:
+            click.echo("\n" + "\n".join(sequence_lines(found, 0.95)))
 
 
 @click.command("report")

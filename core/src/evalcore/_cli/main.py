@@ -146,6 +146,8 @@ def describe(ctx: click.Context, metric_id: str, as_json: bool) -> None:
     for key in ("family", "target", "tier", "direction", "scale", "granularity", "deterministic",
                 "cost", "inputs", "requires", "env", "implementation"):
         click.echo(f"  {key + ':':<16}{shown.get(key, data.get(key))}")
+    if data["verified_against"]:
+        click.echo(f"  {'verified:':<16}equals {data['verified_against']} (tolerance {data['tolerance']:g})")
     if data["params"]:
         click.echo("  params:")
         for param in data["params"]:

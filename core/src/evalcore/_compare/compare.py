@@ -14,6 +14,7 @@ from evalcore._lazy import publish
 from . import resample
 from . import tests as stat_tests
 from .correct import CORRECTIONS, adjust
+from .definitions import require_same_definitions
 from .load import Run, RunLike, load_runs, metric_of
 from .result import TEST_NAMES, Comparison, MetricComparison, TestOutcome
 
@@ -30,7 +31,7 @@ def compare(
     baseline: RunLike, *systems: RunLike, metrics: Sequence[str] | None = None,
     tests: Sequence[str] | None = None, n_resamples: int | None = None, seed: int = 0,
     correction: str = "holm", alpha: float = 0.05, confidence: float = 0.95,
-    intersect: bool = False, names: Sequence[str] | None = None,
+    intersect: bool = False, names: Sequence[str] | None = None, allow_version_mismatch: bool = False,
 ) -> Comparison:
     """Compare each system with the baseline on every metric they share, record by record.
 
@@ -43,7 +44,10 @@ def compare(
     systems (``holm``, ``bonferroni`` or ``none``). Runs over different records raise
     :class:`RecordMismatchError` unless ``intersect=True``, which compares the shared
     records and reports how many were left out. ``names`` labels the runs (default: file
-    names, or ``baseline`` / ``system N`` for results in memory).
+    names, or ``baseline`` / ``system N`` for results in memory). A metric the runs computed
+    by different metric versions or different non-identity parameters raises
+    :class:`~evalcore._compare.definitions.MetricMismatchError` naming them, unless
+    ``allow_version_mismatch=True`` (then each difference is a note).
     """
     if not systems:
         raise InputError("compare needs a baseline and at least one system", field="systems")
@@ -56,11 +60,7 @@ def compare(
     if tests is None and not stat_tests.scipy_available():
         notes.append("scipy is not installed: t-test and Wilcoxon left out (pip install 'evalcore-core[stats]')")
         chosen = [t for t in chosen if t not in ("ttest", "wilcoxon")]
-    for metric_id in metric_ids:
-        versions = {str(run.metrics[metric_id].get("metric_version")) for run in runs
-                    if run.metrics[metric_id].get("metric_version") is not None}
-        if len(versions) > 1:
-            notes.append(f"{metric_id}: computed by different metric versions ({', '.join(sorted(versions))})")
+    notes += require_same_definitions(runs, metric_ids, allow=allow_version_mismatch)
     pairing = _Pairing(base, seed=seed, resamples=resamples, confidence=confidence)
     entries = [
         pairing.compare(metric_id, other, records["systems"][other.name]["ids"], chosen)
@@ -70,7 +70,8 @@ def compare(
     for summary in records["systems"].values():
         del summary["ids"]
     options = {"tests": list(chosen), "n_resamples": resamples, "seed": seed, "correction": correction,
-               "alpha": alpha, "confidence": confidence, "intersect": intersect}
+               "alpha": alpha, "confidence": confidence, "intersect": intersect,
+               "allow_version_mismatch": allow_version_mismatch}
     return Comparison(baseline=base.name, systems=[o.name for o in others], metrics=metric_ids,
                       entries=entries, records=records, options=options, notes=notes)
 

@@ -19,6 +19,7 @@ from evalcore._contract.errors import InputError
 from evalcore._lazy import publish
 
 from .compare import compare
+from .definitions import require_same_definitions
 from .load import Run, RunLike, load_run, metric_of
 from .result import TEST_NAMES, MetricComparison, format_p
 
@@ -157,7 +158,8 @@ def gate(
     finds the run significantly worse than the baseline (corrected p < ``alpha``; ``tests``,
     ``correction``, ``n_resamples``, ``seed`` and ``intersect`` as there), so noise passes. A rule
     naming a metric the run (or baseline) does not hold, and a baseline computed by another
-    version of a metric, raise :class:`~evalcore.InputError`. Returns a :class:`GateResult`
+    version of a metric or with other non-identity parameters, raise :class:`~evalcore.InputError`.
+    Returns a :class:`GateResult`
     (``passed``, ``text()``, ``markdown()``, ``junit()``, ``to_dict()``).
     """
     rules = [GateRule("at_least", m, _bound(m, v)) for m, v in (at_least or {}).items()]
@@ -177,7 +179,8 @@ def gate(
             outcomes[i] = bound_outcome(run, rule)
     if base is not None and no_worse:
         _require(base, list(dict.fromkeys(no_worse)), "the baseline")
-        _same_versions(base, run, no_worse)
+        require_same_definitions([base, run], list(dict.fromkeys(no_worse)), allow=False,
+                                 hint="or gate against a baseline evaluated with the installed version")
         comparison = compare(base, run, metrics=list(dict.fromkeys(no_worse)), tests=tests,
                              n_resamples=n_resamples, seed=seed, correction=correction, alpha=alpha,
                              intersect=intersect)
@@ -283,16 +286,6 @@ def _require(run: Run, metric_ids: Sequence[str], what: str) -> None:
         held = ", ".join(run.metrics) or "none"
         raise InputError(f"{what} ({run.name}) holds no metric {', '.join(repr(m) for m in missing)}; "
                          f"it holds: {held}", source=run.source)
-
-
-def _same_versions(base: Run, run: Run, metric_ids: Sequence[str]) -> None:
-    for metric_id in metric_ids:
-        before = base.metrics[metric_id].get("metric_version")
-        after = run.metrics[metric_id].get("metric_version")
-        if before is not None and after is not None and str(before) != str(after):
-            raise InputError(f"the baseline ({base.name}) was computed by version {before} of this metric and "
-                             f"the result ({run.name}) by version {after}: their numbers are not comparable; "
-                             f"evaluate the baseline again with the installed version", field=metric_id)
 
 
 def parse_bound(text: str) -> tuple[str, float]:

@@ -94,8 +94,9 @@ def _load_result(result: Any, name: str) -> Run:
     rows = _rows(result.samples, source)
     first = _first_value(source) if path and os.path.isfile(source) else None
     header = first if isinstance(first, Mapping) and "evalcore_journal" in first else {}
-    return Run(name=name, source=source, metrics=_metric_info(header.get("metrics"), summary, rows),
-               rows=rows, summary=summary, provenance=dict(getattr(result, "provenance", {}) or {}),
+    provenance = dict(getattr(result, "provenance", {}) or {})
+    return Run(name=name, source=source, metrics=_metric_info(header.get("metrics"), summary, rows, provenance),
+               rows=rows, summary=summary, provenance=provenance,
                rejected=list(getattr(result, "rejected", []) or []), stopped=getattr(result, "stopped", None),
                files=(source,) if path else ())
 
@@ -123,8 +124,9 @@ def _load_path(path: str, name: str | None) -> Run:
         raise InputError("the report names no samples file and holds no per-record rows; the rows are in the "
                          "journal beside the report of a run (evaluate -o result.json keeps result.rows.jsonl)",
                          source=path)
-    return Run(name=label, source=path, metrics=_metric_info(header.get("metrics"), summary, rows), rows=rows,
-               summary=summary, provenance=dict(report.get("provenance") or {}),
+    provenance = dict(report.get("provenance") or {})
+    return Run(name=label, source=path, metrics=_metric_info(header.get("metrics"), summary, rows, provenance),
+               rows=rows, summary=summary, provenance=provenance,
                rejected=list(report.get("rejected") or []), stopped=report.get("stopped"), files=files)
 
 
@@ -172,8 +174,11 @@ def _rows(rows: Sequence[Mapping[str, Any]], source: str) -> dict[str, dict[str,
 
 def _metric_info(
     header: Mapping[str, Any] | None, summary: Mapping[str, Mapping[str, Any]], rows: Mapping[str, Mapping[str, Any]],
+    provenance: Mapping[str, Any] | None = None,
 ) -> dict[str, dict[str, Any]]:
-    """Per-metric information: the journal header, else the report, else what the rows show."""
+    """Per-metric information: the journal header, else the report, else what the rows show;
+    the parameters from the report's provenance where the header does not hold them."""
+    recorded = (provenance or {}).get("metrics") or {}
     ids: dict[str, None] = dict.fromkeys(header or {})
     ids.update(dict.fromkeys(summary))
     for row in rows.values():
@@ -185,6 +190,8 @@ def _metric_info(
             has_state = any("state" in (row["scores"].get(metric_id) or {}) for row in rows.values())
             entry["granularity"] = "corpus" if has_state else "sample"
         entry.setdefault("direction", "higher")
+        if "params" not in entry and isinstance((recorded.get(metric_id) or {}).get("params"), Mapping):
+            entry["params"] = dict(recorded[metric_id]["params"])
         info[metric_id] = entry
     return info
 

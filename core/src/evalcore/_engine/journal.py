@@ -32,6 +32,7 @@ from typing import IO, Any
 import orjson
 
 from evalcore._contract.errors import EvalcoreError, InputError
+from evalcore._contract.jsonl import dump_json
 
 from .files import OutputError
 
@@ -63,7 +64,7 @@ def _default(value: Any) -> Any:
     return str(value)
 
 
-encode_row: Callable[[dict[str, Any]], bytes] = functools.partial(orjson.dumps, default=_default, option=_LINE)
+encode_row: Callable[[dict[str, Any]], bytes] = functools.partial(dump_json, default=_default, option=_LINE)
 """One journal line (newline included)."""
 
 
@@ -179,9 +180,10 @@ def _header_of(line: bytes) -> dict[str, Any] | None:
     return found if isinstance(found, dict) and "evalcore_journal" in found else None
 
 
-def _loads(line: bytes) -> Any:
+def decode_line(line: bytes) -> Any:
     """One line's JSON; ``NaN``, ``Infinity`` and ``-Infinity`` (as Python's json writes them) are
-    read as the floats they stand for. Raises ``ValueError`` for a line that is not JSON."""
+    read as the floats they stand for, and a lone surrogate escape as that code point (as
+    :func:`~evalcore._contract.jsonl.dump_json` writes it). Raises ``ValueError`` for a line that is not JSON."""
     try:
         return orjson.loads(line)
     except orjson.JSONDecodeError:
@@ -246,7 +248,7 @@ class JournalReader:
                     raise JournalError("an empty line; the journal was changed after it was written", source=where)
                 continue
             try:
-                value = _loads(line)
+                value = decode_line(line)
             except ValueError as exc:
                 raise JournalError(f"not a JSON line ({_reason(exc)})", source=where) from None
             if not isinstance(value, dict):
@@ -405,14 +407,14 @@ class Rows(Sequence[dict[str, Any]]):
         offset = int(self._index()[index])
         with open(self.path, "rb") as handle:
             handle.seek(offset)
-            return orjson.loads(handle.readline())
+            return decode_line(handle.readline())
 
     def __iter__(self) -> Iterator[dict[str, Any]]:
         offsets = self._index()
         with open(self.path, "rb") as handle:
             for offset in offsets.tolist():
                 handle.seek(offset)
-                yield orjson.loads(handle.readline())
+                yield decode_line(handle.readline())
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, (list, Rows)):

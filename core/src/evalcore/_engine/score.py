@@ -15,7 +15,6 @@ from concurrent.futures import Executor
 from typing import Any
 
 import attrs
-import orjson
 
 from evalcore._contract.chunk import Chunk
 from evalcore._contract.fields import as_record
@@ -27,7 +26,7 @@ from evalcore._registry.functions import RecordView
 
 from .accumulate import Column
 from .columnar import score_columns
-from .journal import encode_row
+from .journal import decode_line, encode_row
 from .plan import Plan
 from .runners import runner_for
 from .stats import aggregate, describe_values
@@ -49,7 +48,7 @@ class ChunkResult:
 
     def rows(self) -> list[dict[str, Any]]:
         """The rows decoded again (for the rare runs that keep only some of them)."""
-        return [orjson.loads(line) for line in bytes(self.lines).split(b"\n")[:-1]]
+        return [decode_line(line) for line in bytes(self.lines).split(b"\n")[:-1]]
 
 
 async def score_chunk(plan: Plan, chunk: Chunk, pool: Executor,

@@ -1,0 +1,40 @@
+"""A finished baseline run's per-record values, for a run that stops once it is decided against it."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import orjson
+
+from evalcore._contract.errors import EvalcoreError
+
+BaselineValues = dict[str, dict[str, float]]
+"""``{metric id: {record id: value}}``: the values a baseline run scored (``ok`` rows only)."""
+
+
+def baseline_values(baseline: Any) -> BaselineValues:
+    """The per-record values of ``baseline``: an :class:`~evalcore.EvaluationResult` (or anything
+    with ``samples`` rows), rows themselves, or a mapping ``{metric id: {record id: value}}``."""
+    if isinstance(baseline, Mapping):
+        try:
+            return {str(m): {str(i): float(v) for i, v in dict(values).items()} for m, values in baseline.items()}
+        except (TypeError, ValueError):
+            raise EvalcoreError("baseline must map each metric id to {record id: value}") from None
+    rows = getattr(baseline, "samples", baseline)
+    if not isinstance(rows, Iterable) or isinstance(rows, (str, bytes)):
+        raise EvalcoreError(f"baseline must be a finished run (an EvaluationResult) or its values "
+                            f"{{metric id: {{record id: value}}}}; got {type(baseline).__name__} "
+                            f"(the command line's --baseline takes a saved report or journal)")
+    values: BaselineValues = {}
+    for row in rows:
+        for metric_id, score in (row.get("scores") or {}).items():
+            if score.get("status") == "ok" and score.get("value") is not None:
+                values.setdefault(metric_id, {})[str(row["id"])] = float(score["value"])
+    return values
+
+
+def baseline_digest(values: BaselineValues) -> str:
+    """A SHA-256 of the values (what a resumed run checks it is paired with the same baseline)."""
+    return hashlib.sha256(orjson.dumps(values, option=orjson.OPT_SORT_KEYS)).hexdigest()
