@@ -38,6 +38,8 @@ def render() -> str:
             f"deterministic: {'yes' if spec.deterministic else 'no'}",
             f"- inputs: {', '.join(f'`{field}`' for field in spec.inputs) or '-'}",
         ]
+        if spec.verified_against:
+            lines.append(f"- verified against: {spec.verified_against} (tolerance {spec.tolerance:g})")
         for param in spec.params:
             default = "required" if param.required else f"default `{param.default!r}`"
             choices = f"; one of {', '.join(f'`{c!r}`' for c in param.choices)}" if param.choices else ""

@@ -258,7 +258,9 @@ def test_notes_on_unshared_metrics_and_version_differences(tmp_path):
                       metrics={METRIC: HEADER[METRIC], "toy/extra": HEADER[METRIC]})
     b = write_journal(tmp_path / "b.jsonl", {f"r{i}": {METRIC: 0.1 * i} for i in range(8)},
                       metrics={METRIC: {**HEADER[METRIC], "metric_version": "2"}})
-    result = compare(str(a), str(b), tests=["fisher"])
+    with pytest.raises(EvalcoreError, match=f"{METRIC}: version 1 in a, version 2 in b"):
+        compare(str(a), str(b), tests=["fisher"])
+    result = compare(str(a), str(b), tests=["fisher"], allow_version_mismatch=True)
     assert result.metrics == [METRIC]
     assert "not compared, only in some runs (a): toy/extra" in result.notes
-    assert f"{METRIC}: computed by different metric versions (1, 2)" in result.notes
+    assert f"compared although computed differently: {METRIC}: version 1 in a, version 2 in b" in result.notes

@@ -261,6 +261,11 @@ class MetricSpec(BaseModel):
     values floored at :data:`MIN_GEO_MEAN`, as trec_eval's ``gm_map``)."""
     aliases: tuple[MetricAlias, ...] = ()
     """Other names that resolve to this metric (trec_eval's ``P_10``, ir_measures' ``P@10``)."""
+    verified_against: str | None = None
+    """The reference implementation the plugin's tests check its values against
+    (``"pytrec_eval (trec_eval 9.0.8)"``, ``"sacrebleu corpus_bleu"``); ``None`` when there is none."""
+    tolerance: float | None = Field(default=None, ge=0)
+    """The largest absolute difference from ``verified_against`` those tests allow (0: exact)."""
 
     @field_validator("name", "namespace")
     @classmethod
@@ -288,6 +293,11 @@ class MetricSpec(BaseModel):
         if clashes:
             raise ValueError(f"parameter aliases that name another parameter or alias: {', '.join(clashes)}")
         return self
+
+    def verified(self, against: str, tolerance: float) -> MetricSpec:
+        """This spec, stating that the plugin's tests check its values against ``against``
+        within ``tolerance`` (the largest absolute difference allowed; 0 for exact)."""
+        return type(self)(**{**dict(self), "verified_against": against, "tolerance": tolerance})
 
     @property
     def key(self) -> str:

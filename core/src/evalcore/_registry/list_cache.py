@@ -30,7 +30,8 @@ from evalcore._contract.env import cache_root
 
 from .listing import Listing, is_listing
 
-FORMAT = 1
+FORMAT = 2
+"""Bumped when the cached listing's shape changes (2: ``verified_against`` and ``tolerance``)."""
 _DIST_SUFFIXES = (".dist-info", ".egg-info")
 _MODULE_SUFFIXES = (".py", ".pyc", ".so", ".pyd")
 

@@ -132,6 +132,8 @@ class MetricInfo:
             "conflicts_with": list(self.conflicts_with),
             "aggregate": spec.aggregate,
             "aliases": [a.name for a in spec.aliases],
+            "verified_against": spec.verified_against,
+            "tolerance": spec.tolerance,
         }
 
 

@@ -177,10 +177,22 @@ def _trajectory_match() -> MetricSpec:
     )
 
 
+_AS_DEEPEVAL = "with matching='greedy', count_repeats=False (its pairing)"
+VERIFIED: dict[str, tuple[str, float]] = {
+    "tool_call_correctness": (f"DeepEval ToolCorrectnessMetric's deterministic score, {_AS_DEEPEVAL}", 1e-12),
+    "tool_argument_correctness": (f"DeepEval ToolCorrectnessMetric with its argument check, {_AS_DEEPEVAL}",
+                                  1e-9),
+    "trajectory_match": ("agentevals' trajectory match evaluators (strict, unordered, subset and superset, each "
+                         "argument mode)", 0.0),
+}
+"""What each metric's values are tested against, and to what absolute difference (0: equal)."""
+
+
 @hookimpl
 def evalcore_metrics() -> list[MetricSpec]:
     """The agent plugin's metrics."""
-    return [_tool_call_correctness(), _tool_argument_correctness(), _trajectory_match()]
+    specs = [_tool_call_correctness(), _tool_argument_correctness(), _trajectory_match()]
+    return [spec.verified(*VERIFIED[spec.name]) for spec in specs]
 
 
 @hookimpl

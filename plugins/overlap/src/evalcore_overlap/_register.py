@@ -429,10 +429,31 @@ def _squad_v2_spec() -> MetricSpec:
     )
 
 
+VERIFIED: dict[str, tuple[str, float]] = {
+    "exact_match": ("DSPy EM (dspy.evaluate.metrics)", 0.0),
+    "token_f1": ("DSPy F1 (dspy.evaluate.metrics)", 0.0),
+    "hotpot_f1": ("DSPy HotPotF1 (dspy.evaluate.metrics)", 0.0),
+    "answer_exact_match": ("DSPy answer_exact_match", 0.0),
+    "answer_passage_match": ("DSPy answer_passage_match", 0.0),
+    "rouge": ("rouge-score RougeScorer (every variant, with and without the stemmer)", 0.0),
+    "bleu": ("sacrebleu corpus_bleu (BLEU with the same options)", 0.0),
+    "chrf": ("sacrebleu corpus_chrf (CHRF with the same options)", 0.0),
+    "sentence_bleu": ("sacrebleu sentence_bleu", 0.0),
+    "sentence_chrf": ("sacrebleu sentence_chrf", 0.0),
+    "ter": ("sacrebleu TER corpus_score", 1e-13),
+    "sentence_ter": ("sacrebleu TER sentence_score", 0.0),
+    "string_exact_match": ("Hugging Face evaluate's exact_match (its computation, ported)", 0.0),
+    "squad_v2": ("the official SQuAD v2 evaluation script, as Hugging Face evaluate's squad_v2 calls it "
+                 "(its functions, ported)", 0.0),
+}
+"""What each metric's values are tested against, and to what absolute difference (0: equal)."""
+
+
 @hookimpl
 def evalcore_metrics() -> list[MetricSpec]:
     """The overlap plugin's metrics."""
-    return [
+    specs = [
         *_qa_specs(), _rouge_spec(), *_sacre_specs(), _evidence_spec(),
         *_ter_specs(), _string_exact_match_spec(), _squad_v2_spec(),
     ]
+    return [spec.verified(*VERIFIED[spec.name]) if spec.name in VERIFIED else spec for spec in specs]

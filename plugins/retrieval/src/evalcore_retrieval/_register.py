@@ -475,15 +475,38 @@ def _judgement_specs(relevance: TargetCategory, accuracy: TargetCategory) -> lis
     ]
 
 
+_PYTREC_EVAL = ("pytrec_eval (trec_eval 9.0), every measure per query on generated runs; trec_eval 10's "
+                "outputs for its test collection", 1e-9)
+_TREC_EVAL_10 = ("trec_eval 10's outputs for its test collection (its 4 printed decimals)", 5e-5)
+_IR_MEASURES = "ir_measures on generated runs"
+VERIFIED: dict[str, tuple[str, float]] = {
+    **dict.fromkeys(("bin_g", "bpref", "eleven_point_avg", "g", "gm_bpref", "gm_map", "hit_rate", "infap",
+                     "iprec_at_recall", "map", "mrr", "ndcg", "ndcg_rel", "num_nonrel_judged_ret", "num_q",
+                     "num_rel", "num_rel_ret", "num_ret", "precision", "r_precision", "r_precision_mult",
+                     "recall", "relative_precision", "rndcg", "set_f", "set_map", "set_precision", "set_recall",
+                     "set_relative_precision", "utility"), _PYTREC_EVAL),
+    **dict.fromkeys(("rbp_resid", "unjudged"), _TREC_EVAL_10),
+    "rbp": ("trec_eval 10's outputs (4 printed decimals); ir_measures RBP(rel=l) (cwl_eval) on generated runs",
+            5e-5),
+    "judged": (f"{_IR_MEASURES} (Judged@k)", 1e-12),
+    "err": (f"{_IR_MEASURES} (ERR@k, its gdeval script, 5 printed decimals)", 6e-6),
+    "sdcg": (f"{_IR_MEASURES} (SDCG@k, cwl_eval)", 1e-12),
+    "compat": (f"{_IR_MEASURES} (Compat)", 1e-12),
+    "alpha_ndcg": (f"{_IR_MEASURES} (alpha_nDCG@k, ndeval through pyndeval)", 1e-12),
+}
+"""What each metric's values are tested against, and to what absolute difference."""
+
+
 @hookimpl
 def evalcore_metrics() -> list[MetricSpec]:
     relevance, accuracy = TargetCategory.RETRIEVAL_RELEVANCE, TargetCategory.RETRIEVAL_ACCURACY
-    return [
+    specs = [
         *_rank_specs(relevance, accuracy),
         *_set_specs(relevance, accuracy),
         *_judgement_specs(relevance, accuracy),
         *_irm_specs(relevance, accuracy),
     ]
+    return [spec.verified(*VERIFIED[spec.name]) if spec.name in VERIFIED else spec for spec in specs]
 
 
 @hookimpl

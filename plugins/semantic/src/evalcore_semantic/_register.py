@@ -52,6 +52,7 @@ def evalcore_metrics() -> list[MetricSpec]:
             family="semantic", target=TargetCategory.GENERATION_CORRECTNESS, tier=Tier.PROXY,
             value_range=(-1.0, 1.0), inputs=("prediction.response", "example.reference_answer", "example.query"),
             params=(_COMPARE, *_EMBEDDER), requires=_MODELS, version="1",
+            verified_against="sentence-transformers' normalised embeddings (cosine of the same model)", tolerance=1e-6,
         ),
         MetricSpec(
             name="bertscore", implementation=f"{_MODULE}:BertScore",
@@ -79,6 +80,7 @@ def evalcore_metrics() -> list[MetricSpec]:
                 *_MODEL,
             ),
             value_range=(None, 1.0), requires=_MODELS, version="1",
+            verified_against="bert-score BERTScorer (same model, layer, idf and baseline rescaling)", tolerance=1e-6,
         ),
         MetricSpec(
             name="intra_list_diversity", implementation=f"{_MODULE}:IntraListDiversity",
