@@ -68,6 +68,24 @@ def test_429_honours_retry_after_then_succeeds():
     assert server.requests[1]["at"] - server.requests[0]["at"] >= 0.29
 
 
+@pytest.mark.parametrize("retry_after", ["3600", "Wed, 21 Oct 2099 07:28:00 GMT"])
+def test_retry_after_is_capped_by_the_request_timeout(retry_after):
+    # a server asking for an hour (in seconds or as an HTTP date) is retried after timeout = 0.5 s
+    with Server((503, "busy", {"Retry-After": retry_after}, 0), ok()) as server:
+        started = time.monotonic()
+        result = client(server.base_url, timeout=0.5).chat([{"role": "user", "content": "x"}])
+        elapsed = time.monotonic() - started
+    assert result.text == "0.5" and len(server.requests) == 2
+    assert 0.45 <= server.requests[1]["at"] - server.requests[0]["at"] and elapsed < 5
+
+
+def test_retry_after_is_capped_by_max_retry_after():
+    with Server((429, "slow down", {"Retry-After": "3600"}, 0), ok()) as server:
+        started = time.monotonic()
+        client(server.base_url, timeout=30, max_retry_after=0.2).chat([{"role": "user", "content": "x"}])
+    assert time.monotonic() - started < 5 and len(server.requests) == 2
+
+
 def test_5xx_retried_with_backoff_until_exhausted():
     with Server(*[(500, "boom", {}, 0)] * 3) as server:
         c = client(server.base_url, max_retries=2)

@@ -206,7 +206,7 @@ class OpenAIClient:
     which reads the key from the environment as the run started. ``timeout`` bounds each
     attempt; ``max_retries`` retries follow retryable failures after ``backoff_base * 2**attempt``
     seconds (at most ``backoff_max``, with jitter), or after ``Retry-After`` (at most
-    ``max_retry_after``).
+    ``max_retry_after`` and at most ``timeout``: a server asking for an hour does not stall a run).
 
     One ``AsyncOpenAI`` (with its connection pool) is made per event loop and closed when
     that loop shuts down, so a run shares its connections; the aiohttp transport is used
@@ -337,8 +337,8 @@ class OpenAIClient:
                         if attempt:
                             exc.args = (f"{exc.args[0]} (after {attempt + 1} attempts)",)
                         raise
-                    wait = exc.retry_after
-                    wait = self.backoff(attempt) if wait is None else min(wait, self.max_retry_after)
+                    wait = exc.retry_after  # a server's wish, never longer than one attempt may take
+                    wait = self.backoff(attempt) if wait is None else min(wait, self.max_retry_after, self.timeout)
                     attempt += 1
                     await asyncio.sleep(wait)
 

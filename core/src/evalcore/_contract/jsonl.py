@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -17,19 +17,39 @@ _MAX_LINE_BYTES = 64 * 1024 * 1024
 
 
 def parse_json_line(line: bytes, source: str) -> Any:
-    """One JSON value from one line, or :class:`InputError` naming the line."""
+    """One JSON value from one line, or :class:`InputError` naming the line.
+
+    Valid JSON that orjson does not hold is read by Python's json: an integer beyond 64 bits, and
+    a lone surrogate escape (``"\\ud800"``), which becomes a string holding that code point (as
+    ``json.loads`` gives it; :func:`dump_json` writes it back as the same escape).
+    """
     try:
         return orjson.loads(line)
     except orjson.JSONDecodeError as exc:
         message = str(exc)
-    if "64-bit" in message:  # a big integer: valid JSON that orjson does not hold
+    if "64-bit" in message or "surrogate" in message:
         try:
             value = json.loads(line)
-            json.dumps(value, ensure_ascii=False).encode()
+            if "64-bit" in message:
+                json.dumps(value, ensure_ascii=False).encode()
             return value
         except (ValueError, RecursionError, UnicodeError) as exc:
             message = str(exc)
     return InputError(f"malformed JSON: {_short(message)}", source=source)
+
+
+def dump_json(value: Any, default: Callable[[Any], Any], option: int = 0) -> bytes:
+    """``orjson.dumps(value, default=default, option=option)``; a string holding a lone surrogate,
+    which orjson (UTF-8 only) refuses, is written by Python's json as its ``\\uXXXX`` escape (keys
+    sorted and a newline appended where ``option`` asks for them; numpy values through ``default``)."""
+    try:
+        return orjson.dumps(value, default=default, option=option)
+    except TypeError as exc:
+        if "surrogates" not in str(exc):
+            raise
+    text = json.dumps(value, default=lambda v: v.tolist() if hasattr(v, "tolist") else default(v),
+                      sort_keys=bool(option & orjson.OPT_SORT_KEYS), separators=(",", ":"))
+    return (text + ("\n" if option & orjson.OPT_APPEND_NEWLINE else "")).encode()
 
 
 _BLANK_START = frozenset(b" \t\n\r\x0b\x0c")  # what bytes.strip() removes
