@@ -136,7 +136,8 @@ def report_browser(session: nox.Session) -> None:
     """
     if shutil.which("chromium") is None:
         session.error("needs Debian's chromium on PATH (apt-get install chromium)")
-    session.install(str(ROOT / "core"), "pytest>=8", "numpy")
+    session.install(str(ROOT / "core"), str(ROOT / "plugins" / "overlap"), str(ROOT / "plugins" / "judge"),
+                    "pytest>=8", "numpy")  # a judged run's record view: overlap and judge metrics
     session.run("pytest", str(ROOT / "tests" / "test_report_browser.py"), "-p", "no:cacheprovider",
                 env={"EVALCORE_REPORT_SCREENSHOT": str(ROOT / "docs" / "img" / "report.png")})
 

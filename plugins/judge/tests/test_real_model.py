@@ -132,3 +132,40 @@ def test_llamacpp_server_over_http(tmp_path):
     finally:
         server.terminate()
         server.wait(timeout=30)
+
+
+def test_real_model_through_the_cli(smollm2, tmp_path):
+    """``evalcore evaluate`` with the transformers backend: every row keeps the judge's raw answer
+    and how it was read (structured output honoured, or repaired, or an unparseable judgement named),
+    and a second run with the same cache folder is served from the cache."""
+    import json
+
+    from evalcore.testing import run_evalcore, write_records
+
+    data = write_records(tmp_path / "records.jsonl", [
+        {"id": str(i), "example": example, "prediction": prediction}
+        for i, (example, prediction) in enumerate(zip(EXAMPLES, PREDICTIONS))])
+    args = ["evaluate", str(data), "-m", "judge/faithfulness(max_tokens=40, timeout_s=600)", "--judge-backend", "transformers",
+            "--judge-model", smollm2.model, "--cache-dir", str(tmp_path / "cache"), "--json", "--overwrite"]
+    runs = []
+    for name in ("first", "second"):
+        rows = tmp_path / f"{name}.rows.jsonl"
+        proc = run_evalcore(*args, "--samples", str(rows), check=False, timeout=600)
+        assert proc.returncode in (0, 2), proc.stderr  # 2: the tiny model's answers were all unreadable
+        lines = [json.loads(line) for line in rows.read_text().splitlines()]
+        scores = [line["scores"]["judge/faithfulness"] for line in lines if "scores" in line]  # max_tokens: no identity
+        assert len(scores) == 2
+        for score in scores:
+            details = score.get("details", {})
+            assert details.get("raw_answers", {}).get("faithfulness"), score  # the judge's own words are kept
+            if score["status"] == "ok":
+                assert 0.0 <= score["value"] <= 1.0 and details["answer_format"]["faithfulness"]
+            else:
+                assert score["error"]["type"] == "UnparseableJudgement"
+        runs.append((json.loads(proc.stdout), scores))
+    (first, first_scores), (second, second_scores) = runs
+    assert [(s["status"], s.get("value")) for s in second_scores] == [(s["status"], s.get("value"))
+                                                                      for s in first_scores]
+    usage = second["metrics"]["judge/faithfulness"]["details"]["usage"]
+    readable = sum(s["status"] == "ok" for s in first_scores)
+    assert usage["cache"]["hits"] == readable  # validated answers come back from the cache

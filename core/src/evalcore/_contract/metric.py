@@ -136,6 +136,11 @@ class Metric:
         the metric's aggregate. Metrics that call models or caches override it."""
         return {}
 
+    def summary_details(self) -> dict[str, Any]:
+        """Extra details of the metric's aggregate, from the records this instance scored (e.g. the
+        agreement between a judge panel's members); merged into the aggregate's ``details``. Default: none."""
+        return {}
+
     def trec_eval_name(self) -> str | None:
         """The measure name trec_eval prints for this metric with its parameters (``P_10``,
         ``ndcg``, ``utility_2,-1,0,0``), or ``None`` when trec_eval has no such measure.

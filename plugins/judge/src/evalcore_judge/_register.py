@@ -26,7 +26,10 @@ output where the server takes it (else as an instruction in the prompt) and alwa
 an answer that fails validation gets one repair request. Validated answers are cached on disk
 (key: metric id and version, template hash, model, decoding, inputs); `cache_mode` is
 readwrite, readonly, refresh or off. An answer that fails validation twice is an error result
-with the raw answers in details, never 0 or NaN."""
+with the raw answers in details, never 0 or NaN. `n` samples per judge and a panel of `judges`
+are aggregated by `aggregate_by` (mean, or majority with ties to the lowest tied value); the row
+keeps every judgement and their spread, the aggregate the agreement between the panel's judges
+(Cohen's and Fleiss' kappa, Krippendorff's alpha)."""
 
 COMMON = (
     ParamSpec(name="judge", type="any", description="callable, 'module:attr', LLMCritic object, or 'dspy'"),
@@ -55,6 +58,13 @@ COMMON = (
               description="model -> (prompt, completion) msats per 1000 tokens; '*' sets the default"),
     ParamSpec(name="max_input_chars", type="int", default=200_000, minimum=1,
               description="longest prompt input; longer inputs are an error for the sample"),
+    ParamSpec(name="n", type="int", default=1, minimum=1,
+              description="judgements per record by each judge (sample i asked with seed + i, cached apart)"),
+    ParamSpec(name="judges", type="list", nullable=True,
+              description="a panel: a list of judge settings ({name, model, base_url, judge, temperature, ...}), "
+                          "each over the metric's own; every record is judged by each"),
+    ParamSpec(name="aggregate_by", type="str", default="mean", choices=("mean", "majority"),
+              description="how the judgements of a record combine; majority ties go to the lowest tied value"),
 )
 _SCALE = ParamSpec(name="scale", type="str", default="0-1", choices=("0-1", "1-5", "0-10"),
                    description="scale the judge answers on; normalised to [0, 1]")
@@ -78,14 +88,34 @@ _THRESHOLD = ParamSpec(name="threshold", type="float", default=0.66, minimum=0.0
                        description="pass mark when called DSPy-style with a trace")
 
 
+_SAME_VERDICTS = "given the same judge answers (a scripted server on 127.0.0.1 answering both)"
+VERIFIED: dict[str, tuple[str, float]] = {
+    "claim_faithfulness": (f"ragas Faithfulness {_SAME_VERDICTS}", 0.0),
+    "context_precision": (f"ragas LLMContextPrecisionWithReference / WithoutReference {_SAME_VERDICTS}", 0.0),
+    "context_recall": (f"ragas LLMContextRecall {_SAME_VERDICTS}", 0.0),
+    "answer_relevancy": (f"ragas ResponseRelevancy {_SAME_VERDICTS} and the same embeddings", 0.0),
+    "answer_statement_relevancy": (f"DeepEval AnswerRelevancyMetric {_SAME_VERDICTS}", 0.0),
+    "g_eval": (f"DeepEval GEval {_SAME_VERDICTS}, log probabilities included", 0.0),
+    "knowledge_retention": (f"DeepEval KnowledgeRetentionMetric {_SAME_VERDICTS}", 0.0),
+    "role_adherence": (f"DeepEval RoleAdherenceMetric {_SAME_VERDICTS}", 0.0),
+    "conversation_completeness": (f"DeepEval ConversationCompletenessMetric {_SAME_VERDICTS}", 0.0),
+    "conversation_relevancy": (f"DeepEval TurnRelevancyMetric {_SAME_VERDICTS}", 0.0),
+    "semantic_f1": ("DSPy SemanticF1 on the same scripted LM (dspy.utils.DummyLM)", 0.0),
+    "complete_and_grounded": ("DSPy CompleteAndGrounded on the same scripted LM (dspy.utils.DummyLM)", 0.0),
+}
+"""What each metric's values are tested against, and to what absolute difference (0: equal)."""
+
+
 def _spec(name: str, summary: str, description: str, **fields: object) -> MetricSpec:
     params = tuple(fields.pop("params", ()))  # type: ignore[arg-type]
     own = {p.name for p in params}  # a metric's own default replaces the common one of that name
+    against, tolerance = VERIFIED.get(name, (None, None))
     return MetricSpec(
         name=name, implementation=f"{fields.pop('module', _MODULE)}:{fields.pop('cls')}", summary=summary,
         description=description.strip() + "\n" + _BACKEND, family="llm_judge", tier=Tier.TRUTH,
         deterministic=False, env=("OPENAI_API_KEY",), requires=("openai",),
         params=tuple(p for p in COMMON if p.name not in own) + params,
+        verified_against=against, tolerance=tolerance,
         **fields,  # type: ignore[arg-type]
     )
 

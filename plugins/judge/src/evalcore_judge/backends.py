@@ -138,16 +138,19 @@ class _StructuredOutputs:
 @attrs.frozen
 class Decoding:
     """Decoding parameters; part of every cache key. ``top_logprobs`` > 0 asks a backend that can
-    (the HTTP backend) for each answer token's log probability and its most likely alternatives."""
+    (the HTTP backend) for each answer token's log probability and its most likely alternatives;
+    ``sample`` numbers the samples of one judgement (``n``), never sent, so that each sample is
+    its own cache entry."""
 
     temperature: float = 0.0
     seed: int | None = 0
     max_tokens: int = 256
     top_logprobs: int = 0
+    sample: int = 0
 
     def to_dict(self) -> dict[str, Any]:
-        """The parameters (``top_logprobs`` only when asked for, so other keys stay as they were)."""
-        return {k: v for k, v in attrs.asdict(self).items() if k != "top_logprobs" or v}
+        """The parameters (``top_logprobs`` and ``sample`` only when set, so other keys stay as they were)."""
+        return {k: v for k, v in attrs.asdict(self).items() if k not in ("top_logprobs", "sample") or v}
 
 
 class Backend(Protocol):

@@ -213,7 +213,7 @@ class GEval(StagedJudgeMetric):
         first = self._checked_requests(example, prediction)
         return first if self._steps is not None else [*first, self._form(example, prediction, ["(steps)"])]
 
-    async def ascore(self, example: Record, prediction: Record) -> Score:
+    async def judge_once(self, example: Record, prediction: Record) -> Score:
         """As :class:`StagedJudgeMetric`; the first sample of an instance generates the steps while
         the others wait, then every sample reuses them (as DeepEval's GEval keeps them)."""
         _CALLS.set({})
@@ -222,8 +222,8 @@ class GEval(StagedJudgeMetric):
             lock = self._locks.get(loop) or self._locks.setdefault(loop, asyncio.Lock())
             async with lock:
                 if self._steps is None:
-                    return await super().ascore(example, prediction)
-        return await super().ascore(example, prediction)
+                    return await super().judge_once(example, prediction)
+        return await super().judge_once(example, prediction)
 
     async def _ask(self, request: Request) -> Call:
         call = await super()._ask(request)

@@ -18,6 +18,7 @@ backend shaped every answer) and whether an answer was ``repaired``.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import sys
 import threading
 from collections.abc import Mapping, Sequence
@@ -39,7 +40,8 @@ from evalcore.plugin import (
 
 from .backends import STRUCTURED_FORMATS, DSPyTask
 from .config import build_critic
-from .critic import Call, InvalidAnswer
+from .critic import Call, InvalidAnswer, LLMCritic
+from .panel import Judge, Tally, build_judges, combine, panel_members
 from .parsing import Parsed
 from .prompts import (
     ANSWER_QUALITY,
@@ -104,19 +106,50 @@ class _Spent:
     cost_msats: int = 0
 
 
+_JUDGING: contextvars.ContextVar[tuple[JudgeMetric, LLMCritic] | None] = contextvars.ContextVar(
+    "judging", default=None)
+"""The metric and the critic of the judgement being made in this task (a sample of a panel member)."""
+
+
 class JudgeMetric(SampleMetric):
-    """Base class: subclasses implement :meth:`requests` and :meth:`combine`."""
+    """Base class: subclasses implement :meth:`requests` and :meth:`combine`.
+
+    :meth:`ascore` makes every judgement a record gets (``n`` samples of each of ``judges``,
+    :mod:`evalcore_judge.panel`), each one :meth:`judge_once` with :attr:`critic` the one asking."""
 
     def setup(self) -> None:
         if "threshold" in self.params:
             self.spec = self.spec.model_copy(update={"pass_threshold": self.params["threshold"]})
         self._spent = _Spent()
         self._lock = threading.Lock()
+        self._members = panel_members(self.params, self.id)
+        self._tally = Tally([name for name, _ in self._members], self.params["n"])
+        self._judges: list[Judge] | None = None
 
     def open(self, context: RunContext) -> None:
-        """The critic from this metric's parameters over the run's judge settings and cache."""
+        """The critic from this metric's parameters (and the first panel member's settings) over the
+        run's judge settings and cache."""
         super().open(context)
-        self.critic = build_critic(self.params, context, self.id)
+        self.critic = build_critic({**self.params, **self._members[0][1]}, context, self.id)
+        self._judges = None
+
+    @property
+    def critic(self) -> LLMCritic:
+        """The critic asking now: the current judgement's, else the metric's own."""
+        judging = _JUDGING.get()
+        return judging[1] if judging is not None and judging[0] is self else self._critic
+
+    @critic.setter
+    def critic(self, critic: LLMCritic) -> None:
+        self._critic = critic
+
+    def judges(self) -> list[Judge]:
+        """Every judgement a record gets: ``n`` samples of each panel member (made once the metric is open)."""
+        self.ensure_open()
+        with self._lock:
+            if self._judges is None:
+                self._judges = build_judges(self._members, self.params, self.context, self.id, self._critic)
+            return self._judges
 
     def requests(self, example: Record, prediction: Record) -> list[Request]:
         raise NotImplementedError
@@ -151,6 +184,40 @@ class JudgeMetric(SampleMetric):
         return requests
 
     async def ascore(self, example: Record, prediction: Record) -> Score:
+        """One judgement (:meth:`judge_once`), or every judgement of ``n`` / ``judges`` aggregated."""
+        judges = self.judges()
+        if len(judges) == 1:
+            return await self.judge_once(example, prediction)
+        if any(j.critic.backend.name == "dspy" for j in judges):  # DSPy's LM answers in turn, as in _ask_all
+            outcomes: list[Score | BaseException] = []
+            for judge in judges:
+                try:
+                    outcomes.append(await self._judged_by(judge, example, prediction))
+                except Exception as exc:  # noqa: BLE001 - raised below, as gather(return_exceptions=True) does
+                    outcomes.append(exc)
+        else:
+            outcomes = await asyncio.gather(*(self._judged_by(j, example, prediction) for j in judges),
+                                            return_exceptions=True)
+        for outcome in outcomes:
+            if isinstance(outcome, BaseException):
+                raise outcome  # a skip or bad input before any call: the same for every judge
+        score, verdicts = combine(list(zip(judges, outcomes)), self.params["aggregate_by"])  # type: ignore[arg-type]
+        self._tally.add(score, verdicts)
+        return score
+
+    async def _judged_by(self, judge: Judge, example: Record, prediction: Record) -> Score:
+        token = _JUDGING.set((self, judge.critic))
+        try:
+            return await self.judge_once(example, prediction)
+        finally:
+            _JUDGING.reset(token)
+
+    def summary_details(self) -> dict[str, Any]:
+        """Agreement between the panel's judges and the spread of samples, over the records scored."""
+        return self._tally.summary()
+
+    async def judge_once(self, example: Record, prediction: Record) -> Score:
+        """One judgement of the pair, by :attr:`critic`."""
         requests = self._checked_requests(example, prediction)
         outcomes = await self._ask_all(requests)
         calls = {r.role: o.call if isinstance(o, InvalidAnswer) else o for r, o in zip(requests, outcomes)
@@ -247,7 +314,8 @@ class JudgeMetric(SampleMetric):
         A sample that would be skipped estimates to zero. A repair request (only for an
         answer that fails validation) is not in the estimate: it uses what the first call
         left of its reservation and holds room in the run's budget for the rest before it
-        is sent (none left: no repair, and the sample is an error).
+        is sent (none left: no repair, and the sample is an error). Every judgement (``n``
+        samples of each of ``judges``) counts.
         """
         self.ensure_open()
         try:
@@ -255,17 +323,18 @@ class JudgeMetric(SampleMetric):
         except (SkipSample, InputError):
             return {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0, "cost_msats": 0}
         calls = prompt_tokens = completion_tokens = cost = 0
-        for request in requests:
-            key = self.critic.key(request.messages, metric=self.spec.key, version=self.spec.version,
-                                  template_hash=request.template.hash)
-            if self.critic.cache is not None and self.critic.cache.contains(key):
-                continue
-            usage = Usage(estimate_tokens("\n".join(m["content"] for m in request.messages)),
-                          self.critic.decoding.max_tokens, reported=False)
-            calls += 1
-            prompt_tokens += usage.prompt_tokens
-            completion_tokens += usage.completion_tokens
-            cost += self.critic.cost_msats(usage)  # = critic.worst_case_msats(request.messages)
+        for critic in (judge.critic for judge in self.judges()):
+            for request in requests:
+                key = critic.key(request.messages, metric=self.spec.key, version=self.spec.version,
+                                 template_hash=request.template.hash)
+                if critic.cache is not None and critic.cache.contains(key):
+                    continue
+                usage = Usage(estimate_tokens("\n".join(m["content"] for m in request.messages)),
+                              critic.decoding.max_tokens, reported=False)
+                calls += 1
+                prompt_tokens += usage.prompt_tokens
+                completion_tokens += usage.completion_tokens
+                cost += critic.cost_msats(usage)  # = critic.worst_case_msats(request.messages)
         return {"calls": calls, "prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
                 "cost_msats": cost}
 
@@ -482,7 +551,7 @@ class StagedJudgeMetric(JudgeMetric):
         """:meth:`follow`, for a metric whose next step awaits something besides the judge."""
         return self.follow(example, prediction, answers)
 
-    async def ascore(self, example: Record, prediction: Record) -> Score:
+    async def judge_once(self, example: Record, prediction: Record) -> Score:
         requests = self._checked_requests(example, prediction)
         asked: list[Request] = []
         calls: dict[str, Call] = {}
