@@ -18,7 +18,8 @@ _ARTICLES = re.compile(r"\b(a|an|the)\b")
 # ASCII-heavy text with the characters where a faster path could differ: articles inside and
 # around words, underscores (punctuation, yet a word character), control characters that are or
 # are not whitespace for str.split, and non-ASCII letters, digits and dashes
-texts = st.text(st.sampled_from(list("aAnNtThHeE xyz019_.,-'\t\n\x00\x1c\x7féÉ–’²")), max_size=30) | st.text(max_size=30)
+texts = (st.text(st.sampled_from(list("aAnNtThHeE xyz019_.,-'\t\n\x00\x1c\x7féÉ–’²")), max_size=30)
+         | st.text(max_size=30))
 
 
 def step_by_step(text: str, lowercase: bool, remove_punctuation: bool, remove_articles: bool) -> str:

@@ -145,8 +145,10 @@ def test_real_model_through_the_cli(smollm2, tmp_path):
     data = write_records(tmp_path / "records.jsonl", [
         {"id": str(i), "example": example, "prediction": prediction}
         for i, (example, prediction) in enumerate(zip(EXAMPLES, PREDICTIONS))])
-    args = ["evaluate", str(data), "-m", "judge/faithfulness(max_tokens=40, timeout_s=600)", "--judge-backend", "transformers",
-            "--judge-model", smollm2.model, "--cache-dir", str(tmp_path / "cache"), "--json", "--overwrite"]
+    # timeout_s: the first call loads the model, slowly on a busy machine
+    args = ["evaluate", str(data), "-m", "judge/faithfulness(max_tokens=40, timeout_s=600)",
+            "--judge-backend", "transformers", "--judge-model", smollm2.model,
+            "--cache-dir", str(tmp_path / "cache"), "--json", "--overwrite"]
     runs = []
     for name in ("first", "second"):
         rows = tmp_path / f"{name}.rows.jsonl"
