@@ -10,7 +10,8 @@ derives from it (an ``InputError`` is a ``ValueError``)::
     EvalcoreError
     ├── InputError (ValueError) .............. bad input data; names file:line or record id, and field
     │   ├── ExpressionError .................. evalcore-checks: an expression not allowed, unparsable or failing
-    │   └── JournalError ..................... a samples journal is damaged or was changed after it was written
+    │   ├── JournalError ..................... a samples journal is damaged or was changed after it was written
+    │   └── MetricMismatchError .............. compared runs computed a metric by different versions or parameters
     ├── ParameterError (ValueError) .......... a parameter or setting; names the metric id and parameter
     │   ├── MetricIdError .................... a metric id, or the parameters written in it, cannot be parsed
     │   └── SetupError ....................... a metric cannot be set up (no backend configured, unknown model)
@@ -40,6 +41,7 @@ derives from it (an ``InputError`` is a ``ValueError``)::
     │   └── MalformedResponse ................ not the JSON an OpenAI-compatible API answers
     ├── UnparseableJudgement (ValueError) .... evalcore-judge: a judge's answer holds no unambiguous score
     │   └── InvalidAnswer .................... evalcore-judge: an answer and its repair failed the answer's schema
+    ├── DSPyNotConfigured .................. evalcore-judge: the judge is DSPy's LM and none is configured
     ├── CommandError (RuntimeError) .......... evalcore-outcome: a command could not be run to completion
     └── ModelUnavailable (RuntimeError) ...... evalcore-semantic: an embedding model cannot be loaded
 
