@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import pathlib
 import re
 
 import evalcore
@@ -90,3 +91,19 @@ def test_display_helpers():
     lines = fit_rows(("id", "summary"), [("a", "x" * 50)], width=20)
     assert [len(line) for line in lines] == [len("id  summary"), 20, 20]
     assert lines[2].endswith("…")
+
+
+def test_the_results_table_shows_each_metrics_scale_and_unit(tmp_path):
+    """BLEU is on 0–100, F1 on 0–1, latency in milliseconds — and the bundled example data records
+    its timings in milliseconds, so the value reads right (mean of the 12 examples' end_to_end)."""
+    from evalcore.testing import run_evalcore
+
+    data = pathlib.Path(__file__).parents[1] / "examples" / "rag.jsonl"
+    proc = run_evalcore("evaluate", str(data), "-m", "overlap/bleu(variable_references=True)",
+                        "-m", "system/mean_latency", "-m", "overlap/token_f1", "--samples", str(tmp_path / "r.jsonl"))
+    rows = {line.split()[0]: line.split() for line in proc.stdout.splitlines()[2:5]}
+    assert rows["overlap/bleu"][2] == "0–100" and rows["overlap/token_f1"][2] == "0–1"
+    assert rows["system/mean_latency"][2:4] == ["≥0", "ms"]
+    timings = [json.loads(line)["prediction"]["timings"]["end_to_end"] for line in data.read_text().splitlines()]
+    assert all(100 <= t <= 60_000 for t in timings)  # milliseconds, not seconds
+    assert float(rows["system/mean_latency"][1]) == pytest.approx(sum(timings) / len(timings))

@@ -106,8 +106,8 @@ def test_reasons_are_shown_when_most_records_went_unscored_and_not_otherwise():
     del most[1]["example"]["reference_answer"]  # 2 of 3 skipped
     table = evalcore.evaluate(most, [matches()]).table()
     assert table.splitlines()[-1] == "t/matches: 2 skipped — example.reference_answer is missing (2)"
-    assert format_table({}) == "metric  value  n  95% CI  skipped  errors\n" \
-        "------  -----  -  ------  -------  ------"
+    assert format_table({}) == "metric  value  scale  n  95% CI  skipped  errors\n" \
+        "------  -----  -----  -  ------  -------  ------"
 
 
 def test_csv_and_tsv_files_are_flat_records(tmp_path):

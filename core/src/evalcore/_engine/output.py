@@ -42,10 +42,10 @@ def write_csv(path: str | os.PathLike[str], metric_ids: Sequence[str], rows: Seq
 
 
 def format_table(metrics: Mapping[str, Mapping[str, Any]]) -> str:
-    """A plain-text table: metric, value, n, 95 % interval, skipped and errors; below it, why a metric
+    """A plain-text table: metric, value, its scale, n, 95 % interval, skipped and errors; below it, why a metric
     scored nothing or fewer than half of the records (:func:`.diagnose.why_lines`), and the rollout
     noise of each metric scored over several rollouts (:func:`.noise.noise_lines`)."""
-    header = ["metric", "value", "n", "95% CI", "skipped", "errors"]
+    header = ["metric", "value", "scale", "n", "95% CI", "skipped", "errors"]
     body, notes = [], []
     for metric_id, summary in metrics.items():
         ci = summary.get("ci")
@@ -54,11 +54,13 @@ def format_table(metrics: Mapping[str, Mapping[str, Any]]) -> str:
         if value is None and error:
             notes.append(f"{metric_id}: {error['type']}: {error['message']}")
         body.append([
-            metric_id, ("error" if error else "—") if value is None else f"{value:.4f}", str(summary["n"]),
+            metric_id, ("error" if error else "—") if value is None else f"{value:.4f}", summary.get("scale", ""),
+            str(summary["n"]),
             f"[{ci[0]:.4f}, {ci[1]:.4f}]" if ci else "-",
             str(summary["n_skipped"]), str(summary["n_errors"]),
         ])
-    return "\n".join([*table_lines(header, body, right=range(1, len(header))), *notes, *why_lines(metrics),
+    right = [i for i in range(1, len(header)) if header[i] != "scale"]
+    return "\n".join([*table_lines(header, body, right=right), *notes, *why_lines(metrics),
                       *noise_lines(metrics)])
 
 

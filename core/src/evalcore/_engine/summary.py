@@ -8,6 +8,7 @@ from typing import Any
 import attrs
 import numpy as np
 
+from evalcore._contract.display import scale
 from evalcore._contract.metric import CorpusMetric, Metric
 from evalcore._contract.scores import Status
 from evalcore._contract.spec import aggregate_values
@@ -41,6 +42,8 @@ class MetricSummary:
     cost_msats: int = 0
     n_budget_skipped: int = 0
     details: dict[str, Any] = attrs.field(factory=dict)
+    scale: str = ""
+    """The declared value range with its unit, as ``evalcore list`` shows it (``0–100``, ``≥0 ms``)."""
 
     def to_dict(self) -> dict[str, Any]:
         data = attrs.asdict(self, recurse=False)
@@ -106,6 +109,7 @@ def _summary(
         "distribution": metric.origin.distribution,
         "distribution_version": metric.origin.version,
         "direction": metric.spec.direction.value, "granularity": metric.spec.granularity.value,
+        "scale": scale(metric.spec),
         "n_skipped": int((status == 1).sum()) + n_budget, "n_errors": n_errors, "n_budget_skipped": n_budget,
         "cost_msats": int(tally.cost_msats),
         "details": {**({"usage": usage} if usage else {}),
