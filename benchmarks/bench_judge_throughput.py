@@ -1,13 +1,18 @@
 """Judge and embedding calls per second against a loopback server that answers after a fixed delay.
 
 A separate process serves ``/v1/chat/completions`` and ``/v1/embeddings`` on 127.0.0.1
-(HTTP/1.1 keep-alive, each answer after ``--delay`` seconds). In one run, with interleaved
-repeats, it times ``--calls`` requests at ``--concurrency``:
+(HTTP/1.1 keep-alive, each answer after ``--delay`` seconds; a chat request that asks for a JSON
+schema gets a valid instance of it, :func:`evalcore.testing.schema_instance`). In one run, with
+interleaved repeats, it times ``--calls`` requests at ``--concurrency``:
 
 * ``evalcore``: the judge metric ``judge/llm_judge`` (cache off) scoring ``--calls`` samples,
   each asked with its answer's JSON schema as OpenAI structured output and the answer
   validated against it, and the embedding-similarity metric embedding ``--calls`` batches
   over HTTP;
+* ``faithful``: the structured path of a RAG judge, ``judge/faithfulness`` scoring ``--calls``
+  samples with their retrieved evidence (one call each, ``FaithfulnessAnswer``'s schema);
+* ``claims``: ``judge/claim_faithfulness`` scoring ``--calls / 2`` samples, two structured calls
+  each (the statements, then a verdict per statement): the same number of calls;
 * ``asyncio``: a bare client on asyncio streams with ``--concurrency`` kept-alive connections
   (close to what the transport allows);
 * ``httpx``: one shared ``httpx.AsyncClient``.
@@ -15,25 +20,49 @@ repeats, it times ``--calls`` requests at ``--concurrency``:
 The bare clients send the same ``response_format`` in their chat requests.
 
 The ideal is ``calls / concurrency * delay``. Prints min and median seconds of each, their
-ratio to the ideal, and the client process's CPU seconds (what a loaded machine stretches:
-a client whose CPU time stays below the ideal can reach it on a free core).
+ratio to the ideal (the target for the judge paths is 1.3x), and the client process's CPU
+seconds (what a loaded machine stretches: a client whose CPU time stays below the ideal can
+reach it on a free core).
 
-    python benchmarks/bench_judge_throughput.py [--calls 1000 --concurrency 32 --delay 0.05 --repeats 3]
+Then it counts the calls one claim-level faithfulness sample costs in evalcore and in ragas
+(where ragas can be imported), on the same samples asked of one scripted server
+(``bench_claim_metrics.py``'s samples and verdict oracle); by its definition a sample with
+statements costs two.
+
+    python benchmarks/bench_judge_throughput.py [--calls 1000 --concurrency 32 --delay 0.05 --repeats 3
+                                                 --claim-samples 5]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
+import importlib.util
 import json
 import multiprocessing
 import statistics
+import sys
 import time
+import types
 
+TARGET = 1.3  # the judge paths' time, at most this many times the ideal
 CHAT = {"id": "c", "object": "chat.completion", "model": "m",
         "choices": [{"index": 0, "message": {"role": "assistant", "content": '{"explanation": "ok", "score": 1}'},
                      "finish_reason": "stop"}],
         "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}}
+
+
+@functools.cache
+def _chat(schema: str | None) -> bytes:
+    """The chat answer to a request asking for ``schema`` (JSON text, or none): a valid instance of it."""
+    if schema is None:
+        return json.dumps(CHAT).encode()
+    from evalcore.testing import schema_instance
+
+    content = json.dumps(schema_instance(json.loads(schema), text="ok"))
+    choice = {**CHAT["choices"][0], "message": {"role": "assistant", "content": content}}
+    return json.dumps({**CHAT, "choices": [choice]}).encode()
 
 
 def _answer(path: str, request: dict) -> bytes:
@@ -41,7 +70,10 @@ def _answer(path: str, request: dict) -> bytes:
         data = [{"object": "embedding", "index": i, "embedding": [float(len(t)), 1.0]}
                 for i, t in enumerate(request.get("input") or [])]
         return json.dumps({"object": "list", "data": data, "model": "m", "usage": {"prompt_tokens": 1}}).encode()
-    return json.dumps(CHAT).encode()
+    from evalcore.testing import requested_schema
+
+    schema = requested_schema(request)
+    return _chat(json.dumps(schema, sort_keys=True) if schema else None)
 
 
 def serve(port_queue: multiprocessing.Queue, delay: float) -> None:
@@ -116,13 +148,16 @@ def shared_httpx(port: int, path: str, payloads: list[dict], concurrency: int) -
     asyncio.run(run())
 
 
-def evalcore_judge(port: int, calls: int, concurrency: int) -> None:
+def evalcore_judge(port: int, samples: int, concurrency: int, metric_id: str = "judge/llm_judge") -> None:
+    """``samples`` records scored by ``metric_id`` (cache off), each with retrieved evidence; every
+    answer must have come as structured output, without a repair."""
     import evalcore
 
-    metric = evalcore.get_metric("judge/llm_judge", base_url=f"http://127.0.0.1:{port}/v1", model="m",
-                                 cache="off", concurrency=concurrency, prices={"*": (0, 0)})
-    examples = [{"query": f"question {i}"} for i in range(calls)]
-    predictions = [{"response": f"answer {i}"} for i in range(calls)]
+    metric = evalcore.get_metric(metric_id, base_url=f"http://127.0.0.1:{port}/v1", model="m",
+                                 cache_mode="off", concurrency=concurrency, prices={"*": (0, 0)})
+    examples = [{"query": f"question {i}"} for i in range(samples)]
+    predictions = [{"response": f"answer {i}.", "retrieved": [{"doc_id": f"d{i}", "text": f"evidence {i}"}]}
+                   for i in range(samples)]
     scores = metric.score_many(examples, predictions)
     assert all(s.ok for s in scores), [s for s in scores if not s.ok][:1]
     assert all(s.details["structured_output"] and not s.details["repaired"] for s in scores)
@@ -138,12 +173,47 @@ def evalcore_embed(port: int, calls: int, concurrency: int) -> None:
     assert len(vectors) == calls
 
 
+def _ragas_importable() -> bool:
+    """ragas 0.4 imports a Vertex AI class that newer langchain-community releases no longer ship;
+    it only serves isinstance checks, so a stand-in class does where it is missing."""
+    if importlib.util.find_spec("langchain_community") is not None:
+        try:
+            import langchain_community.chat_models.vertexai  # noqa: F401
+        except ImportError:
+            stub = types.ModuleType("langchain_community.chat_models.vertexai")
+            stub.ChatVertexAI = type("ChatVertexAI", (), {})
+            sys.modules.setdefault(stub.__name__, stub)
+    return all(importlib.util.find_spec(name) is not None for name in ("ragas", "langchain_openai"))
+
+
+def claim_calls(n_samples: int) -> None:
+    """Calls per claim-level faithfulness sample, evalcore and ragas, on the same samples and judge."""
+    from bench_claim_metrics import make_reply, run_evalcore, run_ragas, samples
+    from evalcore.testing import ScriptedServer
+
+    contenders = {"evalcore": lambda server, data: run_evalcore(server, data, "judge/claim_faithfulness", {})}
+    if _ragas_importable():
+        contenders["ragas"] = lambda server, data: run_ragas(server, data, "claim_faithfulness")
+    print(f"claim_faithfulness: calls per sample on {n_samples} samples (by its definition: 2 each)")
+    with ScriptedServer(make_reply(0.0), max_requests=10**6) as server:
+        for name, run in contenders.items():
+            counts, values = [], []
+            for sample in samples(n_samples, 3):
+                before = len(server.requests)
+                values += asyncio.run(run(server, [sample]))
+                counts.append(len(server.requests) - before)
+            print(f"  {name:9s} calls {counts}  values {[round(v, 4) for v in values]}")
+    if "ragas" not in contenders:
+        print("  ragas     not importable here (pip install ragas langchain-openai)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calls", type=int, default=1000)
     parser.add_argument("--concurrency", type=int, default=32)
     parser.add_argument("--delay", type=float, default=0.05)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--claim-samples", type=int, default=5)
     args = parser.parse_args()
 
     ports: multiprocessing.Queue = multiprocessing.Queue()
@@ -160,6 +230,8 @@ def main() -> None:
     contenders = {
         "chat": {
             "evalcore": lambda: evalcore_judge(port, n, c),
+            "faithful": lambda: evalcore_judge(port, n, c, "judge/faithfulness"),
+            "claims": lambda: evalcore_judge(port, n // 2, c, "judge/claim_faithfulness"),
             "asyncio": lambda: bare_asyncio(port, "/v1/chat/completions", chat, c),
             "httpx": lambda: shared_httpx(port, "/v1/chat/completions", chat, c),
         },
@@ -169,6 +241,7 @@ def main() -> None:
             "httpx": lambda: shared_httpx(port, "/v1/embeddings", embed, c),
         },
     }
+    judged = {"evalcore", "faithful", "claims"}
     ideal = n / c * args.delay
     try:
         for endpoint, runs in contenders.items():
@@ -183,10 +256,13 @@ def main() -> None:
             print(f"{endpoint}: {n} calls at concurrency {c}, {args.delay * 1000:g} ms each; ideal {ideal:.2f} s")
             for name, values in times.items():
                 low, mid = min(values), statistics.median(values)
+                verdict = ("" if endpoint != "chat" or name not in judged
+                           else f"  {'within' if mid / ideal <= TARGET else 'over'} {TARGET}x")
                 print(f"  {name:9s} min {low:6.2f} s  median {mid:6.2f} s  = {mid / ideal:4.2f}x ideal  "
-                      f"(client CPU {statistics.median(cpu[name]):5.2f} s)")
+                      f"(client CPU {statistics.median(cpu[name]):5.2f} s){verdict}")
     finally:
         server.terminate()
+    claim_calls(args.claim_samples)
 
 
 if __name__ == "__main__":
