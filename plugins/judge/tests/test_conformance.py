@@ -61,6 +61,20 @@ def conversation_judge(prompt, metadata=None):
     return json.dumps({"reason": "kept to the facts", "verdict": "yes"})
 
 
+def safety_judge(prompt, metadata=None):
+    """Answers the opinion and yes/no verdict prompts (toxicity, bias, hallucination)."""
+    if (metadata or {}).get("role") == "opinions":
+        return json.dumps({"opinions": ["Shakespeare is the finest playwright."]})
+    return json.dumps({"verdicts": [{"reason": "", "verdict": "no"}]})
+
+
+def task_judge(prompt, metadata=None):
+    """Answers the task completion prompts (task and outcome, then the verdict)."""
+    if (metadata or {}).get("role") == "task_outcome":
+        return json.dumps({"task": "know who wrote Hamlet", "outcome": "the assistant named Shakespeare"})
+    return json.dumps({"reason": "named the author", "verdict": 0.9})
+
+
 def embed(texts):
     """Word-count vectors: no model, no network."""
     return [[float(len(t.split())), 1.0] for t in texts]
@@ -92,6 +106,9 @@ class TestConformance(PluginConformance):
     params.update({key: {"judge": conversation_judge, "cache_mode": "off"} for key in (
         "judge/conversation_completeness", "judge/conversation_relevancy", "judge/knowledge_retention",
         "judge/role_adherence")})
+    params.update({key: {"judge": safety_judge, "cache_mode": "off"} for key in (
+        "judge/bias", "judge/hallucination", "judge/toxicity")})
+    params["judge/task_completion"] = {"judge": task_judge, "cache_mode": "off"}
     params["judge/diff_semantic"] = {**params["judge/diff_semantic"], "judge": equivalence_judge}
     params["judge/answer_quality"] = {**params["judge/answer_quality"], "scale": "1-5"}
     params["judge/llm_judge"] = {**params["judge/llm_judge"], "scale": "1-5"}
