@@ -26,7 +26,7 @@ from typing import Any
 import attrs
 import evalcore
 import pytest
-from evalcore.testing import Reply, ScriptedServer, requested_schema, schema_instance
+from evalcore.testing import Reply, ScriptedServer, default_reply, requested_schema, schema_instance
 
 BUNDLED = ("retrieval", "overlap", "checks", "system", "judge", "semantic", "robustness", "outcome", "adjutant",
            "agent")
@@ -190,6 +190,19 @@ AGENT = (
                       {"role": "assistant", "content": "found it"}]}),
 )
 
+# Conversations: turns so far in the example, the assistant's turns in the prediction.
+CONVERSATION = (
+    record("chat1", {"chatbot_role": "a polite travel agent",
+                     "turns": [{"role": "user", "content": "I want to fly to Oslo in May."},
+                               {"role": "assistant", "content": "Happy to help. From where?"},
+                               {"role": "user", "content": "From Paris, and I am vegetarian."}]},
+           {"turns": [{"role": "assistant", "content": "Paris to Oslo in May, with a vegetarian meal: done."}]}),
+    record("chat2", {"chatbot_role": "a polite travel agent",
+                     "turns": [{"role": "user", "content": "Can I bring a bike?"}]},
+           {"turns": [{"role": "assistant", "content": "Yes, bikes travel as special luggage."}]}),
+)
+CONVERSATION_METRICS = ("knowledge_retention", "role_adherence", "conversation_completeness", "conversation_relevancy")
+
 # -- examples by metric key, then by namespace --------------------------------------------------
 
 FAMILIES: dict[str, Example] = {
@@ -216,6 +229,8 @@ EXAMPLES: dict[str, Example] = {
     "outcome/verification_delta": Example(OUTCOME, {"command": TEST_COMMAND}),
     "adjutant/optimization_trigger": Example(ADJUTANT, {"min_labeled_examples": 2,
                                                         "now": "2025-01-10T00:00:00Z"}),
+    "judge/g_eval": Example(RAG, {"criteria": "The answer is correct and complete."}, backend="judge"),
+    **{f"judge/{name}": Example(CONVERSATION, backend="judge") for name in CONVERSATION_METRICS},
 }
 
 
@@ -247,6 +262,8 @@ _KEYS = re.compile(r'with the keys ((?:"\w+"(?:, )?)+)')
 def answer_every_key(request: Mapping[str, Any]) -> Reply:
     """A judge answering 1 for every key the prompt asks for (1 lies on every scale offered): an
     instance of the answer's schema where the request sends one."""
+    if "input" in request:  # /v1/embeddings (judge/answer_relevancy embeds its questions)
+        return default_reply(request)
     schema = requested_schema(request)
     if schema:
         return Reply.chat(json.dumps(schema_instance(schema)), usage={"prompt_tokens": 20, "completion_tokens": 5})
@@ -273,7 +290,7 @@ def backends(request: pytest.FixtureRequest, tmp_path: Path) -> dict[str, Callab
     def judge() -> dict[str, Any]:
         server = request.getfixturevalue("judge_server")
         return {"base_url": server.base_url, "model": "judge-model", "cache_dir": str(tmp_path / "answers"),
-                "backoff_base": 0.01}
+                "backoff_base": 0.01, "embedding_base_url": server.base_url, "embedding_model": "scripted-embedder"}
 
     return {"model": model, "judge": judge}
 
