@@ -57,17 +57,23 @@ def _compare_kwargs(options: dict[str, Any]) -> dict[str, Any]:
 @click.option("--sequential", is_flag=True,
               help="Also give each difference's anytime-valid confidence sequence (valid however often the runs "
                    "were looked at while records were added).")
+@click.option("--labels", "labels", multiple=True, type=click.Path(dir_okay=False, exists=True),
+              help='JSONL of {"id": ..., "label": number} on some records: adds the prediction-powered estimate of '
+                   "each difference (once for every run, or once per run: BASELINE's, then each system's).")
 @click.option("--log-to", type=click.Choice(["mlflow"]),
               help="Also log the comparison to MLflow: a run with the report, and a nested run per system with "
                    "the differences and p-values (pip install 'evalcore-core[mlflow]').")
 @click.pass_context
 @reports_errors
 def compare_command(ctx: click.Context, baseline: str, systems: Sequence[str], as_json: bool, log_to: str | None,
-                    sequential: bool, **options: Any) -> None:
+                    sequential: bool, labels: Sequence[str], **options: Any) -> None:
     """Compare saved runs (JSON reports or samples journals) with a baseline, record by record."""
     from evalcore._compare import compare
+    from evalcore._compare.ppi import ppi_differences
     from evalcore._track import open_tracker
 
+    estimates = ppi_differences(baseline, systems, labels, metrics=list(options["metrics"]) or None,
+                                alpha=options["alpha"]) if labels else None
     tracker = open_tracker(log_to)
     if tracker is None:
         result = compare(baseline, *systems, **_compare_kwargs(options))
@@ -81,11 +87,14 @@ def compare_command(ctx: click.Context, baseline: str, systems: Sequence[str], a
         found = sequence_differences(baseline, *systems, metrics=list(options["metrics"]) or None,
                                      seed=options["seed"])
     if as_json:
-        echo_json({**result.to_dict(), **({"sequential": found} if found is not None else {})})
+        echo_json({**result.to_dict(), **({"sequential": found} if found is not None else {}),
+                   **({"ppi": [e.to_dict() for e in estimates]} if estimates is not None else {})})
     else:
         click.echo(result.table())
         if found is not None:
             click.echo("\n" + "\n".join(sequence_lines(found, 0.95)))
+        for estimate in estimates or ():
+            click.echo("\n" + estimate.table())
 
 
 @click.command("report")
@@ -102,15 +111,19 @@ def compare_command(ctx: click.Context, baseline: str, systems: Sequence[str], a
                    "and the worst of each metric.")
 @click.option("--input", "inputs", type=click.Path(dir_okay=False, exists=True),
               help="The records RESULT scored (JSONL), where the input it names has moved or changed.")
+@click.option("--labels", "labels", multiple=True, type=click.Path(dir_okay=False, exists=True),
+              help='JSONL of {"id": ..., "label": number} on some records: the page says per metric what the labels '
+                   "correct (once for every run, or once per run: RESULT's, then each --compare's).")
 @_comparison_options
 @click.pass_context
 @reports_errors
 def report_command(ctx: click.Context, result: str, others: Sequence[str], history: str | None, output: str,
-                   records: int, inputs: str | None, **options: Any) -> None:
+                   records: int, inputs: str | None, labels: Sequence[str], **options: Any) -> None:
     """Write one self-contained HTML page about a saved run (and its comparison with others)."""
     from evalcore._compare.history import locate
     from evalcore._report import write_report
 
     first, *rest = locate([result, *others], history)
-    write_report(first, output, compare_with=rest, records=records, inputs=inputs, **_compare_kwargs(options))
+    write_report(first, output, compare_with=rest, records=records, inputs=inputs, labels=list(labels) or None,
+                 **_compare_kwargs(options))
     click.echo(f"wrote {output}")

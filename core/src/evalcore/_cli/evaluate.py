@@ -105,6 +105,9 @@ class _EvaluateCommand(click.Command):
 @click.option("--json", "as_json", is_flag=True, help="Print the JSON report instead of the table.")
 @click.option("--per-query", type=click.Path(dir_okay=False, allow_dash=True),
               help="Write each record's values as trec_eval -q does (measure, query, value; - for stdout).")
+@click.option("--labels", type=click.Path(dir_okay=False, exists=True),
+              help='JSONL of {"id": ..., "label": number} on some records: adds the prediction-powered estimate '
+                   "of every per-record metric beside the judge's mean and the labelled records' mean.")
 @click.option("--log-to", type=click.Choice(["mlflow"]),
               help="Also log the run to MLflow's tracking URI ($MLFLOW_TRACKING_URI): parameters, each metric with "
                    "its interval, the rows and the HTML report (pip install 'evalcore-core[mlflow]').")
@@ -129,6 +132,9 @@ def _evaluate(ctx: click.Context, data: str | None, metric_ids: Sequence[str], p
 
     registry = registry_of(ctx.find_root())
     log_to = options.pop("log_to", None)
+    from evalcore._track.labelled import check_labels, with_ppi
+
+    labels = check_labels(options.pop("labels", None))  # a bad labels file costs no evaluation
     for group in ("judge", "embedding"):  # --judge-model M -> judge={"model": M}
         prefix = f"{group}_"
         settings = {k[len(prefix):]: options.pop(k) for k in [k for k in options if k.startswith(prefix)]}
@@ -182,6 +188,7 @@ def _evaluate(ctx: click.Context, data: str | None, metric_ids: Sequence[str], p
         if created is not None and os.path.isfile(created) and not os.path.getsize(created):
             os.unlink(created)  # made for this run, which ended before it wrote anything
         raise
+    result = with_ppi(result, labels, output=options["output"])
     rows_at = os.fspath(result.samples_path)
     for error in result.rejected[:20]:
         click.echo(f"error: {error}", err=True)
@@ -204,7 +211,7 @@ def _evaluate(ctx: click.Context, data: str | None, metric_ids: Sequence[str], p
     if as_json:
         echo_json(result.to_dict())
     elif per_query != "-":
-        click.echo(result.table())
+        click.echo(result.table() + (f"\n\n{result.ppi.table()}" if result.ppi is not None else ""))
         click.echo(f"\n{len(result.samples)} records from {source.name}"
                    + (f", {len(result.rejected)} rejected" if result.rejected else "") + f"; rows in {rows_at}")
     else:

@@ -175,6 +175,16 @@ class PPIEntry:
             return f"{moved}; the interval is {100 * narrower:.0f} % narrower than {labels}"
         return f"{moved}; the interval is {-100 * narrower:.0f} % wider than {labels}"
 
+    def line(self) -> str:
+        """What the labels corrected and by how much, in one line: judge mean -> prediction-powered
+        estimate with its interval and label count (labelled-only mean with its interval)."""
+        if self.ppi is None or self.labelled is None or self.judge_mean is None:
+            return f"{self.metric}: {self.sentence()}"
+        what = "difference" if self.difference else "mean"
+        return (f"{self.metric}: judge {what} {self.judge_mean:.4f} → prediction-powered {self.ppi.value:.4f} "
+                f"{_ci(self.ppi.ci)} from {self.n_labelled} labels (labelled-only {what} {self.labelled.value:.4f} "
+                f"{_ci(self.labelled.ci)}); {self.sentence()}")
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "metric": self.metric, "n_judged": self.n_judged, "n_labelled": self.n_labelled,
@@ -272,6 +282,25 @@ def ppi(
         entries.append(parts[0] if len(parts) == 1 else _difference(parts, alpha))
     options = {"alpha": alpha, "lam": lam, "independent_samples": len(runs) == 2}
     return PPIResult(runs=[r.name for r in runs], entries=entries, options=options, notes=notes)
+
+
+def ppi_differences(
+    baseline: RunLike, systems: Sequence[RunLike], labels: Any, *, metrics: Sequence[str] | None = None,
+    alpha: float = 0.05,
+) -> list[PPIResult]:
+    """The prediction-powered estimate of each system's difference from ``baseline`` (``compare --labels``).
+
+    ``labels``: one labels file or mapping for every run, or a sequence of one per run, baseline first.
+    """
+    given = [labels] if isinstance(labels, (str, os.PathLike, Mapping)) else list(labels)
+    if len(given) == 1:
+        given *= 1 + len(systems)
+    if len(given) != 1 + len(systems):
+        raise InputError(f"give labels once for every run or once per run: {1 + len(systems)} runs, "
+                         f"{len(given)} labels", field="labels")
+    base = load_run(baseline)
+    return [ppi(base, given[0], system=system, system_labels=own, metrics=metrics, alpha=alpha)
+            for system, own in zip(systems, given[1:])]
 
 
 def read_labels(labels: Any, field: str) -> dict[str, float]:

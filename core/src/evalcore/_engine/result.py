@@ -26,6 +26,8 @@ class EvaluationResult:
     provenance: dict[str, Any]
     stopped: str | None = None
     samples_path: Path | None = None
+    ppi: Any = None
+    """The prediction-powered estimates of the judged metrics (``evaluate(..., labels=...)``), or ``None``."""
 
     @property
     def score(self) -> float | None:
@@ -33,14 +35,18 @@ class EvaluationResult:
         return next(iter(self.metrics.values())).value if self.metrics else None
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON report: aggregates, rejected records, provenance and where the rows are."""
-        return {
+        """The JSON report: aggregates, rejected records, provenance, where the rows are and, with
+        labels, the prediction-powered estimates."""
+        report = {
             "metrics": {k: v.to_dict() for k, v in self.metrics.items()},
             "rejected": [{"source": e.source, "field": e.field, "message": e.reason} for e in self.rejected],
             "stopped": self.stopped,
             "provenance": self.provenance,
             "samples_file": str(self.samples_path) if self.samples_path is not None else None,
         }
+        if self.ppi is not None:
+            report["ppi"] = self.ppi.to_dict()
+        return report
 
     def to_pandas(self) -> Any:
         """One row per record: its id, and per metric the value, status and message columns."""

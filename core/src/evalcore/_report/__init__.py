@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from evalcore._compare import compare, load_run, load_runs
+from evalcore._compare.ppi import ppi, ppi_differences
+from evalcore._contract.errors import InputError
 from evalcore._lazy import publish
 
 
 def write_report(
     result: Any, path: str | os.PathLike[str], *, compare_with: Sequence[Any] = (), records: int = 1000,
-    inputs: Any = None, **options: Any,
+    inputs: Any = None, labels: Any = None, **options: Any,
 ) -> str:
     """Write one HTML file about ``result`` (an EvaluationResult, report or journal path).
 
@@ -21,10 +23,12 @@ def write_report(
     records, where that file moved), for at most ``records`` records: all of them, or those with
     errors and skips and the worst of each metric. With ``compare_with``, the page also compares
     those runs with ``result`` as the baseline, record by record side by side
-    (``options`` are :func:`evalcore.compare`'s). Style, script and plots are inline, so
-    the page needs no network when it is viewed. The page never replaces a file it was made
-    from (a report, the journal a report names) or a special file, and is written through a
-    temporary file renamed into place. Returns the path written.
+    (``options`` are :func:`evalcore.compare`'s). With ``labels`` (one labels file or mapping for
+    every run, or a sequence of one per run), the page explains per metric what the labels corrected:
+    the prediction-powered estimate of ``result``'s mean, or of each difference (:func:`evalcore.ppi`).
+    Style, script and plots are inline, so the page needs no network when it is viewed. The page
+    never replaces a file it was made from (a report, the journal a report names) or a special
+    file, and is written through a temporary file renamed into place. Returns the path written.
     """
     from evalcore._engine.files import check_output, replacing
 
@@ -48,11 +52,21 @@ def write_report(
     read += [(data, f"the records {other.name} scored") for other in runs
              if (data := recorded_input(other)[0]) is not None and os.path.exists(data)]
     check_output(path, "-o", [(file, f"an input of this report ({what})") for file, what in read], probed=probed)
-    html = render(run, comparison, others=runs[1:], records=records, inputs=inputs)
+    estimates = [] if labels is None else (
+        ppi_differences(run, runs[1:], labels, alpha=options.get("alpha", 0.05)) if compare_with
+        else [ppi(run, labels if isinstance(labels, (str, os.PathLike, Mapping)) else _one(labels),
+                  alpha=options.get("alpha", 0.05))])
+    html = render(run, comparison, others=runs[1:], records=records, inputs=inputs, ppi=estimates)
     # a lone surrogate read from JSON ("\ud800") is written as its escape, which the page's script reads back
     with replacing(path, "w", encoding="utf-8", errors="backslashreplace") as handle:
         handle.write(html)
     return os.fspath(path)
+
+
+def _one(labels: Sequence[Any]) -> Any:
+    if len(labels) != 1:
+        raise InputError(f"one run: give its labels once, not {len(labels)} times", field="labels")
+    return labels[0]
 
 
 publish(globals())

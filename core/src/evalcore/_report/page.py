@@ -23,10 +23,12 @@ from typing import Any
 import numpy as np
 
 from evalcore._compare.load import Run
+from evalcore._compare.ppi import PPIResult
 from evalcore._compare.result import TEST_NAMES, Comparison, format_p
 
 from .inputs import Inputs, load_inputs
 from .plots import histogram
+from .ppi_section import ppi_section
 from .records import DEFAULT_RECORDS, long_text, record_view, select, status_class, value_matrix
 from .side_by_side import Changes, regressions
 from .slices import slices
@@ -108,9 +110,10 @@ def _plain(value: Any) -> Any:
 
 
 def render(run: Run, comparison: Comparison | None = None, *, others: Sequence[Run] = (),
-           records: int = DEFAULT_RECORDS, inputs: Any = None) -> str:
+           records: int = DEFAULT_RECORDS, inputs: Any = None, ppi: Sequence[PPIResult] = ()) -> str:
     """The whole page for ``run`` (and its comparison with the runs ``others``).
 
+    ``ppi``: prediction-powered estimates to explain, of ``run`` or of its differences from ``others``;
     ``records``: how many records the page embeds at most (see :func:`.records.select`);
     ``inputs``: the records ``run`` scored (a path or records) where its input is not the file it names.
     """
@@ -125,6 +128,7 @@ def render(run: Run, comparison: Comparison | None = None, *, others: Sequence[R
         _slices_section(run, metric_ids, matrix, found),
         _plots_section([run, *others], summary),
         _comparison_section(comparison) if comparison is not None else "",
+        ppi_section(ppi),
         _side_by_side_section(run, others, changes, found) if others else "",
         _failures_section(run),
         _records_section(run, shown, found),

@@ -19,34 +19,42 @@ from evalcore._engine.plan import MetricLike
 from evalcore._engine.result import EvaluationResult
 from evalcore._lazy import publish
 
+from .labelled import check_labels, with_ppi
 from .mlflow_sink import open_tracker
 
 _LOG_TO = """    * ``log_to`` — ``"mlflow"``: log the run to MLflow's active tracking URI (parameters,
       each aggregate with its interval as metrics, the rows table and the HTML report as
       artifacts); needs ``pip install 'evalcore-core[mlflow]'``.
+    * ``labels`` — trusted labels on some records (a JSONL file of ``{"id": ..., "label": number}``
+      lines, or a mapping of record id to number, on the metrics' scale): the result's ``ppi``
+      (and the ``"ppi"`` section of the JSON report) holds, for every per-record metric, the judge's
+      mean, the labelled records' mean and the prediction-powered estimate with their intervals
+      (:func:`evalcore.ppi`).
 """
 
 
 def evaluate(data: Any = None, metrics: Sequence[MetricLike] | MetricLike = (), *, log_to: str | None = None,
-             **options: Any) -> EvaluationResult:
+             labels: Any = None, **options: Any) -> EvaluationResult:
     """Evaluate ``metrics`` over ``data`` and return an :class:`EvaluationResult`.
 
     ``data`` is a JSONL path (``"-"`` for standard input), a list of record dicts or
     :class:`~evalcore.Record`, a reader's source, or omitted in favour of ``examples=``
-    with ``predictions=`` (or ``program=``). ``log_to="mlflow"`` logs the run to MLflow.
-    See :func:`aevaluate` for every option.
+    with ``predictions=`` (or ``program=``). ``log_to="mlflow"`` logs the run to MLflow;
+    ``labels`` adds prediction-powered estimates (``result.ppi``). See :func:`aevaluate` for every option.
     """
     tracker = open_tracker(log_to)
-    result = engine.evaluate(data, metrics, **options)
+    checked = check_labels(labels)
+    result = with_ppi(engine.evaluate(data, metrics, **options), checked, output=options.get("output"))
     if tracker is not None:
         tracker.log_evaluation(result)
     return result
 
 
 async def aevaluate(data: Any = None, metrics: Sequence[MetricLike] | MetricLike = (), *, log_to: str | None = None,
-                    **options: Any) -> EvaluationResult:
+                    labels: Any = None, **options: Any) -> EvaluationResult:
     tracker = open_tracker(log_to)
-    result = await engine.aevaluate(data, metrics, **options)
+    checked = check_labels(labels)
+    result = with_ppi(await engine.aevaluate(data, metrics, **options), checked, output=options.get("output"))
     if tracker is not None:  # in this thread: MLflow keeps the active run per thread
         tracker.log_evaluation(result)
     return result
