@@ -10,5 +10,5 @@ def test_demo_prints_a_table(root):
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
     header = next(line for line in lines if line.startswith("metric"))
-    assert header.split() == ["metric", "value", "n", "95%", "CI", "skipped", "errors"]
+    assert header.split() == ["metric", "value", "scale", "n", "95%", "CI", "skipped", "errors"]
     assert any(line.startswith("retrieval/ndcg@10") for line in lines)

@@ -319,11 +319,10 @@ def test_a_bad_trace_is_rejected_alone(genai_traces, tmp_path):
                     attribute["value"] = {"stringValue": "many"}
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps(export))
-    values, proc = cli(tmp_path, "--traces", str(bad), "-m", "agent/trajectory_match(mode='superset')",
-                       check=False)
+    values, proc = cli(tmp_path, "--traces", str(bad), "-m", "system/mean_latency", check=False)
     assert proc.returncode == 1  # a rejected record; the other trace is still scored
     assert f"trace {ids[1]}" in proc.stderr and "gen_ai.usage.input_tokens" in proc.stderr
-    assert values == {"agent/trajectory_match(mode='superset')": [None]}  # one row (skipped: no expectations)
+    assert values == {"system/mean_latency": [1500.0]}  # one row: the weather trace's agent span, 1500 ms
 
 
 def test_one_span_id_on_two_spans_rejects_the_trace(genai_traces, tmp_path):
