@@ -64,10 +64,28 @@ class ArrayStates:
                 flat = (rows + n * np.arange(rows.shape[0])[:, None]).ravel()
                 counts = np.bincount(flat, minlength=rows.shape[0] * n).reshape(rows.shape[0], n)
                 out[lo:lo + block, self._sum] = _exact_matmul(counts, self.matrix[:, self._sum], bound=n)
-            for j, how in enumerate(self.reductions):
-                if how != "sum":
-                    out[lo:lo + block, j] = getattr(self.matrix[:, j][rows], how)(axis=1)
+            for j in self._extreme_columns():
+                out[lo:lo + block, j] = getattr(self.matrix[:, j][rows], self.reductions[j])(axis=1)
+        for j, value in self._constant_columns().items():
+            out[:, j] = value
         return out
+
+    def _constant_columns(self, *others: ArrayStates) -> dict[int, int]:
+        """The ``min`` / ``max`` columns holding one value in every row (of ``others`` too): any
+        selection of rows reduces to that value (the common case: every sample has as many
+        references)."""
+        constant = {}
+        for j, how in enumerate(self.reductions):
+            if how != "sum" and len(self):
+                column = np.concatenate([self.matrix[:, j], *(o.matrix[:, j] for o in others)])
+                if column.min() == column.max():
+                    constant[j] = int(column[0])
+        return constant
+
+    def _extreme_columns(self, *others: ArrayStates) -> list[int]:
+        """The ``min`` / ``max`` columns that must be reduced row by row."""
+        constant = self._constant_columns(*others)
+        return [j for j, how in enumerate(self.reductions) if how != "sum" and j not in constant]
 
     def swapped(self, system: ArrayStates, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Approximate randomisation: per trial (a row of ``mask``), the merged state of the
@@ -85,11 +103,12 @@ class ArrayStates:
                 shift = _exact_matmul(mask[lo:lo + block], difference, bound=1, magnitude=bound)
                 a[lo:lo + block, self._sum] = system_sums.sum(axis=0) + shift
                 b[lo:lo + block, self._sum] = base_sums.sum(axis=0) - shift
-        for j, how in enumerate(self.reductions):
-            if how != "sum":
-                pick = getattr(np, how)
-                a[:, j] = pick(np.where(mask, self.matrix[:, j], system.matrix[:, j]), axis=1)
-                b[:, j] = pick(np.where(mask, system.matrix[:, j], self.matrix[:, j]), axis=1)
+        for j in self._extreme_columns(system):
+            pick = getattr(np, self.reductions[j])
+            a[:, j] = pick(np.where(mask, self.matrix[:, j], system.matrix[:, j]), axis=1)
+            b[:, j] = pick(np.where(mask, system.matrix[:, j], self.matrix[:, j]), axis=1)
+        for j, value in self._constant_columns(system).items():
+            a[:, j] = b[:, j] = value
         return a, b
 
 
