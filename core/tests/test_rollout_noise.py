@@ -111,3 +111,7 @@ def test_cli_prints_and_saves_the_noise(tmp_path):
             "(33 % of it rollout noise); pass^k 1:0.444 2:0.333 3:0.333; pass@k 1:0.444 2:0.556 3:0.667") in out.stdout
     saved = json.loads((tmp_path / "r.json").read_text())["metrics"]["overlap/exact_match"]["details"]
     assert flat(saved["rollout_noise"]) == pytest.approx(flat(EXPECTED))
+    run_evalcore("report", str(tmp_path / "r.json"), "-o", str(tmp_path / "r.html"))
+    page = (tmp_path / "r.html").read_text()  # the report says it under its aggregates too
+    assert ("<ul id=\"aggregate-notes\"><li>overlap/exact_match over rollouts: variance between records 0.2222, "
+            "within a record 0.1111 (33 % of it rollout noise)") in page

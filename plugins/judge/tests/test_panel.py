@@ -215,6 +215,11 @@ def test_cli_panel_rows_and_agreement(server, tmp_path):
     assert agreed["fleiss_kappa"] == pytest.approx(statsmodels_fleiss(aggregate_raters(np.array([a, b]).T)[0]))
     assert agreed["krippendorff_alpha"]["nominal"] == pytest.approx(
         krippendorff.alpha(reliability_data=[a, b], level_of_measurement="nominal"))
+    (tmp_path / "result.json").write_text(out.stdout)  # the report states the agreement under its aggregates
+    run_evalcore("report", str(tmp_path / "result.json"), "-o", str(tmp_path / "report.html"))
+    share = sum(x == y for x, y in zip(a, b)) / len(a)
+    assert (f"judge/diff_semantic: judges a, b all agree on {100 * share:.0f} % of 6 records; "
+            f"Cohen&#x27;s κ {cohen_kappa_score(a, b):.3f}") in (tmp_path / "report.html").read_text()
 
 
 def test_cli_calibrate_a_judged_metric_against_human_labels(server, tmp_path):

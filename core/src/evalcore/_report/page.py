@@ -25,6 +25,8 @@ import numpy as np
 from evalcore._compare.load import Run
 from evalcore._compare.ppi import PPIResult
 from evalcore._compare.result import TEST_NAMES, Comparison, format_p
+from evalcore._engine.diagnose import why_lines
+from evalcore._engine.noise import noise_lines
 
 from .inputs import Inputs, load_inputs
 from .plots import histogram
@@ -156,11 +158,37 @@ def _aggregate_section(summary: dict[str, dict[str, Any]]) -> str:
         rows.append(
             f"<tr><td>{escape(metric_id)}</td>" + "".join(f"<td class=\"num\">{c}</td>" for c in cells)
             + f"<td>{_text(data.get('direction') or '')}</td><td>{_text(data.get('granularity') or '')}</td></tr>")
+    notes = "".join(f"<li>{escape(line)}</li>" for line in summary_notes(summary))
     return ("<section id=\"aggregates\"><h2>Aggregates</h2><table><thead><tr><th>metric</th>"
             "<th class=\"num\">value</th><th class=\"num\">95% interval</th><th class=\"num\">std. error</th>"
             "<th class=\"num\">n</th><th class=\"num\">skipped</th><th class=\"num\">errors</th>"
             "<th>better</th><th>granularity</th></tr></thead><tbody>"
-            + "".join(rows) + "</tbody></table></section>")
+            + "".join(rows) + "</tbody></table>"
+            + (f"<ul id=\"aggregate-notes\">{notes}</ul>" if notes else "") + "</section>")
+
+
+def summary_notes(summary: dict[str, dict[str, Any]]) -> list[str]:
+    """What the terminal prints under the table — why a metric scored few records, the noise
+    between rollouts — and the agreement of a panel of judges."""
+    return [*why_lines(summary), *noise_lines(summary), *_agreement_lines(summary)]
+
+
+def _agreement_lines(summary: dict[str, dict[str, Any]]) -> list[str]:
+    lines = []
+    for metric_id, data in summary.items():
+        agreement = (data.get("details") or {}).get("agreement")
+        if not isinstance(agreement, dict) or agreement.get("all_agree") is None:
+            continue
+        parts = [f"judges {', '.join(map(str, agreement.get('judges', [])))} all agree on "
+                 f"{100 * agreement['all_agree']:.0f} % of {agreement.get('n')} records"]
+        for key, name in (("cohen_kappa", "Cohen's κ"), ("fleiss_kappa", "Fleiss' κ")):
+            if agreement.get(key) is not None:
+                parts.append(f"{name} {agreement[key]:.3f}")
+        for level, alpha in (agreement.get("krippendorff_alpha") or {}).items():
+            if alpha is not None:
+                parts.append(f"Krippendorff's α ({level}) {alpha:.3f}")
+        lines.append(f"{metric_id}: " + "; ".join(parts))
+    return lines
 
 
 def _plots_section(runs: Sequence[Run], summary: dict[str, dict[str, Any]]) -> str:
