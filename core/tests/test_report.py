@@ -292,3 +292,25 @@ def test_report_script_uses_no_markup_sinks():
     for sink in ("innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval(", "Function(",
                  "setTimeout(\"", "javascript:"):
         assert sink not in script, sink
+
+
+def test_comparison_says_what_difference_the_records_could_detect(tmp_path, runs):
+    """The minimum detectable effect of each per-record metric: statsmodels' paired t-test power
+    solved for the effect at the records compared, 80 % power and the comparison's alpha, times the
+    standard deviation of the per-record differences."""
+    power = pytest.importorskip("statsmodels.stats.power")
+    from evalcore import compare
+    from evalcore._compare.load import load_runs
+
+    page = Page(open(write_report(runs[0], tmp_path / "r.html", compare_with=[runs[1]], n_resamples=400),
+                     encoding="utf-8").read())
+    base, better = load_runs(list(runs))
+    shared = [k for k in base.rows if isinstance(base.rows[k]["scores"]["toy/b"].get("value"), float)
+              and isinstance(better.rows[k]["scores"]["toy/b"].get("value"), float)]
+    differences = np.array([better.rows[k]["scores"]["toy/b"]["value"] - base.rows[k]["scores"]["toy/b"]["value"]
+                            for k in shared])
+    alpha = compare(*runs).options["alpha"]
+    effect = power.TTestPower().solve_power(nobs=len(shared), alpha=alpha, power=0.8)
+    assert (f"toy/b (better): with {len(shared)} paired records a difference of "
+            f"±{effect * differences.std(ddof=1):.4g} (d_z {effect:.3f}) is detected with 80% power") \
+        in page.ids["comparison"]

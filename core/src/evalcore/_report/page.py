@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from evalcore._compare.load import Run
+from evalcore._compare.power import detectable_effect
 from evalcore._compare.ppi import PPIResult
 from evalcore._compare.result import TEST_NAMES, Comparison, format_p
 from evalcore._engine.diagnose import why_lines
@@ -271,7 +272,7 @@ def _comparison_section(comparison: Comparison) -> str:
         + (f"; left out {_text(c['only_in_baseline'])} only in the baseline and {_text(c['only_in_system'])} only "
            "in the system" if c["only_in_baseline"] or c["only_in_system"] else "")
         + "</li>" for system, c in comparison.records["systems"].items())
-    notes = "".join(f"<li>{escape(n)}</li>" for n in comparison.notes)
+    notes = "".join(f"<li>{escape(n)}</li>" for n in [*comparison.notes, *detectable_lines(comparison)])
     options = comparison.options
     return (f"<section id=\"comparison\"><h2>Comparison with {escape(comparison.baseline)} (baseline)</h2>"
             f"<p class=\"muted\">p-values corrected ({_text(options['correction'])}) across all metrics and "
@@ -279,6 +280,26 @@ def _comparison_section(comparison: Comparison) -> str:
             f"{_text(options['alpha'])}; seed {_text(options['seed'])}.</p>"
             f"<div class=\"wide\"><table><thead>{head}</thead>"
             "<tbody>" + "".join(rows) + f"</tbody></table></div><ul>{wins}{records}{notes}</ul></section>")
+
+
+DETECTION_POWER = 0.8
+
+
+def detectable_lines(comparison: Comparison) -> list[str]:
+    """For each per-record metric compared: the smallest difference its records could detect with
+    80 % power in the paired t-test at the comparison's alpha (the minimum detectable effect, in
+    standard deviations of the differences and in the metric's own units)."""
+    alpha = comparison.options["alpha"]
+    lines = []
+    for entry in comparison.entries:
+        if entry.effect_size_kind != "cohen_dz" or not entry.effect_size or entry.n < 2 or not entry.difference:
+            continue
+        spread = abs(entry.difference / entry.effect_size)  # d_z = mean difference / sd of the differences
+        effect = detectable_effect(entry.n, alpha, DETECTION_POWER)
+        lines.append(f"{entry.metric} ({entry.system}): with {entry.n} paired records a difference of "
+                     f"±{effect * spread:.4g} (d_z {effect:.3f}) is detected with {DETECTION_POWER:.0%} power at "
+                     f"alpha {alpha:g}; evalcore plan gives the records a smaller one needs")
+    return lines
 
 
 def _failures_section(run: Run) -> str:
