@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import os
+import pathlib
+import sys
 
 import pytest
 from evalcore.testing import ScriptedServer
+
+sys.path.insert(0, str(pathlib.Path(__file__).parent))  # chat_messages, the tests' shared helpers
 
 # DeepEval, a reference in the parity tests, stays offline: no telemetry, no update check (set
 # before it is imported).

@@ -20,6 +20,7 @@ import re
 
 import evalcore
 import pytest
+from chat_messages import after_last, message_text
 from evalcore.plugin import InputError
 from evalcore.testing import Reply, ScriptedServer, run_evalcore, write_records
 from evalcore_judge.conversation import sliding_windows, unit_interactions
@@ -32,15 +33,6 @@ USAGE = {"prompt_tokens": 10, "completion_tokens": 5}
 METRICS = {"judge/knowledge_retention": "KnowledgeRetentionMetric", "judge/role_adherence": "RoleAdherenceMetric",
            "judge/conversation_completeness": "ConversationCompletenessMetric",
            "judge/conversation_relevancy": "TurnRelevancyMetric"}
-
-
-def _text(message):
-    content = message["content"]
-    return content if isinstance(content, str) else "".join(part.get("text", "") for part in content)
-
-
-def _between(text, before, after):
-    return text.rsplit(before, 1)[1].split(after, 1)[0]
 
 
 def _turns(block):
@@ -58,30 +50,30 @@ def satisfied(intention, turns):
 
 
 def oracle(request):
-    text = "\n".join(_text(m) for m in request["messages"])
+    text = "\n".join(message_text(m) for m in request["messages"])
     name = ((request.get("response_format") or {}).get("json_schema") or {}).get("name")
     if name in ("Knowledge", "user_knowledge"):
-        found = facts(_between(text, "Latest User Message:\n" if name == "Knowledge" else "Latest user message:\n",
+        found = facts(after_last(text, "Latest User Message:\n" if name == "Knowledge" else "Latest user message:\n",
                                "\n\n"))
         answer = {"data": found or None} if name == "Knowledge" else \
             {"facts": [{"name": k, "value": v} for k, v in found.items()]}
     elif name == "KnowledgeRetentionVerdict" or "forget or contradict it?" in text:
-        message = _between(text, "LLM message:\n" if name == "KnowledgeRetentionVerdict" else "AI message:\n", "\n\n")
+        message = after_last(text, "LLM message:\n" if name == "KnowledgeRetentionVerdict" else "AI message:\n", "\n\n")
         answer = {"verdict": "yes" if "forgot" in message else "no", "reason": "oracle"}
     elif name in ("OutOfCharacterResponseVerdicts", "out_of_character"):
-        turns = _turns(_between(text, "Messages:\n", "\n\n"))
+        turns = _turns(after_last(text, "Messages:\n", "\n\n"))
         answer = {"verdicts": [{"index": i, "reason": "oracle"} for i, t in enumerate(turns)
                                if t["role"] == "assistant" and "OOC" in t["content"]]}
     elif name in ("UserIntentions", "user_intentions"):
-        turns = _turns(_between(text, "Turns:\n", "\n\n"))
+        turns = _turns(after_last(text, "Turns:\n", "\n\n"))
         answer = {"intentions": [t["content"] for t in turns if t["role"] == "user" and "please" in t["content"]]}
     elif name == "ConversationCompletenessVerdict" or "Was the intention satisfied?" in text:
-        turns = _turns(_between(text, "Turns:\n", "\n\n"))
-        intention = _between(text, "User Intention:\n" if name == "ConversationCompletenessVerdict" else
+        turns = _turns(after_last(text, "Turns:\n", "\n\n"))
+        intention = after_last(text, "User Intention:\n" if name == "ConversationCompletenessVerdict" else
                              "User intention:\n", "\n\n")
         answer = {"verdict": satisfied(intention, turns), "reason": "oracle"}
     elif name == "TurnRelevancyVerdict" or "Is the last assistant message relevant?" in text:
-        turns = _turns(_between(text, "Messages:\n", "\n\n"))
+        turns = _turns(after_last(text, "Messages:\n", "\n\n"))
         last = [t for t in turns if t["role"] == "assistant"][-1]["content"]
         answer = {"verdict": "no" if "irrelevant" in last else "yes", "reason": "oracle"}
     else:

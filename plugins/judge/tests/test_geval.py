@@ -20,6 +20,7 @@ import re
 
 import evalcore
 import pytest
+from chat_messages import message_text
 from evalcore.plugin import ParameterError
 from evalcore.testing import Reply, ScriptedServer, run_evalcore, write_records
 from evalcore_judge.geval import weighted_score
@@ -28,11 +29,6 @@ pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
 USAGE = {"prompt_tokens": 10, "completion_tokens": 5}
 STEPS = ["Check the answer.", "Compare with the question."]
-
-
-def _text(message):
-    content = message["content"]
-    return content if isinstance(content, str) else "".join(part.get("text", "") for part in content)
 
 
 def alternatives(score, probabilities):
@@ -58,7 +54,7 @@ class Oracle:
         self.logprobs = True
 
     def __call__(self, request):
-        text = "\n".join(_text(m) for m in request["messages"])
+        text = "\n".join(message_text(m) for m in request["messages"])
         if "concise evaluation steps" in text:
             return Reply.chat(json.dumps({"steps": STEPS}), usage=USAGE)
         actual = text.split("Actual Output:\n", 1)[1].split(" \n\n", 1)[0]
@@ -221,7 +217,7 @@ def test_cli_g_eval(oracle, tmp_path):
     (metric_id,) = [m for m in report["metrics"] if m.startswith("judge/g_eval")]
     assert [rows[f"r{i}"][metric_id]["value"] for i in range(len(SAMPLES))] == theirs
     steps_calls = [r for r in oracle.requests[before:] if "concise evaluation steps" in
-                   "".join(_text(m) for m in r["json"]["messages"])]
+                   "".join(message_text(m) for m in r["json"]["messages"])]
     assert len(steps_calls) == 2  # one from evalcore's run, one from DeepEval
     assert re.search(r"g_eval", metric_id)
 
@@ -268,7 +264,7 @@ def test_rubric_same_number_as_deepeval(oracle, logprobs):
     # 1.0947..., evalcore keeps the score within the rubric's range
     assert [s.value for s in ours] == [min(t, 1.0) for t in theirs]
     assert (theirs[2] > 1) == logprobs
-    form = "\n".join(_text(m) for m in oracle.requests[before]["json"]["messages"])
+    form = "\n".join(message_text(m) for m in oracle.requests[before]["json"]["messages"])
     assert "Rubric:\n0-1: wrong\n2-3: partly right\n4-5: correct and complete\n" in form  # sorted, as DeepEval
     assert "an integer between 0 and 5" in form
     if not logprobs:  # (score - 0) / (5 - 0)

@@ -18,6 +18,7 @@ import re
 
 import evalcore
 import pytest
+from chat_messages import after_last, message_text
 from evalcore.testing import Reply, ScriptedServer, run_evalcore, write_records
 from evalcore_judge.hallucination import contradicted_fraction
 from hypothesis import HealthCheck, given, settings
@@ -28,28 +29,20 @@ pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 USAGE = {"prompt_tokens": 10, "completion_tokens": 5}
 
 
-def _text(message):
-    content = message["content"]
-    return content if isinstance(content, str) else "".join(part.get("text", "") for part in content)
-
-
-def _between(text, before, after):
-    return text.rsplit(before, 1)[1].split(after, 1)[0]
-
-
 def agrees(context, output):
     claim = re.match(r"(\w+) is (\w+)", context)
     return "no" if claim and f"{claim[1]} is not {claim[2]}" in output else "yes"
 
 
 def oracle(request):
-    text = "\n".join(_text(m) for m in request["messages"])
+    text = "\n".join(message_text(m) for m in request["messages"])
     if text.rstrip().endswith("JSON:"):  # DeepEval: the contexts as a Python list
-        contexts = ast.literal_eval(_between(text, "Contexts:\n", "\n\nActual Output:"))
-        output = _between(text, "Actual Output:\n", "\n\nJSON:")
+        contexts = ast.literal_eval(after_last(text, "Contexts:\n", "\n\nActual Output:"))
+        output = after_last(text, "Actual Output:\n", "\n\nJSON:")
     else:
-        contexts = [line.split("] ", 1)[1] for line in _between(text, "Contexts:\n", "\n\nActual output:").splitlines()]
-        output = _between(text, "Actual output:\n", "\n\nGive a verdict")
+        listed = after_last(text, "Contexts:\n", "\n\nActual output:")
+        contexts = [line.split("] ", 1)[1] for line in listed.splitlines()]
+        output = after_last(text, "Actual output:\n", "\n\nGive a verdict")
     verdicts = [{"reason": "oracle", "verdict": agrees(c, output)} for c in contexts if "unjudged" not in c]
     return Reply.chat(json.dumps({"verdicts": verdicts}), usage=USAGE)
 

@@ -27,6 +27,7 @@ import zlib
 
 import evalcore
 import pytest
+from chat_messages import message_text
 from evalcore.plugin import ParameterError
 from evalcore.testing import Reply, ScriptedServer, run_evalcore, write_records
 from evalcore_judge.relevancy import relevant_fraction
@@ -60,11 +61,6 @@ def vector(text):
     return [*counts, 1.0]
 
 
-def _text(message):
-    content = message["content"]
-    return content if isinstance(content, str) else "".join(part.get("text", "") for part in content)
-
-
 def _between(text, before, after):
     return text.split(before, 1)[1].split(after, 1)[0]
 
@@ -73,7 +69,7 @@ def oracle(request):
     """One answer for ragas, DeepEval and evalcore: the task from the schema's name or the prompt."""
     if "input" in request:
         return Reply.embeddings([vector(t) for t in request["input"]])
-    text = "\n".join(_text(m) for m in request["messages"])
+    text = "\n".join(message_text(m) for m in request["messages"])
     schema = ((request.get("response_format") or {}).get("json_schema") or {}).get("name")
     if schema == "response_questions":
         response = _between(text, "Answer:\n", "\n\nGenerate ")

@@ -21,6 +21,7 @@ import re
 
 import evalcore
 import pytest
+from chat_messages import after_last, message_text
 from evalcore.testing import Reply, ScriptedServer, run_evalcore, write_records
 from evalcore_judge.safety import BIAS_RUBRIC, BIAS_VERDICTS, TOXICITY_RUBRIC, TOXICITY_VERDICTS, flagged_fraction
 from hypothesis import HealthCheck, given, settings
@@ -32,30 +33,21 @@ USAGE = {"prompt_tokens": 10, "completion_tokens": 5}
 METRICS = {"judge/toxicity": ("ToxicityMetric", "stupid"), "judge/bias": ("BiasMetric", "always")}
 
 
-def _text(message):
-    content = message["content"]
-    return content if isinstance(content, str) else "".join(part.get("text", "") for part in content)
-
-
-def _between(text, before, after):
-    return text.rsplit(before, 1)[1].split(after, 1)[0]
-
-
 def opinions(text):
     return [s for s in re.split(r"(?<=\.)\s+", text.strip()) if "think" in s]
 
 
 def oracle(request):
-    text = "\n".join(_text(m) for m in request["messages"])
+    text = "\n".join(message_text(m) for m in request["messages"])
     if "generate a list of OPINIONS" in text:
         end = "\n\nJSON:" if text.rstrip().endswith("JSON:") else "\n\nList the opinions."
-        return Reply.chat(json.dumps({"opinions": opinions(_between(text, "Text:\n", end))}), usage=USAGE)
+        return Reply.chat(json.dumps({"opinions": opinions(after_last(text, "Text:\n", end))}), usage=USAGE)
     word = "stupid" if "RUBRIC FOR TOXICITY" in text else "always" if "RUBRIC FOR BIAS" in text else None
     assert word, f"unknown task: {text[:200]}"
     if text.rstrip().endswith("JSON:"):  # DeepEval: the opinions as a Python list
-        listed = ast.literal_eval(_between(text, "Opinions:\n", "\n\nJSON:"))
+        listed = ast.literal_eval(after_last(text, "Opinions:\n", "\n\nJSON:"))
     else:
-        listed = [line.split(". ", 1)[1] for line in _between(text, "Opinions:\n", "\n\nGive a verdict").splitlines()]
+        listed = [line.split(". ", 1)[1] for line in after_last(text, "Opinions:\n", "\n\nGive a verdict").splitlines()]
     verdicts = [{"reason": "oracle", "verdict": "yes" if word in o else "no"} for o in listed if "unjudged" not in o]
     return Reply.chat(json.dumps({"verdicts": verdicts}), usage=USAGE)
 

@@ -16,6 +16,7 @@ import re
 
 import evalcore
 import pytest
+from chat_messages import after_last, message_text
 from evalcore.testing import Reply, ScriptedServer, run_evalcore, write_records
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -23,15 +24,6 @@ from hypothesis import strategies as st
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
 USAGE = {"prompt_tokens": 10, "completion_tokens": 5}
-
-
-def _text(message):
-    content = message["content"]
-    return content if isinstance(content, str) else "".join(part.get("text", "") for part in content)
-
-
-def _between(text, before, after):
-    return text.rsplit(before, 1)[1].split(after, 1)[0]
 
 
 def words(text):
@@ -43,18 +35,19 @@ def coverage(task, outcome):
 
 
 def oracle(request):
-    text = "\n".join(_text(m) for m in request["messages"])
+    text = "\n".join(message_text(m) for m in request["messages"])
     if "Task:\n" in text and "Actual outcome:\n" in text:
         end = "\n\nJSON:" if text.rstrip().endswith("JSON:") else "\n\nHow well"
-        task, outcome = _between(text, "Task:\n", "\n\nActual outcome:"), _between(text, "Actual outcome:\n", end)
+        task, outcome = after_last(text, "Task:\n", "\n\nActual outcome:"), after_last(text, "Actual outcome:\n", end)
         return Reply.chat(json.dumps({"reason": "oracle", "verdict": coverage(task, outcome)}), usage=USAGE)
     if text.rstrip().endswith("JSON:"):  # DeepEval's extraction
-        query, tools = _between(text, "input: ", "\ntools called:"), _between(text, "tools called:\n", "\nresponse: ")
-        response = _between(text, "response: ", "\n\nJSON:")
+        query = after_last(text, "input: ", "\ntools called:")
+        tools = after_last(text, "tools called:\n", "\nresponse: ")
+        response = after_last(text, "response: ", "\n\nJSON:")
     else:
-        query = _between(text, "Input:\n", "\n\nTools called:")
-        tools = _between(text, "Tools called:\n", "\n\nResponse:")
-        response = _between(text, "Response:\n", "\n\nIdentify the task")
+        query = after_last(text, "Input:\n", "\n\nTools called:")
+        tools = after_last(text, "Tools called:\n", "\n\nResponse:")
+        response = after_last(text, "Response:\n", "\n\nIdentify the task")
     names = re.findall(r'"name": "(\w+)"', tools)
     outcome = f"{response} [tools: {', '.join(names)}]"
     return Reply.chat(json.dumps({"task": query, "outcome": outcome}), usage=USAGE)
