@@ -10,7 +10,6 @@ from __future__ import annotations
 import csv
 import os
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 from evalcore._contract.chunk import Chunk
@@ -18,27 +17,15 @@ from evalcore._contract.errors import InputError
 from evalcore._contract.field_map import FieldMap, place_columns
 from evalcore._contract.records import parse_record
 
-from .readers import _ChunkBuilder, file_fingerprint
+from .readers import FileSource, _ChunkBuilder
 
 
-class CsvSource:
+class CsvSource(FileSource):
     """Records from a CSV (or, for ``.tsv``, tab-separated) file with a header line."""
 
     def __init__(self, path: str | os.PathLike[str], field_map: FieldMap | None = None) -> None:
-        self.path = Path(os.fspath(path))
-        self.name = os.fspath(path)
-        self.field_map = field_map
-        self.seen_fields: set[str] = set()
+        super().__init__(path, field_map)
         self.delimiter = "\t" if self.path.suffix.lower() == ".tsv" else ","
-
-    def inputs(self) -> list[Path]:
-        return [self.path]
-
-    def fingerprint(self) -> dict[str, Any]:
-        return file_fingerprint(self.path)
-
-    def total(self) -> int | None:
-        return None
 
     def chunks(self, size: int) -> Iterator[Chunk]:
         builder = _ChunkBuilder(size)

@@ -28,16 +28,14 @@ from evalcore._lazy import publish
 _SEEN_RECORDS = 100  # how many records' field names are kept to suggest a --map when a field is missing
 
 
-class JsonlSource:
-    """Records from a JSONL file, read in chunks; ``bytes_read`` says how far reading has come.
-
-    ``field_map`` is applied to each record as read; ``seen_fields`` holds the field paths of the
-    first records as read (for hints when a metric finds a field missing)."""
+class FileSource:
+    """Records from one file. ``field_map`` is applied to each record as read; ``seen_fields``
+    holds the field paths of the first records as read (for hints when a metric finds a field
+    missing)."""
 
     def __init__(self, path: str | os.PathLike[str], field_map: FieldMap | None = None) -> None:
         self.path = Path(os.fspath(path))
         self.name = os.fspath(path)
-        self.bytes_read = 0
         self.field_map = field_map
         self.seen_fields: set[str] = set()
 
@@ -49,6 +47,14 @@ class JsonlSource:
 
     def total(self) -> int | None:
         return None
+
+
+class JsonlSource(FileSource):
+    """Records from a JSONL file, read in chunks; ``bytes_read`` says how far reading has come."""
+
+    def __init__(self, path: str | os.PathLike[str], field_map: FieldMap | None = None) -> None:
+        super().__init__(path, field_map)
+        self.bytes_read = 0
 
     def size(self) -> int | None:
         """The file's size in bytes (how much there is to read), when it can be known."""
