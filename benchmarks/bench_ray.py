@@ -8,6 +8,15 @@ repeat, to evaluate the same records with a cheap metric (``overlap/token_f1``) 
 slow one (a synchronous metric that sleeps 5 ms per sample, like a remote call), so
 every configuration sees the same machine load; wall times, min and median. Every run
 also checks that the aggregates equal the local executor's.
+
+``--cluster`` measures a real two-node Ray cluster on this machine instead: ``ray start
+--head`` and a second ``ray start --address`` each give the cluster their own CPU
+(``--cpus-per-node``), and ``evalcore evaluate FILE --executor ray --ray-address ...``
+runs against it as a user's command would, beside the same command with the local
+executor, interleaved, at each size of ``--sizes`` (a CPU-bound metric,
+``overlap/sentence_chrf``, on generated JSON lines; whole commands timed, start-up and
+connecting included). Every pair checks that the aggregates are equal; the cluster is
+stopped at the end.
 """
 
 from __future__ import annotations
@@ -15,6 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import secrets
 import statistics
 import subprocess
 import sys
@@ -66,7 +76,14 @@ def main() -> None:
     parser.add_argument("--chunk-size", type=int, default=100)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--serve", type=int, default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--cluster", action="store_true", help="a two-node Ray cluster against the local executor")
+    parser.add_argument("--sizes", default="10000,100000,1000000", help="--cluster: records per run")
+    parser.add_argument("--cpus-per-node", type=int, default=1, help="--cluster: CPUs each Ray node offers")
+    parser.add_argument("--metric", default="overlap/sentence_chrf", help="--cluster: the metric")
     args = parser.parse_args()
+    if args.cluster:
+        cluster(args)
+        return
     if args.serve is not None:
         serve(args.serve, args)
         return
@@ -112,6 +129,74 @@ def report(times: dict[tuple[str, str], list[float]], args: argparse.Namespace) 
         one, two = times[(kind, "ray, 1 worker")], times[(kind, "ray, 2 workers")]
         print(f"  2 workers vs 1: min {min(one) / min(two):5.2f}x  "
               f"median {statistics.median(one) / statistics.median(two):5.2f}x faster")
+
+
+def write_records(path: str, n: int) -> None:
+    """``n`` translation-like records (a 30-word response and reference), as JSON lines."""
+    words = ("the committee approved a new budget for public transport while the city council delayed "
+             "its vote on housing because several members asked for more time to read the report").split()
+    with open(path, "w") as out:
+        for i in range(n):
+            ref = " ".join(words[(i + j * 7) % len(words)] for j in range(30))
+            hyp = " ".join(words[(i * 3 + j * 7) % len(words)] for j in range(30))
+            out.write(json.dumps({"id": f"r{i}", "example": {"reference_answer": ref},
+                                  "prediction": {"response": hyp}}) + "\n")
+
+
+# The cluster uses Ray's token authentication (its default for `ray start`): every command
+# that starts a node or joins the cluster gets the same token.
+CLUSTER_ENV = {**os.environ, "RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": secrets.token_hex(32)}
+
+
+def ray_cli(*arguments: str) -> None:
+    subprocess.run([os.path.join(os.path.dirname(sys.executable), "ray"), *arguments], check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=CLUSTER_ENV)
+
+
+def evaluate_s(path: str, metric: str, *extra: str) -> tuple[float, dict[str, Any]]:
+    """Wall seconds of one ``evalcore evaluate`` command, and its aggregates."""
+    command = [sys.executable, "-m", "evalcore", "evaluate", path, "-m", metric, "--json", "--no-progress", *extra]
+    start = time.perf_counter()
+    done = subprocess.run(command, check=True, capture_output=True, text=True, env=CLUSTER_ENV)
+    elapsed = time.perf_counter() - start
+    return elapsed, json.loads(done.stdout)["metrics"]
+
+
+def cluster(args: argparse.Namespace) -> None:
+    """Two Ray nodes on this machine against the local executor, at each size."""
+    import tempfile
+
+    port = 6390
+    address = f"127.0.0.1:{port}"
+    sizes = [int(size) for size in args.sizes.split(",")]
+    common = ["--node-ip-address=127.0.0.1", f"--num-cpus={args.cpus_per_node}", "--disable-usage-stats"]
+    times: dict[tuple[int, str], list[float]] = {}
+    with tempfile.TemporaryDirectory() as folder:
+        ray_cli("start", "--head", f"--port={port}", "--include-dashboard=false", *common)
+        try:
+            ray_cli("start", f"--address={address}", *common)
+            for size in sizes:
+                path = os.path.join(folder, f"records-{size}.jsonl")
+                write_records(path, size)
+                for _ in range(args.repeat):
+                    local_s, local = evaluate_s(path, args.metric)
+                    ray_s, remote = evaluate_s(path, args.metric, "--executor=ray", f"--ray-address={address}",
+                                               f"--chunk-size={args.chunk_size}")
+                    assert remote == local, f"{size} records: the cluster's aggregates differ from the local run's"
+                    times.setdefault((size, "local"), []).append(local_s)
+                    times.setdefault((size, "cluster"), []).append(ray_s)
+                os.unlink(path)
+        finally:
+            ray_cli("stop", "--force")
+    print(f"{os.cpu_count()} CPUs; two Ray nodes with {args.cpus_per_node} CPU each; {args.metric}; "
+          f"cluster chunks of {args.chunk_size}; {args.repeat} interleaved repeats; identical aggregates in every run")
+    print(f"{'records':>9}  {'local min / median':>20}  {'cluster min / median':>22}  cluster speed-up (>1: faster)")
+    for size in sizes:
+        local, remote = times[(size, "local")], times[(size, "cluster")]
+        print(f"{size:>9}  {min(local):8.2f} / {statistics.median(local):6.2f} s  "
+              f"{min(remote):10.2f} / {statistics.median(remote):6.2f} s  "
+              f"min {min(local) / min(remote):5.2f}x  "
+              f"median {statistics.median(local) / statistics.median(remote):5.2f}x")
 
 
 if __name__ == "__main__":

@@ -220,3 +220,73 @@ def test_a_metric_that_cannot_be_pickled_is_named(local_ray, dataset):
 
     with pytest.raises(evalcore.EvalcoreError, match=r"local/locked: cannot be sent to the Ray workers"):
         evalcore.evaluate(dataset[:3], [locked], executor="ray")
+
+
+@pytest.fixture(scope="module")
+def two_node_cluster(tmp_path_factory):
+    """A real two-node Ray cluster on this machine: ``ray start --head`` and a second node that joins
+    it with ``ray start --address``, one CPU each, with Ray's token authentication; its address and
+    the environment (the token) a command needs to join it."""
+    import secrets
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    address = f"127.0.0.1:{port}"
+    env = {**os.environ, "RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": secrets.token_hex(32)}
+    ray_cli = str(pathlib.Path(sys.executable).with_name("ray"))
+    node = ["--node-ip-address=127.0.0.1", "--num-cpus=1", "--disable-usage-stats"]
+
+    def start(*arguments):
+        import subprocess
+
+        subprocess.run([ray_cli, "start", *arguments, *node], check=True, env=env, capture_output=True, timeout=180)
+
+    try:
+        start("--head", f"--port={port}", "--include-dashboard=false")
+        start(f"--address={address}")
+        yield address, env
+    finally:
+        import subprocess
+
+        subprocess.run([ray_cli, "stop", "--force"], env=env, capture_output=True, timeout=120)
+
+
+def test_evaluate_on_a_two_node_cluster_gives_the_local_numbers(two_node_cluster, dataset, tmp_path):
+    """Through the command line, as a user joins a cluster: the same aggregates and rows as the local
+    executor, and chunks scored on both nodes (each row's worker node, from a metric that says where
+    it ran, shipped to the workers with the run)."""
+    from evalcore.testing import run_evalcore
+
+    address, env = two_node_cluster
+    data = tmp_path / "data.jsonl"
+    data.write_text("".join(json.dumps(record) + "\n" for record in dataset))
+    metrics = ["-m", "overlap/token_f1", "-m", "overlap/bleu", "-m", "robustness/counterfactual_consistency"]
+    runs = {}
+    for name, extra in (("local", []), ("cluster", ["--executor", "ray", "--ray-address", address])):
+        done = run_evalcore("evaluate", str(data), *metrics, "--chunk-size", "10", "--json", "--no-progress",
+                            "--samples", str(tmp_path / f"{name}.jsonl"), *extra, env=env, timeout=300)
+        runs[name] = json.loads(done.stdout)
+    assert runs["cluster"]["metrics"] == runs["local"]["metrics"]
+    rows = {name: sorted((row for row in map(json.loads, (tmp_path / f"{name}.jsonl").read_text().splitlines())
+                          if "scores" in row), key=lambda row: row["id"]) for name in runs}
+    assert len(rows["cluster"]) == len(dataset)
+    assert [row["scores"] for row in rows["cluster"]] == [row["scores"] for row in rows["local"]]
+
+    where = (tmp_path / "where.py")
+    where.write_text(
+        "import time, ray, evalcore\n"
+        "def node(gold, pred, trace=None):\n"
+        "    time.sleep(0.02)\n"
+        "    return evalcore.Score(1.0, details={'node': ray.get_runtime_context().get_node_id()})\n"
+        f"ray.init(address={address!r})\n"
+        f"records = [{{'id': str(i), 'example': {{}}, 'prediction': {{'response': 'x'}}}} for i in range(200)]\n"
+        "result = evalcore.evaluate(records, [node], executor='ray', chunk_size=10)\n"
+        "print(len({row['scores']['local/node']['details']['node'] for row in result.samples}))\n")
+    import subprocess
+
+    done = subprocess.run([sys.executable, str(where)], capture_output=True, text=True, env=env, timeout=300,
+                          cwd=tmp_path)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.split()[-1] == "2"
