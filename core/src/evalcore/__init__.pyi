@@ -13,7 +13,7 @@ from evalcore._registry.api import expand_metrics as expand_metrics
 from evalcore._registry.api import list_plugins as list_plugins
 from evalcore._registry.functions import register_metric as register_metric
 from evalcore._registry.registry import Registry as Registry
-from evalcore._registry.registry import MetricInfo as MetricInfo
+from evalcore._registry.info import MetricInfo as MetricInfo
 from evalcore._registry.registry import PluginInfo as PluginInfo
 from evalcore._registry.registry import PluginStatus as PluginStatus
 

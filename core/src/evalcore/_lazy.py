@@ -7,8 +7,9 @@ is a type stub ``<module>.pyi`` of explicit re-exports, one name a line::
     from evalcore._contract.spec import MetricSpec as MetricSpec
 
 beside a ``.py`` that reads it with :func:`attach_stub`, as scientific-python's ``lazy_loader``
-does: the stub is parsed with :mod:`ast`, each name is mapped to the module that defines it,
-``__all__`` is the stub's names in the stub's order, and a name is imported from its module on
+does: the stub is read line by line (one ``from M import X as X`` a line; not with :mod:`ast`,
+whose import costs more than the rest of ``import evalcore``), each name is mapped to the module
+that defines it, ``__all__`` is the stub's names in the stub's order, and a name is imported from its module on
 first access (PEP 562), so importing the namespace loads nothing else. A private module may be
 re-exported whole (``from evalcore._contract import inputs as inputs``). Type checkers, IDEs and
 the API reference read the same stub.
@@ -25,11 +26,13 @@ documents it there.
 
 from __future__ import annotations
 
-import ast
 import importlib
 import os
 import types
-from collections.abc import Callable
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 _PACKAGE = __name__.rpartition(".")[0]
 _FOLDER = os.path.dirname(os.path.abspath(__file__))
@@ -44,11 +47,17 @@ def stub_exports(public: str) -> dict[str, str]:
     if exports is None:
         path = _stub_path(public)
         with open(path, encoding="utf-8") as handle:
-            tree = ast.parse(handle.read(), path)
+            lines = handle.read().splitlines()
         exports = {}
-        for node in tree.body:
-            if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-                exports.update((alias.name, node.module) for alias in node.names if alias.asname == alias.name)
+        for number, line in enumerate(lines, 1):
+            code = line.partition("#")[0].strip()
+            if not code:
+                continue
+            match code.split():
+                case ["from", module, "import", name, "as", alias] if not module.startswith(".") and alias == name:
+                    exports[name] = module
+                case _:
+                    raise SyntaxError(f"{path}:{number}: a stub line must read 'from module import name as name'")
         _STUBS[public] = exports
     return exports
 

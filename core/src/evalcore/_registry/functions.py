@@ -27,7 +27,8 @@ from evalcore._contract.scores import Score
 from evalcore._contract.spec import Direction, MetricSpec, Tier
 from evalcore._lazy import publish
 
-from .registry import MetricInfo, default_registry
+from .info import MetricInfo
+from .registry import default_registry
 
 Style = Literal["auto", "dspy", "engine"]
 LOCAL_NAMESPACE = "local"

@@ -1,9 +1,10 @@
 """The cache of ``evalcore list``: the listing kept until the Python environment changes.
 
 Listing every metric means importing each plugin's registration module and validating its
-specs (pydantic, importlib.metadata), most of the command's start-up. The listing is plain
-data, so it is kept as JSON in ``listing/`` under the cache folder (``$EVALCORE_CACHE_DIR``,
-else ``$XDG_CACHE_HOME/evalcore``, else ``~/.cache/evalcore``), one file per interpreter.
+specs (pydantic, importlib.metadata), most of the command's start-up; ``list_metrics()`` reads
+the same cache (:mod:`.listed`). The listing is plain data, so it is kept as JSON in
+``listing/`` under the cache folder (``$EVALCORE_CACHE_DIR``, else ``$XDG_CACHE_HOME/evalcore``,
+else ``~/.cache/evalcore``), one file per interpreter and ``sys.path``.
 A cached listing is used only while everything it was made from is unchanged:
 
 * the interpreter, evalcore's version and ``sys.path``;
@@ -23,12 +24,18 @@ import json
 import os
 import sys
 import zlib
-from collections.abc import Iterable
-from typing import Any, NamedTuple
+from collections import namedtuple
 
 from evalcore._contract.env import cache_root
 
-from .listing import Listing, is_listing
+from .listing import Listing, is_listing, listing_from_registry, plugin_packages
+
+TYPE_CHECKING = False  # typing itself is not imported: ``list_metrics()`` reads this cache at start-up
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+    from typing import Any, NamedTuple
+
+    from .listing import Registry
 
 FORMAT = 2
 """Bumped when the cached listing's shape changes (2: ``verified_against`` and ``tolerance``)."""
@@ -36,17 +43,21 @@ _DIST_SUFFIXES = (".dist-info", ".egg-info")
 _MODULE_SUFFIXES = (".py", ".pyc", ".so", ".pyd")
 
 
-class Scan(NamedTuple):
-    """The environment as the cache sees it: ``key`` (compared whole) and the entries of each
-    ``sys.path`` folder (to tell where a module would be imported from)."""
+if TYPE_CHECKING:
+    class Scan(NamedTuple):
+        """The environment as the cache sees it: ``key`` (compared whole) and the entries of each
+        ``sys.path`` folder (to tell where a module would be imported from)."""
 
-    key: list[Any]
-    folders: list[tuple[str, frozenset[str]]]
+        key: list[Any]
+        folders: list[tuple[str, frozenset[str]]]
+else:  # the same named tuple, made without importing typing
+    Scan = namedtuple("Scan", ["key", "folders"])
 
 
 def cache_file() -> str:
-    """The cache file of this interpreter."""
-    tag = zlib.crc32(f"{sys.executable}\0{sys.prefix}".encode())
+    """The cache file of this interpreter and import path (a script's folder comes first on
+    ``sys.path``, so ``evalcore list`` and each script's ``list_metrics()`` keep their own)."""
+    tag = zlib.crc32("\0".join([sys.executable, sys.prefix, *sys.path]).encode())
     return os.path.join(cache_root(), "listing", f"{tag:08x}.json")
 
 
@@ -109,6 +120,12 @@ def store(now: Scan, listing: Listing, packages: Iterable[str]) -> None:
             os.unlink(temporary)
         except OSError:
             pass
+
+
+def remember(now: Scan, registry: Registry, warning: str | None) -> None:
+    """Keep the listing of ``registry`` (loaded in the environment ``now`` describes), with the
+    warning about a foreign ``evalcore`` distribution."""
+    store(now, listing_from_registry(registry, warning), plugin_packages(registry))
 
 
 def _stamp(path: str) -> list[int] | None:

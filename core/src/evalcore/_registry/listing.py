@@ -7,22 +7,36 @@ output cannot depend on where the listing came from.
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any, NamedTuple
+from collections import namedtuple
 
+TYPE_CHECKING = False  # typing itself is not imported: ``list_metrics()`` reads a listing at start-up
 if TYPE_CHECKING:
-    from .registry import Registry
+    from typing import Any, NamedTuple, Protocol
+
+    from .info import MetricInfo
+
+    class Registry(Protocol):
+        """What a listing is made from (:class:`~evalcore.Registry`; named here by its methods,
+        as the registry module imports this layer's cache)."""
+
+        def metrics(self) -> list[MetricInfo]: ...
+
+        def plugins(self) -> list[Any]: ...
 
 HEADER = ("id", "family", "scale", "summary")
 
 
-class Listing(NamedTuple):
-    """Every installed metric, the number of plugins that did not load cleanly, and the warning
-    about a foreign ``evalcore`` distribution (if any)."""
+if TYPE_CHECKING:
+    class Listing(NamedTuple):
+        """Every installed metric, the number of plugins that did not load cleanly, and the warning
+        about a foreign ``evalcore`` distribution (if any)."""
 
-    metrics: list[dict[str, Any]]
-    """Per metric: ``family``, ``namespace``, the table ``row`` and the JSON ``data``."""
-    failed: int
-    warning: str | None
+        metrics: list[dict[str, Any]]
+        """Per metric: ``family``, ``namespace``, the table ``row`` and the JSON ``data``."""
+        failed: int
+        warning: str | None
+else:  # the same named tuple, made without importing typing
+    Listing = namedtuple("Listing", ["metrics", "failed", "warning"])
 
 
 def listing_from_registry(registry: Registry, warning: str | None) -> Listing:
@@ -42,6 +56,11 @@ def listing_from_registry(registry: Registry, warning: str | None) -> Listing:
         })
     failed = sum(1 for plugin in registry.plugins() if not plugin.ok)
     return Listing(metrics, failed, warning)
+
+
+def plugin_packages(registry: Registry) -> list[str]:
+    """The top-level packages a listing of ``registry`` is made from: evalcore's and each plugin's."""
+    return ["evalcore", *sorted({p.module.partition(":")[0].partition(".")[0] for p in registry.plugins()})]
 
 
 def is_listing(value: Any) -> bool:

@@ -14,7 +14,7 @@ import importlib
 import re
 import sys
 import threading
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from enum import Enum
 from importlib import metadata
 from typing import TYPE_CHECKING, Any
@@ -34,18 +34,22 @@ from evalcore._contract.errors import (
     UnknownMetricError,
 )
 from evalcore._contract.hooks import ENTRY_POINT_GROUP, PLUGIN_API_VERSION, new_plugin_manager
-from evalcore._contract.identity import canonical_id, parse_metric_id
+from evalcore._contract.identity import parse_metric_id
 from evalcore._contract.origin import Origin
 from evalcore._contract.spec import MetricSpec
 from evalcore._lazy import publish
+
+from . import listed
+from .info import MetricInfo
 
 if TYPE_CHECKING:
     import pluggy
 
     from evalcore._contract.metric import Metric
 
+    from .info import MetricFactory
+
 FOREIGN_DISTRIBUTION = "evalcore"  # an unrelated project on the package index with the same import name
-MetricFactory = Callable[[MetricSpec, dict[str, Any], Origin], "Metric"]
 
 
 class PluginStatus(str, Enum):
@@ -83,60 +87,6 @@ class PluginInfo:
         }
 
 
-@attrs.frozen
-class MetricInfo:
-    """A registered metric: its spec, who provides it, and any distribution it conflicts with."""
-
-    spec: MetricSpec
-    origin: Origin
-    conflicts_with: tuple[str, ...] = ()
-    factory: MetricFactory | None = attrs.field(default=None, eq=False, repr=False)
-
-    @property
-    def key(self) -> str:
-        return self.spec.key
-
-    @property
-    def default_id(self) -> str:
-        """The canonical id with every parameter at its default."""
-        try:
-            return canonical_id(self.spec, self.spec.bind_params({}))
-        except ParameterError:
-            return self.spec.key
-
-    def to_dict(self) -> dict[str, Any]:
-        spec = self.spec
-        return {
-            "id": self.default_id,
-            "key": spec.key,
-            "name": spec.name,
-            "namespace": spec.namespace,
-            "distribution": self.origin.distribution,
-            "version": self.origin.version,
-            "metric_version": spec.version,
-            "family": spec.family,
-            "summary": spec.summary,
-            "description": spec.description,
-            "target": spec.target.value if spec.target else None,
-            "tier": spec.tier.value,
-            "cost_msats": spec.cost_msats,
-            "direction": spec.direction.value,
-            "range": list(spec.value_range),
-            "granularity": spec.granularity.value,
-            "deterministic": spec.deterministic,
-            "inputs": list(spec.inputs),
-            "requires": list(spec.requires),
-            "env": list(spec.env),
-            "params": [p.model_dump(mode="json", exclude={"aliases"}) for p in spec.params],
-            "implementation": spec.implementation,
-            "conflicts_with": list(self.conflicts_with),
-            "aggregate": spec.aggregate,
-            "aliases": [a.name for a in spec.aliases],
-            "verified_against": spec.verified_against,
-            "tolerance": spec.tolerance,
-        }
-
-
 def foreign_core_warning(path: Sequence[str] | None = None) -> str | None:
     """One line saying how to fix it when the unrelated ``evalcore`` distribution is installed."""
     found = next(iter(metadata.distributions(name=FOREIGN_DISTRIBUTION, path=list(path or sys.path))), None)
@@ -165,6 +115,11 @@ class Registry:
         self._manager = new_plugin_manager()  # one for every plugin; each is called alone
 
     # -- loading ---------------------------------------------------------------------
+
+    @property
+    def loaded(self) -> bool:
+        """Whether the plugins have been loaded."""
+        return self._loaded
 
     def _entry_points(self) -> list[tuple[metadata.EntryPoint, str, str]]:
         """Each entry point of the group with its distribution's name and version, once."""
@@ -291,7 +246,7 @@ class Registry:
         self.load()
         infos = [info for key in sorted(self._metrics) for info in self._metrics[key]]
         if family is not None:
-            infos = [i for i in infos if family in (i.spec.family, i.spec.namespace)]
+            infos = [i for i in infos if i.in_family(family)]
         return infos
 
     def expand(self, metric_id: str) -> list[str]:
@@ -597,11 +552,19 @@ def default_registry() -> Registry:
         return _default
 
 
+def default_registry_loaded() -> bool:
+    """Whether the process-wide registry has loaded its plugins (or had metrics registered)."""
+    with _default_lock:
+        return _default is not None and _default.loaded
+
+
 def reset_default_registry() -> None:
-    """Forget the process-wide registry (plugins are discovered again on next use)."""
+    """Forget the process-wide registry (plugins are discovered again on next use) and the
+    metrics ``list_metrics`` read from the listing cache."""
     global _default
     with _default_lock:
         _default = None
+        listed.forget()
 
 
 publish(globals())
