@@ -1,31 +1,32 @@
 """Retrieval speed and memory: evalcore-retrieval vs pytrec_eval, ir_measures and C trec_eval.
 
-Three paths, each over 100 retrieved documents (scores descending, as runs are written) and
+Four paths, each over 100 retrieved documents (scores descending, as runs are written) and
 30 graded judgements per query, computing nDCG@10, MAP, MRR, P@10 and recall@100 per query
 and their means:
 
 * TREC files: ``read_trec`` + the measures, vs pytrec_eval parsing the same files in Python
   and evaluating, vs ir_measures reading and evaluating them, vs C trec_eval (``--trec-eval
   PATH``, ``trec_eval`` on PATH, or built from the pytrec-eval-terrier sdist; skipped with a
-  message when none can be had);
+  message when none can be had, and above 10k queries, where it takes minutes);
 * Python dicts: ``evaluate_run`` vs pytrec_eval (ingestion included);
 * columns: ``evaluate_columns`` from pyarrow Tables (``qid, docno, rel`` / ``qid, docno, score``),
   vs pytrec_eval from dicts;
 * command line: ``evalcore evaluate --qrels Q --run R -m ...`` as a user runs it (interpreter
-  start-up, plugin discovery, the engine's rows and bootstrap intervals included), vs pytrec_eval
-  parsing the same files in Python and evaluating (its imports not timed), and vs what the command
-  cannot do without: reading the files and the measures (``read+measure``: the reader's import,
-  ``read_trec`` and the metrics' ``score_columns`` on the engine's 1000-query chunks; the registry's
-  and the measures' imports not timed). The difference between the command and ``read+measure`` is
-  the engine's own cost (interpreter start-up, the imports of numpy, the registry and the command,
-  plugin discovery, the run's scheduling, the samples journal, the bootstrap intervals, the
-  report), printed below the table.
+  start-up, plugin discovery, the engine's rows and bootstrap intervals included), vs C trec_eval
+  on the same files, vs pytrec_eval parsing the same files in Python and evaluating (its imports
+  not timed), and vs what the command cannot do without: reading the files and the measures
+  (``read+measure``: the reader's import, ``read_trec`` and the metrics' ``score_columns`` on the
+  engine's 1000-query chunks; the registry's and the measures' imports not timed). The difference
+  between the command and ``read+measure`` is the engine's own cost (interpreter start-up, the
+  imports of numpy, the registry and the command, plugin discovery, the run's scheduling, the
+  samples journal, the bootstrap intervals, the report), printed below the table.
 
 Every measurement runs in its own subprocess (for its peak RSS), repeats are interleaved
 (A B C, B C A, C A B ...), and the table gives the min and median wall time of each, the ratios to
 evalcore, and the min CPU time (all threads and child processes: on a shared machine the wall
 time also counts waiting for a core). The means are checked against pytrec_eval (1e-9), ir_measures (1e-4) and
-trec_eval (its 4 printed decimals).
+trec_eval (its 4 printed decimals). Below each table, the ratios evalcore aims at (``TARGETS``) are
+printed with the measured ones and whether they are met, and the load average when the path finished.
 
     python benchmarks/bench_retrieval.py            # 10k and 100k queries
     python benchmarks/bench_retrieval.py --quick    # 10k only
@@ -61,13 +62,21 @@ PATHS = {  # path -> (contenders, evalcore's contender); each contender is a wor
     "TREC files": (["evalcore", "pytrec_eval", "ir_measures", "trec_eval"], "evalcore"),
     "dicts": (["evalcore", "pytrec_eval"], "evalcore"),
     "columns": (["evalcore", "pytrec_eval"], "evalcore"),
-    "command line": (["evalcore", "read+measure", "pytrec_eval"], "evalcore"),
+    "command line": (["evalcore", "read+measure", "pytrec_eval", "trec_eval"], "evalcore"),
+}
+# the speed evalcore aims at: (path, contender) -> {queries: least ratio of the contender's time to
+# evalcore's, min and median}
+TARGETS = {
+    ("command line", "trec_eval"): {10_000: 1.2},
+    ("command line", "pytrec_eval"): {10_000: 3.0, 100_000: 5.0},
+    ("TREC files", "pytrec_eval"): {100_000: 10.0},
 }
 # C trec_eval 10 prints 4 decimals and compares scores in double precision; the trec_eval inside
 # pytrec_eval (which evalcore's ties='trec' matches exactly) compares them in single precision, so
 # scores equal only as floats rank differently (on these runs MRR differs by about 1e-4)
 TOLERANCE = {"pytrec_eval": 1e-9, "ir_measures": 1e-4, "trec_eval": 2e-4, "read+measure": 1e-12, "before": 1e-12}
 CHUNK = 1000  # the command's default --chunk-size
+TREC_EVAL_UP_TO = 10_000  # C trec_eval is quadratic in the queries: 589 s on one 100k run
 
 
 # ---------------------------------------------------------------- data
@@ -303,6 +312,23 @@ def check(path: str, results: dict[str, list[dict]]) -> str:
     return "max |diff| of means: " + ", ".join(notes)
 
 
+def targets(path: str, n: int, results: dict[str, list[dict]], ours: str) -> list[str]:
+    """The measured ratios of the contenders that have a target at this size, and whether each is met."""
+    base = [r["seconds"] for r in results[ours]]
+    lines = []
+    for (target_path, contender), wanted in TARGETS.items():
+        ratio = wanted.get(n)
+        if target_path != path or contender not in results or ratio is None:
+            continue
+        times = [r["seconds"] for r in results[contender]]
+        least, middle = min(times) / min(base), statistics.median(times) / statistics.median(base)
+        cpu = min(r["cpu"] for r in results[contender]) / min(r["cpu"] for r in results[ours])
+        met = "met" if min(least, middle) >= ratio else "NOT met"
+        lines.append(f"target {contender}/{ours} >= {ratio:g}x: min {least:.2f}x, median {middle:.2f}x ({met}; "
+                     f"min CPU {cpu:.2f}x)")
+    return lines
+
+
 def beyond(command: list[dict], floor: list[dict]) -> str:
     """The command's time beyond reading and the measures: least and median of the runs' differences
     (each repeat's pair ran one after the other)."""
@@ -348,7 +374,8 @@ def main() -> None:
         for path, (contenders, ours) in PATHS.items():
             if args.paths and path not in args.paths.split(","):
                 continue
-            contenders = [c for c in contenders if (c != "trec_eval" or trec_eval) and c not in args.skip.split(",")]
+            contenders = [c for c in contenders if (c != "trec_eval" or (trec_eval and n <= TREC_EVAL_UP_TO))
+                          and c not in args.skip.split(",")]
             if args.before and path == "command line":
                 contenders.insert(1, "before")
             results: dict[str, list[dict]] = {c: [] for c in contenders}
@@ -366,6 +393,9 @@ def main() -> None:
                       f"{statistics.median(times) / statistics.median(base):>12.1f}x {cpu:>10.2f} "
                       f"{cpu / base_cpu:>9.1f}x")
             print(f"{'':>8} {check(path, results)}")
+            for line in targets(path, n, results, ours):
+                print(f"{'':>8} {line}")
+            print(f"{'':>8} load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
             for name in (ours, "before"):
                 if name in results and "read+measure" in results:
                     print(f"{'':>8} {name}: {beyond(results[name], results['read+measure'])}")

@@ -8,6 +8,7 @@ import pytest
 from evalcore.plugin import InputError
 from evalcore_retrieval import _pairs, read_trec
 from evalcore_retrieval._pairs import Side, match
+from evalcore_retrieval._strings import Strings
 from evalcore_retrieval._trec_lines import Layout
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -17,7 +18,7 @@ DOCS = st.text(alphabet="abcé", min_size=1, max_size=3)
 
 def side(lines: list[tuple[int, str]]) -> Side:
     return Side(np.array([q for q, _ in lines], dtype=np.int64),
-                pa.chunked_array([pa.array([d for _, d in lines], pa.string())]))
+                Strings.from_arrow(pa.array([d for _, d in lines], pa.string())))
 
 
 def duplicate(layout: Layout, row: int) -> InputError:
@@ -76,13 +77,16 @@ def test_a_hash_collision_falls_back_to_the_exact_way(monkeypatch):
 
 def test_equal_strings_hash_alike_and_bytes_past_the_end_do_not_count():
     strings = ["doc1", "", "abcdefgh", "abcdefghi", "abcdefgh\x00", "é" * 7, "a" * 40, "a" * 41]
-    whole = pa.chunked_array([pa.array(strings)])
-    sliced = pa.chunked_array([pa.array(["x" * 20] + strings).slice(1), pa.array(strings)])
-    large = pa.chunked_array([pa.array(strings, pa.large_string())])
+    whole = Strings.from_arrow(pa.chunked_array([pa.array(strings)]))
+    sliced = Strings.from_arrow(pa.chunked_array([pa.array(["x" * 20] + strings).slice(1), pa.array(strings)]))
+    offset = Strings.from_arrow(pa.array(["x" * 20] + strings).slice(1))  # its offsets do not start at 0
+    large = Strings.from_arrow(pa.chunked_array([pa.array(strings, pa.large_string())]))
     hashes = _pairs.doc_hashes(whole)
     assert len(set(hashes.tolist())) == len(strings)
     assert _pairs.doc_hashes(sliced).tolist() == hashes.tolist() * 2
+    assert _pairs.doc_hashes(offset).tolist() == hashes.tolist()
     assert _pairs.doc_hashes(large).tolist() == hashes.tolist()
+    assert offset.to_pylist() == offset.arrow().to_pylist() == strings
 
 
 @pytest.mark.parametrize("ties", ["trec", "input"])

@@ -24,7 +24,7 @@ def trec_data_from_columns(qrels: Any, run: Any) -> TrecData:
 
     def duplicate(layout: Layout, row: int) -> InputError:
         table = columns[layout.kind]
-        qid, docno = table.qid(row), table.docno[row].as_py()
+        qid, docno = table.qid(row), table.docno[row]
         return InputError(f"document {docno!r} appears twice in query {qid!r}", source=layout.kind,
                           field=f"row {row}")
 

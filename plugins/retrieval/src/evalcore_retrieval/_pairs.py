@@ -7,7 +7,7 @@ one integer, the query in the high bits and the hash below; every pair the hashe
 match is then confirmed on the strings, so the result is exact. On a hash collision (or
 when too few bits are left for the hash) one dictionary of the document ids of both files
 gives exact integer codes instead (several times slower on large files: a hash table of
-every id).
+every id). Only the string comparisons and the exact way import pyarrow.
 """
 
 from __future__ import annotations
@@ -16,13 +16,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
 from evalcore.plugin import InputError
 from numpy.lib.stride_tricks import as_strided
 
 from . import _compiled
 from ._ranking import offsets_of
+from ._strings import Strings
 from ._trec_lines import QRELS, RUN, Layout, arrow_indices
 
 Duplicate = Callable[[Layout, int], InputError]
@@ -36,7 +35,7 @@ class Side:
     """One file's pairs: the query index of each line and its document ids."""
 
     query: np.ndarray  # int64, per line
-    docno: pa.ChunkedArray
+    docno: Strings
 
 
 def judge(qrels: Side, grades: np.ndarray, run: Side, n_queries: int, duplicate: Duplicate) -> np.ndarray:
@@ -51,8 +50,8 @@ def judge(qrels: Side, grades: np.ndarray, run: Side, n_queries: int, duplicate:
         out[run_lines] = grades[judged_lines]
         return out
     out = np.empty(len(run.query))
-    judged_side = (_int64(qrels.query), *string_buffers(qrels.docno), np.ascontiguousarray(grades, np.float64))
-    run_side = (_int64(run.query), *string_buffers(run.docno))
+    judged_side = (_int64(qrels.query), qrels.docno.offsets, qrels.docno.data, np.ascontiguousarray(grades, np.float64))
+    run_side = (_int64(run.query), run.docno.offsets, run.docno.data)
 
     def judge_queries(first: int, stop: int) -> tuple[int, int]:
         return _compiled.scanner.judge(n_queries, first, stop, *judged_side, *run_side, out)
@@ -69,15 +68,6 @@ def _int64(values: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(values, np.int64)
 
 
-def string_buffers(strings: pa.ChunkedArray) -> tuple[np.ndarray, pa.Buffer | bytes]:
-    """The int64 offsets (one per string and one more) and the bytes of a (large) string column."""
-    array = strings.combine_chunks() if strings.num_chunks != 1 else strings.chunk(0)
-    kind = np.int64 if pa.types.is_large_string(array.type) else np.int32
-    _, offsets, data = array.buffers()
-    starts = np.frombuffer(offsets, kind)[array.offset:array.offset + len(array) + 1]
-    return np.ascontiguousarray(starts, np.int64), (b"" if data is None else data)
-
-
 def match(qrels: Side, run: Side, n_queries: int, duplicate: Duplicate) -> tuple[np.ndarray, np.ndarray]:
     """The run lines and qrels lines of the judged retrieved pairs (in one order).
 
@@ -88,22 +78,20 @@ def match(qrels: Side, run: Side, n_queries: int, duplicate: Duplicate) -> tuple
     return _match_exact(qrels, run, duplicate) if found is None else found
 
 
-def doc_hashes(docno: pa.ChunkedArray) -> np.ndarray:
+def doc_hashes(docno: Strings) -> np.ndarray:
     """A 64-bit hash (uint64) of each string: equal strings, equal hashes."""
-    parts = [_slice_hashes(chunk.slice(start, _HASH_BLOCK))
-             for chunk in docno.chunks for start in range(0, len(chunk), _HASH_BLOCK)]
+    parts = [_slice_hashes(docno.offsets[start:start + _HASH_BLOCK + 1], docno.data)
+             for start in range(0, len(docno), _HASH_BLOCK)]
     return np.concatenate(parts) if parts else np.zeros(0, dtype=np.uint64)
 
 
-def _slice_hashes(chunk: pa.Array) -> np.ndarray:
-    """Hash the bytes of each string of a pyarrow (large) string array eight at a time."""
-    kind = np.int64 if pa.types.is_large_string(chunk.type) else np.int32
-    offsets = np.frombuffer(chunk.buffers()[1], kind)[chunk.offset:chunk.offset + len(chunk) + 1].astype(np.int64)
+def _slice_hashes(offsets: np.ndarray, data: object) -> np.ndarray:
+    """Hash the bytes of each string ``data[offsets[i]:offsets[i + 1]]`` eight at a time."""
     first, last = int(offsets[0]), int(offsets[-1])
     starts, lengths = offsets[:-1] - first, np.diff(offsets)
     padded = np.zeros(last - first + 8, dtype=np.uint8)
     if last > first:
-        padded[:last - first] = np.frombuffer(chunk.buffers()[2], np.uint8)[first:last]
+        padded[:last - first] = np.frombuffer(data, np.uint8)[first:last]
     # the 8 bytes from every byte on, as little-endian integers (unaligned reads)
     words = as_strided(padded[:8].view(np.uint64), shape=(len(padded) - 7,), strides=(1,))
     hashed = lengths.astype(np.uint64) * _GOLDEN
@@ -195,17 +183,23 @@ def _sorted_keys(query: np.ndarray, hashed: np.ndarray, n_queries: int, hash_bit
     return pairs, (rows if grouping is None else grouping[rows])
 
 
-def _same_strings(a: pa.ChunkedArray, a_rows: np.ndarray, b: pa.ChunkedArray, b_rows: np.ndarray) -> np.ndarray:
+def _same_strings(a: Strings, a_rows: np.ndarray, b: Strings, b_rows: np.ndarray) -> np.ndarray:
     """Whether ``a[a_rows[i]] == b[b_rows[i]]`` for each ``i``."""
     if not len(a_rows):
         return np.ones(0, dtype=bool)
-    equal = pc.equal(a.take(arrow_indices(a_rows)), b.take(arrow_indices(b_rows)))
+    import pyarrow.compute as pc
+
+    equal = pc.equal(a.arrow().take(arrow_indices(a_rows)), b.arrow().take(arrow_indices(b_rows)))
     return equal.to_numpy(zero_copy_only=False)
 
 
 def _match_exact(qrels: Side, run: Side, duplicate: Duplicate) -> tuple[np.ndarray, np.ndarray]:
     """The exact way: one vocabulary of the document ids of both files."""
-    encoded = pc.dictionary_encode(pa.chunked_array(qrels.docno.chunks + run.docno.chunks, pa.string()))
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    docnos = [chunk.cast(pa.large_string()) for chunk in qrels.docno.arrow().chunks + run.docno.arrow().chunks]
+    encoded = pc.dictionary_encode(pa.chunked_array(docnos, pa.large_string()))
     doc_code = np.concatenate([chunk.indices.to_numpy() for chunk in encoded.chunks])
     del encoded
     n_docs = int(doc_code.max()) + 1

@@ -102,8 +102,8 @@ class TrecSource:
 
 
 def _light_records(ids: Sequence[str]) -> list[Record]:
-    """Records that carry only the query id (the columns carry the rest)."""
-    return [Record(qid, _NOTHING, _NOTHING) for qid in ids]
+    """Records that carry only the query id (the columns carry the rest; no dict made per record)."""
+    return [Record(qid, _NOTHING, _NOTHING, None, _NOTHING) for qid in ids]
 
 
 def trec_source(qrels: str | os.PathLike[str], run: str | os.PathLike[str],

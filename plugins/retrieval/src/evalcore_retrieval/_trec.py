@@ -15,9 +15,9 @@ from evalcore.plugin import InputError
 
 from . import _compiled
 from ._order import positions
-from ._pairs import Side, judge, string_buffers
+from ._pairs import Side, judge
 from ._ranking import Rankings, offsets_of
-from ._trec_lines import QRELS, RUN, Columns, Layout, file_bytes, first_error, read_columns, take_strings
+from ._trec_lines import QRELS, RUN, Columns, Layout, file_bytes, first_error, read_columns
 
 __all__ = ["QueryDocuments", "TrecData", "read_trec", "records_of"]
 
@@ -75,7 +75,8 @@ class TrecData:
         if _compiled.scanner is not None:
             out = np.empty(len(ranked.value), np.int64)
             entries = (np.ascontiguousarray(ranked.offsets, np.int64), np.ascontiguousarray(ranked.value, np.float64),
-                       np.ascontiguousarray(ranked.row, np.int64), *string_buffers(self._run_columns.docno),
+                       np.ascontiguousarray(ranked.row, np.int64), self._run_columns.docno.offsets,
+                       self._run_columns.docno.data,
                        ties == "trec")
 
             def rank_queries(first: int, stop: int) -> None:
@@ -86,7 +87,7 @@ class TrecData:
         return positions(ranked.query, ranked.value, ranked.offsets, ties, self._run_doc_ids)
 
     def _run_doc_ids(self, entries: np.ndarray) -> list[str]:
-        return take_strings(self._run_columns.docno, self._ranked.row[entries])
+        return self._run_columns.docno.take(self._ranked.row[entries])
 
     def rankings(self, ties: str = "trec", start: int = 0, stop: int | None = None) -> Rankings:
         """The :class:`Rankings` of ``qids[start:stop]`` (``ties`` is the metrics' parameter)."""
@@ -276,7 +277,7 @@ def records_of(judged: QueryDocuments, ranked: QueryDocuments) -> tuple[list[dic
 
 def _per_query(entries: _Entries, columns: Columns, start: int, stop: int) -> QueryDocuments:
     lo, hi = entries.offsets[start], entries.offsets[stop]
-    docs = take_strings(columns.docno, entries.row[lo:hi])
+    docs = columns.docno.take(entries.row[lo:hi])
     values = entries.value[lo:hi].tolist()
     bounds = (entries.offsets[start:stop + 1] - lo).tolist()
     return [(docs[a:b], values[a:b]) for a, b in zip(bounds[:-1], bounds[1:])]

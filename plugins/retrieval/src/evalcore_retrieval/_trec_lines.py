@@ -6,8 +6,8 @@ The format is trec_eval 10's: fields are separated by ASCII whitespace; qrels li
 ignored). A line whose first field starts with ``#`` is a comment (a ``#`` inside a docno is
 part of the docno); blank lines are skipped; a UTF-8 byte order mark at the start is accepted.
 
-Files go through the compiled one-pass scanner (:mod:`._compiled`), or where it was not built,
-through pyarrow's multi-threaded CSV reader when their fields are separated by single spaces.
+Files go through the compiled one-pass scanner (:mod:`._compiled`, no pyarrow), or where it was
+not built, through pyarrow's multi-threaded CSV reader when their fields are separated by single spaces.
 A file either finds a problem in (or any file in another layout, without the scanner) is read
 line by line, which accepts every valid layout and raises :class:`InputError` naming
 ``file:line`` and the field of the first bad line.
@@ -20,14 +20,16 @@ import math
 import mmap
 import os
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
-import pyarrow.csv as csv
 from evalcore.plugin import InputError
 
 from . import _compiled
+from ._strings import Strings
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 _BOM = b"\xef\xbb\xbf"
 _BLOCK_SIZE = 16 << 20
@@ -57,7 +59,7 @@ class Columns:
 
     query: np.ndarray  # int64 per line: an index into qids
     qids: list[str]  # the distinct query ids, in order of first appearance
-    docno: pa.ChunkedArray  # (large) strings
+    docno: Strings
     value: np.ndarray  # int64 relevance grades (qrels) or float64 scores (run)
 
     def __len__(self) -> int:
@@ -69,19 +71,16 @@ class Columns:
 
 def arrow_indices(rows: np.ndarray) -> pa.Array:
     """``rows`` as an Arrow int64 array, zero-copy (``pa.array`` would import pandas, ~0.5 s)."""
+    import pyarrow as pa
+
     rows = np.ascontiguousarray(rows, np.int64)
     return pa.Array.from_buffers(pa.int64(), len(rows), [None, pa.py_buffer(rows)])
 
 
-def take_strings(strings: pa.ChunkedArray, rows: np.ndarray) -> list[str]:
-    """``strings[rows]`` as Python strings."""
-    return strings.take(arrow_indices(rows)).to_pylist()
-
-
 def columns_of(qid: pa.ChunkedArray, docno: pa.ChunkedArray, value: np.ndarray) -> Columns:
-    """:class:`Columns` from a string column of query ids (one per line)."""
+    """:class:`Columns` from pyarrow string columns of query ids and document ids (one per line)."""
     query, qids = _factorize(qid)
-    return Columns(query, qids, docno, value)
+    return Columns(query, qids, Strings.from_arrow(docno), value)
 
 
 def _factorize(strings: pa.ChunkedArray) -> tuple[np.ndarray, list[str]]:
@@ -89,6 +88,8 @@ def _factorize(strings: pa.ChunkedArray) -> tuple[np.ndarray, list[str]]:
 
     Files are grouped by query, so only the first line of each group is looked up.
     """
+    import pyarrow.compute as pc
+
     if len(strings) == 0:
         return np.zeros(0, dtype=np.int64), []
     starts = np.concatenate([[0], np.flatnonzero(pc.not_equal(strings[1:], strings[:-1]).to_numpy(
@@ -120,6 +121,8 @@ def read_slowly(data: Buffer, name: str, layout: Layout, find_duplicates: bool =
     A (query, document) pair repeated within the file is an error only with ``find_duplicates``
     (the readers leave repeats to :func:`._pairs.judge`, after both files' lines are checked).
     """
+    import pyarrow as pa
+
     body = bytes(data[len(_BOM):] if data[:len(_BOM)] == _BOM else data)
     width = len(layout.columns)
     integer = layout.kind == "qrels"
@@ -185,14 +188,16 @@ def _scan(body: Buffer, layout: Layout) -> Columns:
     query, qids, offsets, docnos, values, high_bytes = scanned
     if high_bytes:
         _check_utf8(body, 0)
-    n = len(query) // 8
-    docno = pa.LargeStringArray.from_buffers(n, pa.py_buffer(offsets), pa.py_buffer(docnos))
     value_type = np.int64 if layout.kind == "qrels" else np.float64
-    return Columns(np.frombuffer(query, np.int64), qids, pa.chunked_array([docno]), np.frombuffer(values, value_type))
+    return Columns(np.frombuffer(query, np.int64), qids, Strings(np.frombuffer(offsets, np.int64), docnos),
+                   np.frombuffer(values, value_type))
 
 
 def _read_fast(body: Buffer, layout: Layout) -> Columns:
     """pyarrow's CSV reader on single-space separated lines; :class:`_Unusual` for anything else."""
+    import pyarrow as pa
+    import pyarrow.csv as csv
+
     start = _data_start(body)
     _check_plain(body, start)
     qid, docno, value = layout.columns[0], layout.columns[2], layout.value
