@@ -122,6 +122,70 @@ def bench_corpus_evaluate(refs: list[str], preds: list[str], repeat: int) -> dic
     return ratios
 
 
+ANSWER_WORDS = ("the a of an paris london berlin capital city river france germany england is was big small "
+                "north south 1989 1990 two three").split()
+
+
+def make_answers(pairs: int, seed: int = 7) -> tuple[list[str], list[str]]:
+    """Short reference answers (1-4 words) and responses: half of them the answer with other case
+    and punctuation, the rest 1-6 random words (partial token overlap). Each starts with a word that
+    is not an article, so no side normalises to nothing (DSPy's F1 prints a line for that case)."""
+    rng = random.Random(seed)
+    content = [word for word in ANSWER_WORDS if word not in ("a", "an", "the")]
+
+    def words(low: int, high: int) -> str:
+        return " ".join([rng.choice(content), *(rng.choice(ANSWER_WORDS) for _ in range(rng.randint(low, high) - 1))])
+
+    refs, preds = [], []
+    for _ in range(pairs):
+        answer = words(1, 4)
+        response = answer.capitalize() + "." if rng.random() < 0.5 else words(1, 6)
+        refs.append(answer)
+        preds.append(response)
+    return refs, preds
+
+
+def bench_answer_metrics(pairs: int, repeat: int) -> float:
+    """Token F1 and exact match of ``pairs`` short answers: DSPy's own ``F1`` and ``EM``
+    (dspy.evaluate.metrics) in a loop against ``score_many`` of overlap/token_f1 and
+    overlap/exact_match, interleaved, each run with cold normalisation memory; min and median."""
+    from dspy.evaluate.metrics import EM, F1
+    from evalcore_overlap import _normalize
+
+    refs, preds = make_answers(pairs)
+    examples = [{"reference_answer": r} for r in refs]
+    predictions = [{"response": p} for p in preds]
+    f1_metric, em_metric = evalcore.get_metric("overlap/token_f1"), evalcore.get_metric("overlap/exact_match")
+
+    def theirs() -> tuple[list[float], list[float]]:
+        return [F1(p, [r]) for r, p in zip(refs, preds)], [float(EM(p, [r])) for r, p in zip(refs, preds)]
+
+    def ours() -> tuple[list[float | None], list[float | None]]:
+        return ([s.value for s in f1_metric.score_many(examples, predictions)],
+                [s.value for s in em_metric.score_many(examples, predictions)])
+
+    def cold() -> None:
+        _normalize.normalizer.cache_clear()  # the metrics' memory of normalised texts, emptied
+        f1_metric.setup()
+        em_metric.setup()
+
+    mine, reference, want, got = [], [], None, None
+    for _ in range(repeat):
+        t, want = best_time(theirs, 1)
+        reference.append(t)
+        t, got = best_time(ours, 1, cold)
+        mine.append(t)
+    assert got == want, "token F1 / exact match differ from DSPy's F1 / EM"
+    mine.sort()
+    reference.sort()
+    ratio = reference[0] / mine[0]
+    print(f"token F1 + EM, {pairs} short answers: DSPy F1+EM loop min {reference[0]:.3f}s median "
+          f"{reference[len(reference) // 2]:.3f}s, evalcore score_many min {mine[0]:.3f}s median "
+          f"{mine[len(mine) // 2]:.3f}s -> {ratio:.2f}x (min), "
+          f"{reference[len(reference) // 2] / mine[len(mine) // 2]:.2f}x (median); identical values")
+    return ratio
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--pairs", type=int, default=1000)
@@ -129,7 +193,15 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--corpus-pairs", type=int, default=10_000,
                         help="pairs of 30 tokens for corpus BLEU / chrF / TER through evaluate")
+    parser.add_argument("--answer-pairs", type=int, default=100_000,
+                        help="short answers for token F1 + exact match (score_many against DSPy's loop)")
+    parser.add_argument("--only-answers", action="store_true", help="run only the token F1 + EM comparison")
     args = parser.parse_args()
+    answers = bench_answer_metrics(args.answer_pairs, args.repeat)
+    print(f"target: token F1 + EM score_many >= 1.5x DSPy's loop: {answers:.2f}x "
+          f"{'ok' if answers >= 1.5 else 'MISSED'}")
+    if args.only_answers:
+        return
     bench_corpus_evaluate(*make_pairs(args.corpus_pairs, 30), args.repeat)
     refs, preds = make_pairs(args.pairs, args.tokens)
     print(f"{args.pairs} pairs x {args.tokens} tokens")

@@ -23,6 +23,7 @@ import attrs
 
 from evalcore._lazy import publish
 
+from .batch import batch_results
 from .context import RunContext
 from .errors import EvalcoreError, ParameterError, ScoringError, SetupError, SkipSample
 from .fields import as_record
@@ -317,6 +318,20 @@ class SampleMetric(Metric):
         """Whether the subclass implements :meth:`ascore` itself (evaluated on the event loop)."""
         return type(self).ascore is not SampleMetric.ascore
 
+    def score_batch(self, examples: Sequence[Record], predictions: Sequence[Record]) -> Sequence[Any]:
+        """Optional: :meth:`score` of many pairs in one call (cheap text metrics: each distinct
+        string normalised once, no call per pair). One result per pair, each what :meth:`score`
+        gives that pair (a :class:`~evalcore.Score` for a skip or an error). Used, when a
+        subclass implements it, by :meth:`score_many` and by the engine for a chunk scored on
+        the engine's own thread (no time limit, no budget); if it raises, every pair of the call is
+        scored by :meth:`score` instead, so one bad pair is one error."""
+        raise NotImplementedError
+
+    @property
+    def batched(self) -> bool:
+        """Whether the subclass implements :meth:`score_batch`."""
+        return type(self).score_batch is not SampleMetric.score_batch
+
     def score_many(self, examples: Sequence[Record], predictions: Sequence[Record]) -> list[Score]:
         self.ensure_open()
         if self.is_async:
@@ -326,7 +341,10 @@ class SampleMetric(Metric):
                 ))
 
             return asyncio.run(run_all())
-        call = guarded_call(self.score, result_check(self.spec))
+        check = result_check(self.spec)
+        call = guarded_call(self.score, check)
+        if self.batched:
+            return batch_results(self.score_batch, call, check, examples, predictions, self.id)
         return [call(e, p) for e, p in zip(examples, predictions)]
 
 

@@ -15,6 +15,7 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from evalcore._contract.batch import batch_results
 from evalcore._contract.metric import SampleMetric, guarded_call, result_check
 from evalcore._contract.scores import Score
 
@@ -23,6 +24,14 @@ def sample_caller(metric: SampleMetric) -> Callable[[Any, Any], Score]:
     """``metric.score`` as a call whose every outcome is a :class:`Score`: the value coerced
     and checked against the declared range, a skip, or an error."""
     return guarded_call(metric.score, result_check(metric.spec))
+
+
+def batch_caller(metric: SampleMetric) -> Callable[[Sequence[Any], Sequence[Any]], list[Score]]:
+    """``metric.score_batch`` as a call whose results are each a checked :class:`Score`; a
+    batch that raises is scored pair by pair through :func:`sample_caller` instead."""
+    check = result_check(metric.spec)
+    one = guarded_call(metric.score, check)
+    return functools.partial(batch_results, metric.score_batch, one, check, owner=metric.id)
 
 
 async def aguard(fn: Callable[..., Any], args: Sequence[Any], timeout_s: float | None,

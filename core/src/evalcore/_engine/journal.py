@@ -68,6 +68,25 @@ encode_row: Callable[[dict[str, Any]], bytes] = functools.partial(dump_json, def
 """One journal line (newline included)."""
 
 
+def encode_one_metric_rows(ids: Iterable[str], positions: Iterable[int], metric_id: str,
+                           scores: Iterable[Any]) -> bytearray:
+    """The lines :func:`encode_row` writes for ``{"id", "i", "scores": {metric_id: score}}`` rows,
+    byte for byte, with the part after the position encoded once per distinct :class:`Score`
+    object (a metric's batch hands one to every record with the same outcome)."""
+    tails: dict[int, bytes] = {}
+    dumps = orjson.dumps
+    lines = bytearray()
+    for record_id, position, score in zip(ids, positions, scores):
+        tail = tails.get(id(score))
+        if tail is None:  # ',"scores":{...}}' and the newline; ``scores`` keeps each object alive
+            tail = tails[id(score)] = b',"scores":' + encode_row({metric_id: score.to_dict()})[:-1] + b"}\n"
+        try:
+            lines += b'{"id":%b,"i":%d%b' % (dumps(record_id), position, tail)
+        except TypeError:  # an id that orjson refuses (a lone surrogate): the general encoding
+            lines += encode_row({"id": record_id, "i": position, "scores": {metric_id: score.to_dict()}})
+    return lines
+
+
 def encode_rows(rows: Iterable[dict[str, Any]]) -> bytearray:
     """Journal lines. Each is added as soon as it is made: a chunk's lines held as separate
     objects cost more (fresh memory for every one) than the encoding."""

@@ -1,10 +1,11 @@
 """One runner per metric kind: each scores a metric over the units of one chunk.
 
 * sample metrics: synchronous ones that compute (most) in one call over the chunk on the
-  engine's thread; those that wait (:attr:`~evalcore.plugin.SampleMetric.io_bound`) or
-  have a time limit on worker threads, the chunk split in at most ``concurrency`` slices
-  (one thread hop per slice, not per sample); asynchronous ones on the event loop,
-  ``concurrency`` at a time;
+  engine's thread (one call of the metric's ``score_batch`` where it has one: cheap text
+  metrics normalise each distinct string once); those that wait
+  (:attr:`~evalcore.plugin.SampleMetric.io_bound`) or have a time limit on worker threads,
+  the chunk split in at most ``concurrency`` slices (one thread hop per slice, not per
+  sample); asynchronous ones on the event loop, ``concurrency`` at a time;
 * batch metrics: one vectorised call per chunk (or over the reader's columns);
 * corpus metrics: per-sample states, merged later.
 
@@ -24,7 +25,7 @@ from evalcore._contract.metric import BatchMetric, CorpusMetric, Metric, SampleM
 from evalcore._contract.scores import Score
 
 from .admission import OrderedAdmission
-from .calls import aguard, call_each, sample_caller
+from .calls import aguard, batch_caller, call_each, sample_caller
 
 Pairs = Sequence[Any]
 """Examples, or predictions (as metrics see them), in unit order."""
@@ -82,6 +83,8 @@ class SyncSampleRunner(MetricRunner):
         n = len(examples)
         admission = OrderedAdmission(self.budget, self.timeout_s) if self.budget.limit_msats is not None else None
         if self.timeout_s is None and not self.metric.io_bound:  # type: ignore[attr-defined]
+            if admission is None and self.metric.batched:  # type: ignore[attr-defined]
+                return batch_caller(self.metric)(examples, views), None  # type: ignore[arg-type]
             return self._score_slice(examples, views, range(n), admission), None
         slices = min(self.concurrency, n) or 1
         if admission is not None:  # round-robin: samples are admitted in input order without serialising

@@ -26,7 +26,7 @@ from evalcore._registry.functions import RecordView
 
 from .accumulate import Column
 from .columnar import score_columns
-from .journal import decode_line, encode_row
+from .journal import decode_line, encode_one_metric_rows, encode_row
 from .plan import Plan
 from .runners import runner_for
 from .stats import aggregate, describe_values
@@ -104,6 +104,10 @@ def _result(plan: Plan, chunk: Chunk, units: Units, gate: list[dict[str, Any]] |
         if isinstance(metric, CorpusMetric):
             encoded[metric_id] = _record_states(metric, units, states)
     ids = list(combined)
+    if gate is None and len(ids) == 1 and not encoded:  # the common case, in fewer steps
+        lines = encode_one_metric_rows([record.id for record in chunk.records], chunk.positions, ids[0],
+                                       combined[ids[0]])
+        return ChunkResult(chunk.index, list(chunk.positions), lines, states, errors, columns)
     lines = bytearray()
     for k, (record, position, row_scores) in enumerate(zip(chunk.records, chunk.positions,
                                                            _row_scores(combined, encoded))):

@@ -30,10 +30,6 @@ if TYPE_CHECKING:
 _UNSET = object()
 
 
-class FrozenInstanceError(AttributeError):
-    """Raised when an attribute of a :class:`MetricInfo` is set or deleted."""
-
-
 class MetricInfo:
     """A registered metric: its spec, who provides it, and any distribution it conflicts with."""
 
@@ -144,10 +140,10 @@ class MetricInfo:
                 f"conflicts_with={self.conflicts_with!r})")
 
     def __setattr__(self, name: str, value: object) -> None:
-        raise FrozenInstanceError(f"cannot set {name!r}: a MetricInfo is frozen")
+        raise AttributeError(f"cannot set {name!r}: a MetricInfo is frozen")
 
     def __delattr__(self, name: str) -> None:
-        raise FrozenInstanceError(f"cannot delete {name!r}: a MetricInfo is frozen")
+        raise AttributeError(f"cannot delete {name!r}: a MetricInfo is frozen")
 
     def __reduce__(self) -> tuple[Any, ...]:
         return MetricInfo, (self.spec, self.origin, self.conflicts_with, self.factory)
