@@ -2,7 +2,8 @@
 
 Listing every metric means importing each plugin's registration module and validating its
 specs (pydantic, importlib.metadata), most of the command's start-up; ``list_metrics()`` reads
-the same cache (:mod:`.listed`). The listing is plain data, so it is kept as JSON in
+the same cache (:mod:`.listed`), and the registry reads which plugin provides each metric, set
+and reader from it, to load only the plugins a run needs. The listing is plain data, so it is kept as JSON in
 ``listing/`` under the cache folder (``$EVALCORE_CACHE_DIR``, else ``$XDG_CACHE_HOME/evalcore``,
 else ``~/.cache/evalcore``), one file per interpreter and ``sys.path``.
 A cached listing is used only while everything it was made from is unchanged:
@@ -37,8 +38,9 @@ if TYPE_CHECKING:
 
     from .listing import Registry
 
-FORMAT = 2
-"""Bumped when the cached listing's shape changes (2: ``verified_against`` and ``tolerance``)."""
+FORMAT = 3
+"""Bumped when the cached listing's shape changes (2: ``verified_against`` and ``tolerance``;
+3: which plugin provides what)."""
 _DIST_SUFFIXES = (".dist-info", ".egg-info")
 _MODULE_SUFFIXES = (".py", ".pyc", ".so", ".pyd")
 

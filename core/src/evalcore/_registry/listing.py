@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from typing import Any, NamedTuple, Protocol
 
     from .info import MetricInfo
+    from .plugin_index import PluginEntry
 
     class Registry(Protocol):
         """What a listing is made from (:class:`~evalcore.Registry`; named here by its methods,
@@ -23,20 +24,24 @@ if TYPE_CHECKING:
 
         def plugins(self) -> list[Any]: ...
 
+        def plugin_index(self) -> list[PluginEntry]: ...
+
 HEADER = ("id", "family", "scale", "summary")
 
 
 if TYPE_CHECKING:
     class Listing(NamedTuple):
         """Every installed metric, the number of plugins that did not load cleanly, and the warning
-        about a foreign ``evalcore`` distribution (if any)."""
+        about a foreign ``evalcore`` distribution (if any), and which plugin provides what."""
 
         metrics: list[dict[str, Any]]
         """Per metric: ``family``, ``namespace``, the table ``row`` and the JSON ``data``."""
         failed: int
         warning: str | None
+        plugins: list[PluginEntry]
+        """Per plugin: what it provides (:mod:`.plugin_index`), so a metric loads its plugin alone."""
 else:  # the same named tuple, made without importing typing
-    Listing = namedtuple("Listing", ["metrics", "failed", "warning"])
+    Listing = namedtuple("Listing", ["metrics", "failed", "warning", "plugins"])
 
 
 def listing_from_registry(registry: Registry, warning: str | None) -> Listing:
@@ -55,7 +60,7 @@ def listing_from_registry(registry: Registry, warning: str | None) -> Listing:
             "data": json.loads(json.dumps(info.to_dict(), default=str)),
         })
     failed = sum(1 for plugin in registry.plugins() if not plugin.ok)
-    return Listing(metrics, failed, warning)
+    return Listing(metrics, failed, warning, registry.plugin_index())
 
 
 def plugin_packages(registry: Registry) -> list[str]:
@@ -65,11 +70,13 @@ def plugin_packages(registry: Registry) -> list[str]:
 
 def is_listing(value: Any) -> bool:
     """Whether ``value`` (read from a cache file) has the shape of :class:`Listing`'s fields."""
-    if not isinstance(value, list) or len(value) != 3:
+    from .plugin_index import is_index
+
+    if not isinstance(value, list) or len(value) != 4:
         return False
-    metrics, failed, warning = value
+    metrics, failed, warning, plugins = value
     return (isinstance(metrics, list) and all(map(_is_metric, metrics))
-            and isinstance(failed, int) and (warning is None or isinstance(warning, str)))
+            and isinstance(failed, int) and (warning is None or isinstance(warning, str)) and is_index(plugins))
 
 
 def _is_metric(entry: Any) -> bool:

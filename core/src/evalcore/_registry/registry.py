@@ -5,6 +5,13 @@ its namespace, its value a light registration module implementing the
 ``evalcore_metrics`` hook. Loading a plugin never imports metric implementations; a
 plugin that fails to load is recorded with its status and error and never hides the
 others (unless strict mode asks for an error).
+
+A registry over ``sys.path`` loads plugins on demand while the listing cache is valid (and
+neither strict mode nor ``EVALCORE_NO_LIST_CACHE`` is on): resolving a metric id, expanding a
+metric set or asking for the readers loads only the plugins the cached listing says provide
+them (:mod:`.plugin_index`); everything else (listing, an id the listing does not name
+unambiguously, suggestions) loads every plugin, as without a cache. Either way the same
+plugins give the same specs, so the results are the same.
 """
 
 from __future__ import annotations
@@ -22,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 from pydantic import ValidationError
 
-from evalcore._contract.env import strict_from_env
+from evalcore._contract.env import list_cache_disabled, strict_from_env
 from evalcore._contract.errors import (
     AmbiguousMetricError,
     EvalcoreError,
@@ -39,8 +46,9 @@ from evalcore._contract.origin import Origin
 from evalcore._contract.spec import MetricSpec
 from evalcore._lazy import publish
 
-from . import listed
+from . import list_cache, listed
 from .info import MetricInfo
+from .plugin_index import PluginIndex, plugin_entry
 
 if TYPE_CHECKING:
     import pluggy
@@ -48,6 +56,10 @@ if TYPE_CHECKING:
     from evalcore._contract.metric import Metric
 
     from .info import MetricFactory
+    from .plugin_index import PluginEntry
+
+    EntryPoint = tuple[metadata.EntryPoint, str, str]
+    """An entry point with its distribution's name and version."""
 
 FOREIGN_DISTRIBUTION = "evalcore"  # an unrelated project on the package index with the same import name
 
@@ -87,6 +99,31 @@ class PluginInfo:
         }
 
 
+@attrs.frozen
+class _Loaded:
+    """What loading one plugin gave: its info and, when it loaded, its metrics, sets and readers."""
+
+    plugin: PluginInfo
+    metrics: tuple[MetricInfo, ...] = ()
+    sets: dict[str, list[str]] = attrs.field(factory=dict)
+    readers: tuple[Any, ...] = ()
+
+
+def _add(metrics: dict[str, list[MetricInfo]], info: MetricInfo) -> None:
+    """Add ``info`` to ``metrics`` by key, once (a plugin may list a spec twice)."""
+    entries = metrics.setdefault(info.key, [])
+    for existing in entries:
+        if existing.origin == info.origin and existing.spec == info.spec:
+            return
+    entries.append(info)
+
+
+def _entry_points_of(entries: list[PluginEntry]) -> list[EntryPoint]:
+    """The entry points the index ``entries`` describe, with their distributions' names and versions."""
+    return [(metadata.EntryPoint(e["name"], e["module"], ENTRY_POINT_GROUP), e["distribution"], e["version"])
+            for e in entries]
+
+
 def foreign_core_warning(path: Sequence[str] | None = None) -> str | None:
     """One line saying how to fix it when the unrelated ``evalcore`` distribution is installed."""
     found = next(iter(metadata.distributions(name=FOREIGN_DISTRIBUTION, path=list(path or sys.path))), None)
@@ -100,7 +137,8 @@ class Registry:
     """Discovers plugins and resolves metric ids to implementations.
 
     ``path`` restricts discovery to distributions found on those directories (default:
-    ``sys.path``). Loading happens on first use and only once.
+    ``sys.path``). Loading happens on first use and only once; over ``sys.path`` a valid listing
+    cache lets a metric id load only its plugin (see the module's documentation).
     """
 
     def __init__(self, *, path: Sequence[str] | None = None, strict: bool | None = None) -> None:
@@ -113,6 +151,9 @@ class Registry:
         self._metrics: dict[str, list[MetricInfo]] = {}
         self._sets: dict[str, list[str]] = {}
         self._manager = new_plugin_manager()  # one for every plugin; each is called alone
+        self._found: list[EntryPoint] | None = None
+        self._done: dict[tuple[str, str, str], _Loaded] = {}  # by entry point, loaded or failed
+        self._index: PluginIndex | None | bool = None  # False: looked, none usable
 
     # -- loading ---------------------------------------------------------------------
 
@@ -121,8 +162,13 @@ class Registry:
         """Whether the plugins have been loaded."""
         return self._loaded
 
-    def _entry_points(self) -> list[tuple[metadata.EntryPoint, str, str]]:
-        """Each entry point of the group with its distribution's name and version, once."""
+    def _entry_points(self) -> list[EntryPoint]:
+        """Each entry point of the group with its distribution's name and version, once (sorted)."""
+        if self._found is None:
+            self._found = self._discover()
+        return self._found
+
+    def _discover(self) -> list[EntryPoint]:
         if self._path is None:
             found = metadata.entry_points(group=ENTRY_POINT_GROUP)
         else:
@@ -140,36 +186,53 @@ class Registry:
         """Discover and load every plugin (once). Returns ``self``."""
         with self._lock:
             if not self._loaded:
-                entry_points = self._entry_points()
-                claimed: dict[str, list[str]] = {}
-                for ep, distribution, _ in entry_points:
-                    claimed.setdefault(ep.name, []).append(distribution)
-                for ep, distribution, version in entry_points:
-                    self._load_plugin(ep, distribution, version, claimed[ep.name])
+                self._load_entry_points(self._entry_points(), self._entry_points())
                 self._loaded = True
             if self._strict:
                 self.raise_for_failed_plugins()
         return self
 
-    def _load_plugin(self, ep: metadata.EntryPoint, distribution: str, version: str, claimants: list[str]) -> None:
+    def _load_entry_points(self, chosen: list[EntryPoint], every: list[EntryPoint]) -> None:
+        """Load the plugins of ``chosen`` not loaded yet; the registry then holds every plugin
+        loaded so far in the order of ``every`` (all entry points), as if those alone were installed."""
+        claimed: dict[str, list[str]] = {}
+        for ep, distribution, _ in every:
+            claimed.setdefault(ep.name, []).append(distribution)
+        for ep, distribution, version in chosen:
+            if (ep.name, distribution, ep.value) not in self._done:
+                self._done[ep.name, distribution, ep.value] = self._load_plugin(
+                    ep, distribution, version, claimed[ep.name])
+        plugins, readers, metrics, sets = [], [], {}, {}
+        for ep, distribution, _ in every:
+            done = self._done.get((ep.name, distribution, ep.value))
+            if done is not None:
+                plugins.append(done.plugin)
+                readers.extend(done.readers)
+                for info in done.metrics:
+                    _add(metrics, info)
+                for name, ids in done.sets.items():
+                    sets.setdefault(name, ids)
+                    sets.setdefault(f"{ep.name}/{name}", ids)
+        self._plugins, self._readers, self._metrics, self._sets = plugins, readers, metrics, sets
+
+    def _load_plugin(self, ep: metadata.EntryPoint, distribution: str, version: str,
+                     claimants: list[str]) -> _Loaded:
         base = {"name": ep.name, "distribution": distribution, "version": version, "module": ep.value}
         try:
             module = ep.load()
         except BaseException as exc:  # noqa: BLE001 - a broken plugin is a state, not a crash
             _reraise_interrupt(exc)
-            self._plugins.append(PluginInfo(**base, status=PluginStatus.IMPORT_ERROR, error=_describe(exc)))
-            return
+            return _Loaded(PluginInfo(**base, status=PluginStatus.IMPORT_ERROR, error=_describe(exc)))
         api_version = getattr(module, "PLUGIN_API_VERSION", None)
         if api_version != PLUGIN_API_VERSION:
-            self._plugins.append(PluginInfo(
+            return _Loaded(PluginInfo(
                 **base, status=PluginStatus.INCOMPATIBLE, api_version=api_version,
                 error=_api_mismatch(ep.value, api_version),
             ))
-            return
         try:
             hooks = _PluginHooks(self._manager, module, f"{distribution}:{ep.name}")
             specs = _collect_specs(hooks, ep.name)
-            self._readers.extend(_collect_readers(hooks, ep.name))
+            readers = _collect_readers(hooks, ep.name)
             sets = _collect_sets(hooks, ep.name)
             if self._strict:
                 _check_implementations(specs)
@@ -177,33 +240,69 @@ class Registry:
             _reraise_interrupt(exc)
             if self._manager.is_registered(module):
                 self._manager.unregister(module)
-            self._plugins.append(PluginInfo(
+            return _Loaded(PluginInfo(
                 **base, status=PluginStatus.INVALID, api_version=api_version, error=_describe(exc),
             ))
-            return
         origin = Origin(base["distribution"], base["version"])
         others = tuple(d for d in claimants if d != origin.distribution)
-        for spec in specs:
-            self._add(MetricInfo(spec, origin, conflicts_with=others))
-        for name, ids in sets.items():
-            self._sets.setdefault(name, ids)
-            self._sets.setdefault(f"{ep.name}/{name}", ids)
         status, error = PluginStatus.LOADED, None
         if others:
             status = PluginStatus.CONFLICT
             error = (f"namespace {ep.name!r} is claimed by several distributions: "
                      + ", ".join(sorted(claimants)))
-        self._plugins.append(PluginInfo(
-            **base, status=status, error=error, api_version=api_version,
-            metrics=tuple(s.key for s in specs),
-        ))
+        plugin = PluginInfo(**base, status=status, error=error, api_version=api_version,
+                            metrics=tuple(s.key for s in specs))
+        infos = tuple(MetricInfo(spec, origin, conflicts_with=others) for spec in specs)
+        return _Loaded(plugin, infos, sets, tuple(readers))
 
-    def _add(self, info: MetricInfo) -> None:
-        entries = self._metrics.setdefault(info.key, [])
-        for existing in entries:
-            if existing.origin == info.origin and existing.spec == info.spec:
-                return
-        entries.append(info)
+    # -- loading on demand -----------------------------------------------------------
+
+    def _cached_index(self) -> PluginIndex | None:
+        """Which plugin provides what, from a valid listing cache, while plugins load on demand:
+        over ``sys.path``, not strict, the cache not turned off, not every plugin loaded yet."""
+        if self._loaded or self._strict or self._path is not None or self._index is False:
+            return None
+        if self._index is None:
+            now = None if list_cache_disabled() else list_cache.scan()
+            listing = list_cache.load(now) if now is not None else None
+            self._index = PluginIndex(listing.plugins) if listing is not None else False
+        return self._index or None
+
+    def _load_only(self, index: PluginIndex, entries: list[PluginEntry]) -> bool:
+        """Load just the plugins of the index ``entries`` (their entry points as the index has them:
+        a valid cache means the installed ones are unchanged); ``False`` when every plugin is loaded."""
+        with self._lock:
+            if self._loaded:
+                return False
+            self._load_entry_points(_entry_points_of(entries), _entry_points_of(index.entries))
+            return True
+
+    def _resolve_on_demand(self, metric_id: Any) -> tuple[MetricInfo, dict[str, Any]] | None:
+        """The metric ``metric_id`` names exactly (no alias, case as written), its plugin loaded
+        alone; ``None`` when the cached listing does not tell that plugin."""
+        index = self._cached_index()
+        if index is None or not isinstance(metric_id, str):
+            return None
+        try:
+            parsed = parse_metric_id(metric_id)
+        except MetricIdError:
+            return None
+        found = index.metric_provider(parsed.namespace, parsed.name)
+        if found is None:
+            return None
+        with self._lock:
+            if not self._load_only(index, [found[1]]):
+                return None
+            entries = self._metrics.get(found[0], [])
+        return (entries[0], parsed.params) if len(entries) == 1 else None
+
+    def plugin_index(self) -> list[PluginEntry]:
+        """Which plugin provides what (every plugin loaded), as the listing cache keeps it."""
+        self.load()
+        done = [self._done[p.name, p.distribution, p.module] for p in self._plugins]
+        return [plugin_entry(d.plugin.name, d.plugin.distribution, d.plugin.version, d.plugin.module,
+                             d.plugin.status.value, list(d.plugin.metrics), list(d.sets), len(d.readers))
+                for d in done]
 
     def raise_for_failed_plugins(self) -> None:
         """Raise :class:`PluginError` describing every plugin that did not load cleanly."""
@@ -233,7 +332,9 @@ class Registry:
 
     def readers(self) -> list[Any]:
         """The readers plugins provide (:class:`~evalcore.plugin.ReaderSpec`)."""
-        self.load()
+        index = self._cached_index()
+        if index is None or not self._load_only(index, index.reader_providers()):
+            self.load()
         return list(self._readers)
 
     def plugins(self) -> list[PluginInfo]:
@@ -251,8 +352,11 @@ class Registry:
 
     def expand(self, metric_id: str) -> list[str]:
         """The metric ids a name stands for: a metric set's members (``all_trec``), else itself."""
-        self.load()
-        return list(self._sets.get(metric_id.strip(), [metric_id]))
+        name = metric_id.strip()
+        index = self._cached_index()
+        if index is None or not self._load_only(index, index.set_providers(name)):
+            self.load()
+        return list(self._sets.get(name, [metric_id]))
 
     def metric_sets(self) -> dict[str, list[str]]:
         """Every metric set plugins declare, by ``namespace/name``."""
@@ -266,6 +370,9 @@ class Registry:
         ``BLEU``, ``ROUGE-L``), where only one metric matches. Text that matches no metric
         (or does not even parse as an id) is reported with the closest known ids.
         """
+        found = self._resolve_on_demand(metric_id)
+        if found is not None:
+            return found
         self.load()
         try:
             return self._resolve_exact(metric_id)
