@@ -15,9 +15,12 @@ interleaved repeats, it times ``--calls`` requests at ``--concurrency``:
   each (the statements, then a verdict per statement): the same number of calls;
 * ``asyncio``: a bare client on asyncio streams with ``--concurrency`` kept-alive connections
   (close to what the transport allows);
-* ``httpx``: one shared ``httpx.AsyncClient``.
+* ``httpx``: one shared ``httpx.AsyncClient``;
+* ``openai``: one shared ``openai.AsyncOpenAI`` (its aiohttp transport where installed), the
+  typed ``chat.completions.create`` / ``embeddings.create`` calls a user of the SDK makes.
 
-The bare clients send the same ``response_format`` in their chat requests.
+The bare clients send the same ``response_format`` in their chat requests. ``--only`` runs some
+of the contenders (by name, comma-separated).
 
 The ideal is ``calls / concurrency * delay``. Prints min and median seconds of each, their
 ratio to the ideal (the target for the judge paths is 1.3x), and the client process's CPU
@@ -30,7 +33,7 @@ Then it counts the calls one claim-level faithfulness sample costs in evalcore a
 statements costs two.
 
     python benchmarks/bench_judge_throughput.py [--calls 1000 --concurrency 32 --delay 0.05 --repeats 3
-                                                 --claim-samples 5]
+                                                 --claim-samples 5 --only evalcore,asyncio,openai]
 """
 
 from __future__ import annotations
@@ -148,6 +151,28 @@ def shared_httpx(port: int, path: str, payloads: list[dict], concurrency: int) -
     asyncio.run(run())
 
 
+def shared_openai(port: int, path: str, payloads: list[dict], concurrency: int) -> None:
+    import openai
+
+    async def run() -> None:
+        semaphore = asyncio.Semaphore(concurrency)
+        try:
+            http_client = openai.DefaultAioHttpClient()
+        except (AttributeError, RuntimeError):  # openai without the aiohttp extra: its httpx transport
+            http_client = None
+        async with openai.AsyncOpenAI(base_url=f"http://127.0.0.1:{port}/v1", api_key="unused", max_retries=0,
+                                      http_client=http_client) as client:
+            create = client.embeddings.create if path.endswith("/embeddings") else client.chat.completions.create
+
+            async def one(payload: dict) -> None:
+                async with semaphore:
+                    await create(**payload)
+
+            await asyncio.gather(*(one(p) for p in payloads))
+
+    asyncio.run(run())
+
+
 def evalcore_judge(port: int, samples: int, concurrency: int, metric_id: str = "judge/llm_judge") -> None:
     """``samples`` records scored by ``metric_id`` (cache off), each with retrieved evidence; every
     answer must have come as structured output, without a repair."""
@@ -214,6 +239,7 @@ def main() -> None:
     parser.add_argument("--delay", type=float, default=0.05)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--claim-samples", type=int, default=5)
+    parser.add_argument("--only", default="", help="the contenders to run, comma-separated (default: all)")
     args = parser.parse_args()
 
     ports: multiprocessing.Queue = multiprocessing.Queue()
@@ -234,19 +260,27 @@ def main() -> None:
             "claims": lambda: evalcore_judge(port, n // 2, c, "judge/claim_faithfulness"),
             "asyncio": lambda: bare_asyncio(port, "/v1/chat/completions", chat, c),
             "httpx": lambda: shared_httpx(port, "/v1/chat/completions", chat, c),
+            "openai": lambda: shared_openai(port, "/v1/chat/completions", chat, c),
         },
         "embeddings": {
             "evalcore": lambda: evalcore_embed(port, n, c),
             "asyncio": lambda: bare_asyncio(port, "/v1/embeddings", embed, c),
             "httpx": lambda: shared_httpx(port, "/v1/embeddings", embed, c),
+            "openai": lambda: shared_openai(port, "/v1/embeddings", embed, c),
         },
     }
+    only = set(filter(None, args.only.split(",")))
+    if only:
+        contenders = {endpoint: {name: fn for name, fn in runs.items() if name in only}
+                      for endpoint, runs in contenders.items()}
     judged = {"evalcore", "faithful", "claims"}
     ideal = n / c * args.delay
     try:
         for endpoint, runs in contenders.items():
             times: dict[str, list[float]] = {name: [] for name in runs}
             cpu: dict[str, list[float]] = {name: [] for name in runs}
+            if not runs:
+                continue
             for _ in range(args.repeats):
                 for name, fn in runs.items():
                     start, start_cpu = time.perf_counter(), time.process_time()
@@ -262,7 +296,8 @@ def main() -> None:
                       f"(client CPU {statistics.median(cpu[name]):5.2f} s){verdict}")
     finally:
         server.terminate()
-    claim_calls(args.claim_samples)
+    if args.claim_samples:
+        claim_calls(args.claim_samples)
 
 
 if __name__ == "__main__":

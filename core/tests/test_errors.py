@@ -146,7 +146,7 @@ def test_a_judge_that_cannot_score_names_the_metric_and_the_first_failure():
 
 
 def test_a_refusing_backend_is_an_evalcore_error_on_one_line():
-    pytest.importorskip("openai")
+    pytest.importorskip("aiohttp")
     from evalcore.http import OpenAIClient, RequestRejected
     from evalcore.testing import Reply, ScriptedServer
 

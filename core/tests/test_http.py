@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-pytest.importorskip("openai")
+pytest.importorskip("aiohttp")
 
 from evalcore.http import (  # noqa: E402
     AuthenticationError,

@@ -10,11 +10,9 @@ from __future__ import annotations
 import json
 import os
 import pathlib
-import pickle
 import subprocess
 import sys
 
-import evalcore
 import pytest
 
 HEAVY = ("pydantic", "pyarrow", "asyncio", "attr", "importlib.metadata", "toy_pkg")
@@ -104,16 +102,20 @@ def test_a_metric_registered_in_the_process_is_listed_after_a_cached_listing(chi
     assert "local/my_len" not in before and sorted(after) == sorted([*before, "local/my_len"])
 
 
-def test_a_cached_info_is_a_frozen_value_that_pickles_as_the_registry_s_own(toy, site, monkeypatch):
-    from evalcore._registry.registry import default_registry, default_registry_loaded, reset_default_registry
-
-    monkeypatch.syspath_prepend(str(site))
-    evalcore.list_metrics()  # no cache file yet: every plugin is loaded and the cache written
-    reset_default_registry()
-    [cached] = evalcore.list_metrics("toy")
-    assert not default_registry_loaded()  # read from the cache
-    with pytest.raises(AttributeError):
-        cached.factory = print  # type: ignore[misc]
-    copy = pickle.loads(pickle.dumps(cached))
-    [loaded] = default_registry().metrics("toy")
-    assert copy == cached == loaded and copy.to_dict() == cached.to_dict() == loaded.to_dict()
+def test_a_cached_info_is_a_frozen_value_that_pickles_as_the_registry_s_own(child, toy):
+    child(LIST)  # the cache is written
+    found = child(
+        "import json, pickle, evalcore\n"
+        "from evalcore._registry.registry import default_registry, default_registry_loaded\n"
+        "[cached] = evalcore.list_metrics('toy')\n"
+        "from_cache = not default_registry_loaded()\n"
+        "try:\n"
+        "    cached.factory = print\n"
+        "    frozen = False\n"
+        "except AttributeError:\n"
+        "    frozen = True\n"
+        "copy = pickle.loads(pickle.dumps(cached))\n"
+        "[loaded] = default_registry().metrics('toy')\n"
+        "print(json.dumps({'from_cache': from_cache, 'frozen': frozen, 'equal': copy == cached == loaded,\n"
+        "                  'dicts': copy.to_dict() == cached.to_dict() == loaded.to_dict()}))\n")
+    assert found == {"from_cache": True, "frozen": True, "equal": True, "dicts": True}

@@ -1,25 +1,24 @@
-"""OpenAI-compatible model APIs (chat completions and embeddings) through the official ``openai`` client.
+"""OpenAI-compatible model APIs (chat completions and embeddings) over kept-alive HTTP/1.1 connections.
 
 It covers OpenAI, vLLM, Ollama, llama.cpp's server and LiteLLM proxies (anything that
 serves ``POST {base_url}/chat/completions`` and ``POST {base_url}/embeddings``), with:
 
-* one ``AsyncOpenAI`` per event loop (a run) with a connection pool, over aiohttp when
-  ``openai[aiohttp]`` is installed, and a concurrency limit;
+* one connection pool per event loop (a run), :class:`~evalcore._contract.http_pool.HTTPPool`,
+  and a concurrency limit; the request is the JSON body as it is (``orjson``), the answer read
+  as JSON, with no request or response objects built on the way (on a fast local server the
+  ``openai`` SDK's request path cost more CPU than the call took);
 * the key passed in (a run reads ``$OPENAI_API_KEY``, or the variable a metric names, where
   it starts: :meth:`evalcore.plugin.RunContext.client`);
 * a per-call timeout; retries with exponential backoff and jitter on HTTP 429, 5xx,
   timeouts and refused connections, honouring ``Retry-After``;
 * errors that say what went wrong (:class:`BackendError` and its subclasses);
 * token usage from the response, turned into a cost by a :class:`PriceTable`.
-
-``openai`` is imported on first call (install ``evalcore-core[http]``).
 """
 
 from __future__ import annotations
 
 import asyncio
 import email.utils
-import importlib
 import json
 import math
 import random
@@ -29,10 +28,13 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import attrs
+import orjson
 
 from evalcore._lazy import publish
+from evalcore._version import __version__
 
 from .errors import EvalcoreError, ParameterError
+from .http_pool import HTTPPool, _BodyTooLarge, _ConnectFailed, _ConnectionLost
 
 ENV_API_KEY = "OPENAI_API_KEY"
 
@@ -198,7 +200,8 @@ def parse_retry_after(value: str | None, now: float | None = None) -> float | No
 
 
 class OpenAIClient:
-    """Calls one model on an OpenAI-compatible server through the official ``openai`` client.
+    """Calls one model on an OpenAI-compatible server (``POST {base_url}/chat/completions``,
+    ``POST {base_url}/embeddings``).
 
     ``base_url`` includes the API prefix (``http://127.0.0.1:8000/v1``). The API key is
     ``api_key`` (local servers need none); ``api_key_env`` names the variable it was read
@@ -208,9 +211,8 @@ class OpenAIClient:
     seconds (at most ``backoff_max``, with jitter), or after ``Retry-After`` (at most
     ``max_retry_after`` and at most ``timeout``: a server asking for an hour does not stall a run).
 
-    One ``AsyncOpenAI`` (with its connection pool) is made per event loop and closed when
-    that loop shuts down, so a run shares its connections; the aiohttp transport is used
-    when ``openai[aiohttp]`` is installed.
+    One connection pool is made per event loop and closed when that loop shuts down, so a run
+    shares its kept-alive connections.
 
     ``structured_outputs`` records whether the server takes OpenAI structured output
     (``response_format={"type": "json_schema", ...}``, passed to :meth:`achat` as it is):
@@ -272,7 +274,8 @@ class OpenAIClient:
             if not isinstance(text, str):
                 raise TypeError("message content is not a string")
         except (KeyError, IndexError, TypeError) as exc:
-            raise MalformedResponse(f"chat completion without choices[0].message.content ({exc})", body=body) from None
+            raise MalformedResponse(f"chat completion without choices[0].message.content ({exc})",
+                                    body=_text(body)) from None
         usage = _usage(data.get("usage"), prompt=_message_text(messages), completion=text)
         return ChatResult(text, str(data.get("model") or self.model), usage, choice.get("finish_reason"), data)
 
@@ -284,9 +287,9 @@ class OpenAIClient:
             items = sorted(data["data"], key=lambda item: item["index"])
             vectors = [[float(x) for x in item["embedding"]] for item in items]
         except (KeyError, TypeError, ValueError) as exc:
-            raise MalformedResponse(f"embedding response without data[].embedding ({exc})", body=body) from None
+            raise MalformedResponse(f"embedding response without data[].embedding ({exc})", body=_text(body)) from None
         if len(vectors) != len(texts):
-            raise MalformedResponse(f"asked for {len(texts)} embeddings, got {len(vectors)}", body=body)
+            raise MalformedResponse(f"asked for {len(texts)} embeddings, got {len(vectors)}", body=_text(body))
         usage = _usage(data.get("usage"), prompt="".join(texts), completion="")
         return EmbeddingResult(vectors, str(data.get("model") or self.model), usage)
 
@@ -301,37 +304,33 @@ class OpenAIClient:
     # -- transport -----------------------------------------------------------------------
 
     def _state(self) -> _LoopState:
-        """This event loop's ``AsyncOpenAI`` and concurrency limit, made on first use."""
+        """This event loop's connection pool and concurrency limit, made on first use."""
         loop = asyncio.get_running_loop()
         state = self._per_loop.get(loop)
         if state is None:
-            state = self._per_loop[loop] = _LoopState(self._new_api(), asyncio.Semaphore(self.max_concurrency))
+            # Without a key no Authorization header is sent (local servers need none).
+            headers = {"User-Agent": f"evalcore/{__version__}"}
+            if self._api_key:
+                headers["Authorization"] = f"Bearer {self._api_key}"
+            pool = HTTPPool(self.base_url, headers, max_body=self.max_response_bytes)
+            state = self._per_loop[loop] = _LoopState(pool, asyncio.Semaphore(self.max_concurrency))
             state.start_closer()
         return state
-
-    def _new_api(self) -> Any:
-        import openai
-
-        http_client = None
-        try:
-            http_client = openai.DefaultAioHttpClient(timeout=self.timeout)
-        except (AttributeError, RuntimeError):  # openai without the aiohttp extra: its httpx transport
-            http_client = None
-        return openai.AsyncOpenAI(base_url=self.base_url, api_key=self._api_key or "unused", timeout=self.timeout,
-                                  max_retries=0, http_client=http_client)
 
     def backoff(self, attempt: int) -> float:
         """Seconds to wait before retry number ``attempt + 1`` (equal jitter)."""
         cap = min(self.backoff_max, self.backoff_base * 2**attempt)
         return cap / 2 + self._rng.uniform(0, cap / 2)
 
-    async def _call(self, path: str, payload: Mapping[str, Any]) -> tuple[dict[str, Any], str]:
+    async def _call(self, path: str, payload: Mapping[str, Any]) -> tuple[dict[str, Any], bytes]:
+        """The JSON object answered to ``payload``, and the body it came in."""
+        body = orjson.dumps(payload)
         state = self._state()
         async with state.semaphore:
             attempt = 0
             while True:
                 try:
-                    return await self._attempt(state.api, path, payload)
+                    return await self._attempt(state.api, path, body)
                 except BackendError as exc:
                     if not exc.retryable or attempt >= self.max_retries:
                         if attempt:
@@ -342,45 +341,37 @@ class OpenAIClient:
                     attempt += 1
                     await asyncio.sleep(wait)
 
-    async def _attempt(self, api: Any, path: str, payload: Mapping[str, Any]) -> tuple[dict[str, Any], str]:
-        """One request through the client's generic ``post`` (the JSON body as it is: the typed
-        endpoint methods re-validate every message, which costs more than the call on a fast server)."""
-        import openai
-
+    async def _attempt(self, pool: HTTPPool, path: str, body: bytes) -> tuple[dict[str, Any], bytes]:
+        """One POST of the JSON ``body``, its answer parsed or turned into a :class:`BackendError`."""
         self.calls += 1
         url = self.base_url + path
-        # Without a key no Authorization header is sent (local servers need none).
-        options = {} if self._api_key else {"headers": {"Authorization": openai.Omit()}}
         try:
             async with asyncio.timeout(self.timeout):
-                response = await api.post(path, cast_to=_response_class(), body=dict(payload), options=options)
-        except (TimeoutError, openai.APIConnectionError) as exc:
-            refused = _refused(exc)
-            if refused is not None:
-                raise BackendUnreachable(f"cannot connect to {url}: {refused}") from None
-            if isinstance(exc, openai.APITimeoutError | TimeoutError):
-                raise BackendTimeout(f"{url} did not answer within {self.timeout:g} s") from None
-            raise BackendUnreachable(f"connection to {url} failed: {exc.__cause__ or exc}") from None
-        except openai.APIStatusError as exc:
-            response = exc.response
-            raise self._http_error(url, response.status_code, response.text,
-                                   response.headers.get("retry-after")) from None
+                response = await pool.post(path, body)
+        except TimeoutError:
+            raise BackendTimeout(f"{url} did not answer within {self.timeout:g} s") from None
+        except _ConnectFailed as exc:
+            raise BackendUnreachable(f"cannot connect to {url}: {exc}") from None
+        except _ConnectionLost as exc:
+            raise BackendUnreachable(f"connection to {url} failed: {exc}") from None
+        except _BodyTooLarge as exc:
+            raise MalformedResponse(f"{url} answered {exc.size} bytes, more than {self.max_response_bytes}",
+                                    status=exc.status) from None
+        if not 200 <= response.status < 300:
+            raise self._http_error(url, response.status, response.text, response.headers.get("retry-after"))
         content = response.content
-        if len(content) > self.max_response_bytes:
-            raise MalformedResponse(
-                f"{url} answered {len(content)} bytes, more than {self.max_response_bytes}",
-                status=response.status_code,
-            )
-        body = response.text
         try:
-            data = json.loads(body)
-        except ValueError:
-            raise MalformedResponse(f"{url} answered with invalid JSON: {body[:200]!r}", status=response.status_code,
-                                    body=body) from None
+            data = orjson.loads(content)
+        except orjson.JSONDecodeError:
+            try:  # what orjson refuses and Python reads (a lone surrogate escaped in a string)
+                data = json.loads(content)
+            except ValueError:
+                raise MalformedResponse(f"{url} answered with invalid JSON: {response.text[:200]!r}",
+                                        status=response.status, body=response.text) from None
         if not isinstance(data, dict):
-            raise MalformedResponse(f"{url} answered with JSON that is not an object", status=response.status_code,
-                                    body=body)
-        return data, body
+            raise MalformedResponse(f"{url} answered with JSON that is not an object", status=response.status,
+                                    body=response.text)
+        return data, content
 
     def _http_error(self, url: str, status: int, body: str, retry_after: str | None) -> BackendError:
         detail = f"{url} answered HTTP {status}: {body[:300]}"
@@ -402,16 +393,16 @@ class OpenAIClient:
 
 
 class _LoopState:
-    """One event loop's client and concurrency limit; the client is closed as the loop shuts down."""
+    """One event loop's connection pool and concurrency limit; the pool is closed as the loop shuts down."""
 
-    def __init__(self, api: Any, semaphore: asyncio.Semaphore) -> None:
+    def __init__(self, api: HTTPPool, semaphore: asyncio.Semaphore) -> None:
         self.api = api
         self.semaphore = semaphore
         self._closer: Any = None
 
     def start_closer(self) -> None:
         """Park an async generator on the loop: ``asyncio.run`` finalises it (and so closes the
-        client's connection pool) when it shuts the loop's async generators down."""
+        pool's connections) when it shuts the loop's async generators down."""
 
         async def closer() -> Any:
             try:
@@ -426,26 +417,8 @@ class _LoopState:
             pass
 
 
-def _response_class() -> type:
-    """The raw HTTP response class of the installed ``openai`` (httpx before 3.0, httpx2 from 3.0);
-    asking for it returns the response unparsed."""
-    import openai
-
-    name = "httpx2" if int(openai.__version__.split(".")[0]) >= 3 else "httpx"
-    return importlib.import_module(name).Response
-
-
-def _refused(exc: BaseException) -> OSError | None:
-    """The refused or reset connection behind ``exc``, if there is one (a transport may report
-    a refused connection as a connect timeout)."""
-    seen: set[int] = set()
-    current: BaseException | None = exc
-    while current is not None and id(current) not in seen:
-        seen.add(id(current))
-        if isinstance(current, OSError) and not isinstance(current, TimeoutError):
-            return current
-        current = current.__cause__ or current.__context__
-    return None
+def _text(body: bytes) -> str:
+    return body.decode("utf-8", errors="replace")
 
 
 def _message_text(messages: Sequence[Mapping[str, str]]) -> str:

@@ -184,13 +184,17 @@ def _flat_and_small(details: Mapping[str, Any]) -> bool:
 
 
 def _bounded(value: Any, budget: list[int], depth: int) -> Any:
-    if isinstance(value, str):
+    kind = type(value)
+    if kind in _SCALARS:  # exact types first: judges' details hold many small values
+        return value
+    if kind is str or isinstance(value, str):
         return cap_text(value)
-    if not isinstance(value, (Mapping, list, tuple)):
+    mapping = kind is dict or isinstance(value, Mapping)
+    if not mapping and not isinstance(value, (list, tuple)):
         return value
     if depth >= MAX_DETAIL_DEPTH:
         return f"<{type(value).__name__} nested deeper than {MAX_DETAIL_DEPTH} levels, left out>"
-    items = value.items() if isinstance(value, Mapping) else enumerate(value)
+    items = value.items() if mapping else enumerate(value)
     kept: list[tuple[Any, Any]] = []
     changed = False
     for key, item in items:
@@ -204,7 +208,7 @@ def _bounded(value: Any, budget: list[int], depth: int) -> Any:
         kept.append((key, bounded))
     if not changed:
         return value
-    if isinstance(value, Mapping):
+    if mapping:
         return dict(kept)
     values = [item for _, item in kept]
     return tuple(values) if type(value) is tuple else values

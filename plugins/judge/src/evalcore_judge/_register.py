@@ -13,8 +13,8 @@ _BACKEND = """
 The judge is chosen by configuration: `judge` (a Python callable, "module:attr", an LLMCritic
 object with score / ascore as the Auepora RAG metric spec defines it (or its class, made with no
 arguments), or "dspy" for the LM DSPy is configured with), or an OpenAI-compatible server from `base_url` / `model` (or
-$EVALCORE_JUDGE_BASE_URL or $OPENAI_BASE_URL / $EVALCORE_JUDGE_MODEL) through the official
-openai client, with the API key in the variable named by `api_key_env`
+$EVALCORE_JUDGE_BASE_URL or $OPENAI_BASE_URL / $EVALCORE_JUDGE_MODEL) over HTTP,
+with the API key in the variable named by `api_key_env`
 ($EVALCORE_JUDGE_API_KEY_ENV, default OPENAI_API_KEY), or `backend='litellm'` with a LiteLLM
 model string (extra evalcore-judge[litellm]), or `backend='transformers'` with a local `model`
 path. With nothing set and DSPy configured with an LM, DSPy's LM judges: the one configured

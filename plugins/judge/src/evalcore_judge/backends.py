@@ -1,7 +1,7 @@
 """Judge backends: something that turns chat messages into an answer text.
 
 * :class:`HTTPBackend` — any OpenAI-compatible chat-completions endpoint (OpenAI, vLLM,
-  Ollama, llama.cpp's server, a LiteLLM proxy) through the official ``openai`` client.
+  Ollama, llama.cpp's server, a LiteLLM proxy) through :class:`evalcore.http.OpenAIClient`.
 * :class:`LiteLLMBackend` — a LiteLLM model string (``anthropic/...``, ``gemini/...``) in
   process (``pip install evalcore-judge[litellm]``).
 * :class:`DSPyBackend` — the LM DSPy is configured with.

@@ -166,8 +166,9 @@ class LLMCritic:
         (one repair request for an answer that fails; :class:`InvalidAnswer` when that fails too).
         ``task`` is the same question as DSPy's own metric asks it, for a backend that runs DSPy
         (its first attempt; a repair is asked as messages)."""
-        key = self.key(messages, metric=metric, version=version, template_hash=template_hash)
-        if self.cache is not None:
+        key = ""
+        if self.cache is not None:  # the key hashes every message: only made where a cache keeps it
+            key = self.key(messages, metric=metric, version=version, template_hash=template_hash)
             entry = self.cache.get(key)
             hit = Call.from_cache(entry, schema) if isinstance(entry, Mapping) else None
             if hit is not None:

@@ -21,6 +21,7 @@ import asyncio
 import contextvars
 import sys
 import threading
+import weakref
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -125,6 +126,8 @@ class JudgeMetric(SampleMetric):
         self._members = panel_members(self.params, self.id)
         self._tally = Tally([name for name, _ in self._members], self.params["n"])
         self._judges: list[Judge] | None = None
+        self._gates: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore] = (
+            weakref.WeakKeyDictionary())
 
     def open(self, context: RunContext) -> None:
         """The critic from this metric's parameters (and the first panel member's settings) over the
@@ -184,7 +187,17 @@ class JudgeMetric(SampleMetric):
         return requests
 
     async def ascore(self, example: Record, prediction: Record) -> Score:
-        """One judgement (:meth:`judge_once`), or every judgement of ``n`` / ``judges`` aggregated."""
+        """One judgement (:meth:`judge_once`), or every judgement of ``n`` / ``judges`` aggregated;
+        ``concurrency`` records at a time on an event loop (the rest wait before building their
+        prompts, so the first calls go out while later records are still waiting)."""
+        loop = asyncio.get_running_loop()
+        gate = self._gates.get(loop)
+        if gate is None:
+            gate = self._gates[loop] = asyncio.Semaphore(self.params["concurrency"])
+        async with gate:
+            return await self._ascore(example, prediction)
+
+    async def _ascore(self, example: Record, prediction: Record) -> Score:
         judges = self.judges()
         if len(judges) == 1:
             return await self.judge_once(example, prediction)
@@ -247,8 +260,9 @@ class JudgeMetric(SampleMetric):
 
     async def _ask_all(self, requests: Sequence[Request]) -> list[Call | BaseException]:
         """Ask every request: concurrently, or in order on DSPy's LM (as DSPy's own modules call it,
-        so an LM answering in turn, such as ``dspy.utils.DummyLM``, answers each in its place)."""
-        if self.critic.backend.name != "dspy":
+        so an LM answering in turn, such as ``dspy.utils.DummyLM``, answers each in its place); a
+        lone request is awaited where it is, without a task of its own."""
+        if len(requests) > 1 and self.critic.backend.name != "dspy":
             return await asyncio.gather(*(self._ask(r) for r in requests), return_exceptions=True)
         outcomes: list[Call | BaseException] = []
         for request in requests:

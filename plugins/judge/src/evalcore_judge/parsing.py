@@ -129,16 +129,20 @@ def _lower(obj: Mapping[str, Any]) -> dict[str, Any]:
     return {str(k).strip().lower(): v for k, v in obj.items()}
 
 
+_DECODER = json.JSONDecoder()
+
+
 def _json_object(text: str) -> dict[str, Any] | None:
     """The first JSON object in ``text`` (whole answer, fenced block, or embedded)."""
-    decoder = json.JSONDecoder()
-    for start in [m.start() for m in re.finditer(r"\{", text)]:
+    start = text.find("{")
+    while start >= 0:
         try:
-            obj, _ = decoder.raw_decode(text, start)
+            obj, _ = _DECODER.raw_decode(text, start)
         except ValueError:
-            continue
+            obj = None
         if isinstance(obj, dict):
             return obj
+        start = text.find("{", start + 1)
     return None
 
 

@@ -101,9 +101,12 @@ class JudgeAnswer(BaseModel):
 
     @classmethod
     def response_format(cls) -> dict[str, Any]:
-        """The OpenAI structured-output request field for this answer."""
-        return {"type": "json_schema", "json_schema": {"name": cls.schema_name, "schema": json_schema(cls),
-                                                       "strict": True}}
+        """The OpenAI structured-output request field for this answer (made once; not to be changed)."""
+        made = _FORMATS.get(cls)
+        if made is None:
+            made = _FORMATS[cls] = {"type": "json_schema", "json_schema": {
+                "name": cls.schema_name, "schema": json_schema(cls), "strict": True}}
+        return made
 
     def raw_scores(self) -> dict[str, float]:
         """The score fields as the judge gave them, on :attr:`score_scale`."""
@@ -123,6 +126,7 @@ class JudgeAnswer(BaseModel):
 
 _VARIANTS: dict[tuple[Any, ...], type[JudgeAnswer]] = {}
 _SCHEMAS: dict[type, dict[str, Any]] = {}
+_FORMATS: dict[type, dict[str, Any]] = {}
 
 EXPLANATION = "a short explanation of the verdict"
 
