@@ -14,7 +14,7 @@ also checks that the aggregates equal the local executor's.
 (``--cpus-per-node``), and ``evalcore evaluate FILE --executor ray --ray-address ...``
 runs against it as a user's command would, beside the same command with the local
 executor, interleaved, at each size of ``--sizes`` (a CPU-bound metric,
-``overlap/sentence_chrf``, on generated JSON lines; whole commands timed, start-up and
+``overlap/sentence_bleu``, on generated JSON lines; whole commands timed, start-up and
 connecting included). Every pair checks that the aggregates are equal; the cluster is
 stopped at the end.
 """
@@ -79,7 +79,7 @@ def main() -> None:
     parser.add_argument("--cluster", action="store_true", help="a two-node Ray cluster against the local executor")
     parser.add_argument("--sizes", default="10000,100000,1000000", help="--cluster: records per run")
     parser.add_argument("--cpus-per-node", type=int, default=1, help="--cluster: CPUs each Ray node offers")
-    parser.add_argument("--metric", default="overlap/sentence_chrf", help="--cluster: the metric")
+    parser.add_argument("--metric", default="overlap/sentence_bleu", help="--cluster: the metric")
     args = parser.parse_args()
     if args.cluster:
         cluster(args)
@@ -179,9 +179,9 @@ def cluster(args: argparse.Namespace) -> None:
                 path = os.path.join(folder, f"records-{size}.jsonl")
                 write_records(path, size)
                 for _ in range(args.repeat):
-                    local_s, local = evaluate_s(path, args.metric)
                     ray_s, remote = evaluate_s(path, args.metric, "--executor=ray", f"--ray-address={address}",
                                                f"--chunk-size={args.chunk_size}")
+                    local_s, local = evaluate_s(path, args.metric)
                     assert remote == local, f"{size} records: the cluster's aggregates differ from the local run's"
                     times.setdefault((size, "local"), []).append(local_s)
                     times.setdefault((size, "cluster"), []).append(ray_s)
