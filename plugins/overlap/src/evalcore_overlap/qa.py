@@ -50,6 +50,11 @@ def _common(pred_tokens: list[str], ref_tokens: list[str]) -> int:
     return same
 
 
+def _one_reference(text: object, reference: object) -> bool:
+    """Whether a pair is the common case: a text response and one non-blank reference answer."""
+    return type(text) is str and type(reference) is str and bool(reference) and not reference.isspace()
+
+
 def hotpot_f1(prediction: str, reference: str, both_empty: float = 0.0) -> float:
     """HotPotQA F1: 0 when either side is yes/no/noanswer and they differ, else :func:`token_f1`."""
     if (prediction in _HOTPOT_LABELS or reference in _HOTPOT_LABELS) and prediction != reference:
@@ -99,18 +104,17 @@ class _AnswerMetric(SampleMetric):
         plain = self.params["empty_response"] == "score"
         texts = [prediction.get("response") for prediction in predictions]
         given = [example.get("reference_answer") for example in examples]
-        if plain and all(type(text) is str for text in texts) and all(
-                type(ref) is str and ref and not ref.isspace() for ref in given):
+        if plain and all(map(_one_reference, texts, given)):
             # the common batch, every pair a response and one reference: no step per pair in Python
             get = self._normalize.table([*texts, *given]).__getitem__
             values = list(map(self.compare, map(get, texts), map(get, given)))
-            made = {value: self.result(value, 0) for value in set(values)}
-            return list(map(made.__getitem__, values))
+            by_value = {value: self.result(value, 0) for value in set(values)}
+            return list(map(by_value.__getitem__, values))
         pairs: list[tuple[str, str | list[str]] | Score] = []
         strings: list[str] = []
         for example, prediction in zip(examples, predictions):
             text, reference = prediction.get("response"), example.get("reference_answer")
-            if plain and type(text) is str and type(reference) is str and reference and not reference.isspace():
+            if plain and _one_reference(text, reference):
                 pairs.append((text, reference))  # the common case: a response and one reference
                 strings += text, reference
                 continue
