@@ -129,7 +129,39 @@ def test_metric_sets_and_readers_load_only_the_plugins_that_provide_them(child):
     assert (not_a_set["ids"], not_a_set["plugins"]) == (["toy/overlap"], [])
     warm, full = child("readers"), child("readers", cache=False)
     assert warm["readers"] == full["readers"] and warm["readers"]
-    assert "toy_pkg" not in warm["plugins"] and "evalcore_overlap" not in warm["plugins"]
+    assert warm["plugins"] == []  # the cached listing holds the readers' fields
+
+
+def test_an_evaluation_that_missed_the_cache_writes_it_for_the_next(child, tmp_path: pathlib.Path):
+    fresh = str(tmp_path / "fresh-cache")
+    first = child("evaluate", "toy/overlap@2", EVALCORE_CACHE_DIR=fresh)
+    assert "other_pkg" in first["plugins"]  # no listing yet: every plugin loads
+    assert list((tmp_path / "fresh-cache" / "listing").glob("*.json"))
+    second = child("evaluate", "toy/overlap@2", EVALCORE_CACHE_DIR=fresh)
+    assert second["plugins"] == ["toy_pkg"] and second["metrics"] == first["metrics"]
+
+
+def test_the_command_adds_reader_options_without_loading_a_plugin(child, tmp_path: pathlib.Path):
+    """``evalcore evaluate`` lists every reader's options (``--qrels``) from the cached listing; only
+    the metric's plugin and the used reader's implementation are imported."""
+    _installed("evalcore_retrieval")
+    script = ("import sys\nfrom evalcore._cli.main import main\ntry:\n    main()\nfinally:\n"
+              "    print(sorted({m.split('.')[0] for m in sys.modules if m.startswith(('evalcore_', 'toy_pkg'))}),"
+              " file=sys.stderr)\n")
+    child.command(["-c", script, "list"])
+    proc = child.command(["-c", script, "evaluate", str(DATA), "-m", "toy/overlap@2", "--no-progress",
+                          "-o", str(tmp_path / "toy.json")])
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.strip().splitlines()[-1] == "['toy_pkg']"
+    qrels, run = tmp_path / "qrels", tmp_path / "run"
+    qrels.write_text("q1 0 d1 1\nq1 0 d2 0\n")
+    run.write_text("q1 Q0 d2 1 2.0 r\nq1 Q0 d1 2 1.0 r\n")
+    proc = child.command(["-c", script, "evaluate", "--qrels", str(qrels), "--run", str(run),
+                          "-m", "retrieval/mrr", "--no-progress", "-o", str(tmp_path / "trec.json")])
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.strip().splitlines()[-1] == "['evalcore_retrieval']"
+    # d1, the one relevant document, is ranked second: reciprocal rank 1/2 (trec_eval's recip_rank)
+    assert json.loads((tmp_path / "trec.json").read_text())["metrics"]["retrieval/mrr"]["value"] == 0.5
 
 
 def test_a_stale_cache_falls_back_to_loading_every_plugin(child, site: pathlib.Path):

@@ -17,7 +17,7 @@ __all__ = [
 ]
 
 _DROP_PUNCTUATION = str.maketrans("", "", string.punctuation)
-_ARTICLES = re.compile(r"\b(a|an|the)\b")
+_ARTICLES = re.compile(r"\b(?:an?|the)\b")  # DSPy's \b(a|an|the)\b: the same words, found with less backtracking
 
 
 def normalize_text(

@@ -3,8 +3,9 @@
 With a valid cached listing the registry loads only the plugin a metric id, a metric set or the
 readers need (its entry point alone) instead of every plugin. Each plugin's entry is a dict: its
 entry point (``name``, ``module``, its ``distribution`` and ``version``), ``status`` (a
-:class:`~evalcore.registry.PluginStatus` value), and the metric keys, metric-set names and number
-of readers it provides.
+:class:`~evalcore.registry.PluginStatus` value), the metric keys and metric-set names it provides,
+and its readers' fields (a :class:`~evalcore.plugin.ReaderSpec` as a dict: the command line adds
+their options without loading the plugin).
 
 Imports nothing at module level but the standard library, so reading the listing stays cheap.
 """
@@ -21,11 +22,15 @@ _TEXT_FIELDS = ("name", "distribution", "version", "module", "status")
 _LOADED = "loaded"
 
 
+_READER_FIELDS = ("name", "implementation", "summary", "namespace")
+_OPTION_FIELDS = ("flag", "dest", "help", "kind")
+
+
 def plugin_entry(name: str, distribution: str, version: str, module: str, status: str, metrics: list[str],
-                 sets: list[str], readers: int) -> PluginEntry:
-    """The index entry of one discovered plugin."""
+                 sets: list[str], readers: list[dict[str, Any]]) -> PluginEntry:
+    """The index entry of one discovered plugin (``readers``: each reader spec's fields)."""
     return {"name": name, "distribution": distribution, "version": version, "module": module, "status": status,
-            "metrics": list(metrics), "sets": list(sets), "readers": readers}
+            "metrics": list(metrics), "sets": list(sets), "readers": list(readers)}
 
 
 def is_index(value: Any) -> bool:
@@ -64,13 +69,19 @@ class PluginIndex:
         return [entry for entry in self.entries
                 if any(name in (bare, f"{entry['name']}/{bare}") for bare in entry["sets"])]
 
-    def reader_providers(self) -> list[PluginEntry]:
-        """The plugins that provide readers."""
-        return [entry for entry in self.entries if entry["readers"]]
+    def readers(self) -> list[dict[str, Any]]:
+        """The fields of every reader, plugin by plugin in loading order."""
+        return [reader for entry in self.entries for reader in entry["readers"]]
 
 
 def _is_entry(entry: Any) -> bool:
     return (isinstance(entry, dict) and all(isinstance(entry.get(f), str) for f in _TEXT_FIELDS)
             and all(isinstance(v := entry.get(f), list) and all(isinstance(s, str) for s in v)
                     for f in ("metrics", "sets"))
-            and type(entry.get("readers")) is int)
+            and isinstance(readers := entry.get("readers"), list) and all(map(_is_reader, readers)))
+
+
+def _is_reader(reader: Any) -> bool:
+    return (isinstance(reader, dict) and all(isinstance(reader.get(f), str) for f in _READER_FIELDS)
+            and isinstance(options := reader.get("options"), list)
+            and all(isinstance(o, dict) and all(isinstance(o.get(f), str) for f in _OPTION_FIELDS) for o in options))

@@ -154,6 +154,7 @@ class Registry:
         self._found: list[EntryPoint] | None = None
         self._done: dict[tuple[str, str, str], _Loaded] = {}  # by entry point, loaded or failed
         self._index: PluginIndex | None | bool = None  # False: looked, none usable
+        self._missed: list_cache.Scan | None = None  # the environment of a listing cache lookup that missed
 
     # -- loading ---------------------------------------------------------------------
 
@@ -183,11 +184,17 @@ class Registry:
         return sorted(unique.values(), key=lambda found: (found[0].name, found[1]))
 
     def load(self) -> Registry:
-        """Discover and load every plugin (once). Returns ``self``."""
+        """Discover and load every plugin (once). Returns ``self``.
+
+        When the listing cache was looked up and missed, the listing is written, so the next
+        process loads plugins on demand."""
         with self._lock:
             if not self._loaded:
                 self._load_entry_points(self._entry_points(), self._entry_points())
                 self._loaded = True
+                if self._missed is not None:
+                    list_cache.remember(self._missed, self, foreign_core_warning())
+                    self._missed = None
             if self._strict:
                 self.raise_for_failed_plugins()
         return self
@@ -266,6 +273,7 @@ class Registry:
             now = None if list_cache_disabled() else list_cache.scan()
             listing = list_cache.load(now) if now is not None else None
             self._index = PluginIndex(listing.plugins) if listing is not None else False
+            self._missed = now if listing is None else None
         return self._index or None
 
     def _load_only(self, index: PluginIndex, entries: list[PluginEntry]) -> bool:
@@ -301,7 +309,8 @@ class Registry:
         self.load()
         done = [self._done[p.name, p.distribution, p.module] for p in self._plugins]
         return [plugin_entry(d.plugin.name, d.plugin.distribution, d.plugin.version, d.plugin.module,
-                             d.plugin.status.value, list(d.plugin.metrics), list(d.sets), len(d.readers))
+                             d.plugin.status.value, list(d.plugin.metrics), list(d.sets),
+                             [attrs.asdict(reader) for reader in d.readers])
                 for d in done]
 
     def raise_for_failed_plugins(self) -> None:
@@ -331,10 +340,14 @@ class Registry:
     # -- queries ---------------------------------------------------------------------
 
     def readers(self) -> list[Any]:
-        """The readers plugins provide (:class:`~evalcore.plugin.ReaderSpec`)."""
+        """The readers plugins provide (:class:`~evalcore.plugin.ReaderSpec`); from a valid
+        listing cache without loading a plugin (a reader imports its implementation when used)."""
         index = self._cached_index()
-        if index is None or not self._load_only(index, index.reader_providers()):
-            self.load()
+        if index is not None:
+            from evalcore._contract.reader_spec import ReaderSpec
+
+            return [ReaderSpec(**fields) for fields in index.readers()]
+        self.load()
         return list(self._readers)
 
     def plugins(self) -> list[PluginInfo]:

@@ -2,20 +2,25 @@
 
 from __future__ import annotations
 
+import functools
 import unicodedata
 from collections.abc import Sequence
+from typing import Any
 
-import regex
 
-# DPR's SimpleTokenizer: runs of letters/digits/marks, or any single other visible character.
-_TOKEN = regex.compile(
-    r"[\p{L}\p{N}\p{M}]+|[^\p{Z}\p{C}]", flags=regex.IGNORECASE | regex.UNICODE | regex.MULTILINE
-)
+@functools.cache
+def _token_pattern() -> Any:
+    """DPR's SimpleTokenizer: runs of letters/digits/marks, or any single other visible character
+    (compiled on first use: importing ``regex`` costs the metrics that never tokenise this way)."""
+    import regex
+
+    return regex.compile(r"[\p{L}\p{N}\p{M}]+|[^\p{Z}\p{C}]",
+                         flags=regex.IGNORECASE | regex.UNICODE | regex.MULTILINE)
 
 
 def dpr_tokens(text: str) -> list[str]:
     """Lower-cased DPR tokens of ``text`` after NFD normalisation."""
-    return [token.lower() for token in _TOKEN.findall(unicodedata.normalize("NFD", text))]
+    return [token.lower() for token in _token_pattern().findall(unicodedata.normalize("NFD", text))]
 
 
 def contains_any(tokens: Sequence[str], needles: Sequence[Sequence[str]]) -> bool:

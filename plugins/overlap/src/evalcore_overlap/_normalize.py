@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from evalcore.text import normalize_text
 
 _PUNCTUATION = string.punctuation.encode()
-_ARTICLES = re.compile(r"\b(a|an|the)\b")  # DSPy's remove_articles
+_ARTICLES = re.compile(r"\b(?:an?|the)\b")  # DSPy's remove_articles, \b(a|an|the)\b: the same words, found faster
 _SEPARATOR = "\x00"
 
 
