@@ -48,5 +48,6 @@ def test_a_registration_module_that_takes_only_specs_loads_no_metric_machinery(r
     proc = run_python(code)
     assert proc.returncode == 0, proc.stderr
     assert eval(proc.stdout) == ["evalcore", "evalcore._contract", "evalcore._contract.errors",
-                                 "evalcore._contract.hooks", "evalcore._contract.spec", "evalcore._contract.vocabulary",
+                                 "evalcore._contract.hooks", "evalcore._contract.spec",
+                                 "evalcore._contract.spec_fields", "evalcore._contract.vocabulary",
                                  "evalcore._lazy", "evalcore._version", "evalcore.plugin"]

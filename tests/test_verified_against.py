@@ -16,7 +16,7 @@ def test_verified_sets_both_fields_on_a_validated_copy():
     assert (spec.verified_against, spec.tolerance) == (None, None)
     checked = spec.verified("sacrebleu corpus_bleu", 0.0)
     assert (checked.verified_against, checked.tolerance) == ("sacrebleu corpus_bleu", 0.0)
-    assert checked.model_copy(update={"verified_against": None, "tolerance": None}) == spec
+    assert checked.evolve(verified_against=None, tolerance=None) == spec
     with pytest.raises(ValueError, match="tolerance"):
         spec.verified("x", -1e-9)
 

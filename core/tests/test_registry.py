@@ -184,10 +184,10 @@ def test_one_plugin_manager_serves_every_plugin_and_each_spec_is_validated_once(
     make_distribution("evalcore-toy", plugins={"toy": "toy_pkg._register"}, modules=toy_plugin("toy_pkg"))
     make_distribution("evalcore-other", plugins={"other": "other_pkg._register"}, modules=toy_plugin("other_pkg"))
     managers, validations = [], []
-    real_manager, real_validate = registry_module.new_plugin_manager, MetricSpec.model_validate
+    real_manager, real_validate = registry_module.new_plugin_manager, MetricSpec.from_dict
     monkeypatch.setattr(registry_module, "new_plugin_manager", lambda: managers.append(1) or real_manager())
-    monkeypatch.setattr(MetricSpec, "model_validate",
-                        classmethod(lambda cls, data, **kw: validations.append(data) or real_validate(data, **kw)))
+    monkeypatch.setattr(MetricSpec, "from_dict",
+                        classmethod(lambda cls, data: validations.append(data) or real_validate(data)))
     registry = registry_at()
     assert {info.key for info in registry.metrics()} == {"toy/overlap", "other/overlap"}
     assert len(managers) == 1  # one manager; each plugin's hooks are called alone

@@ -1,8 +1,7 @@
 """Metric specs and parameter validation."""
 
 import pytest
-from evalcore import Direction, MetricSpec, ParameterError, ParamSpec
-from pydantic import ValidationError
+from evalcore import Direction, MetricSpec, ParameterError, ParamSpec, SpecError
 
 
 def spec(**fields):
@@ -41,13 +40,49 @@ def test_unknown_and_missing_parameters():
         s.bind_params({})
 
 
-@pytest.mark.parametrize("fields", [
-    {"name": "Bad-Name"}, {"implementation": "no_colon"}, {"cost_msats": -1},
-    {"params": (ParamSpec(name="k"), ParamSpec(name="k"))}, {"unknown_field": 1},
+@pytest.mark.parametrize(("fields", "message"), [
+    ({"name": "Bad-Name"}, "^name: 'Bad-Name' must match"),
+    ({"implementation": "no_colon"}, "^implementation: implementation must be 'module:attr'"),
+    ({"cost_msats": -1}, "^cost_msats: must be >= 0, got -1"),
+    ({"cost_msats": 2.5}, "^cost_msats: must be an integer"),
+    ({"tier": "gold"}, "^tier: must be one of 'proxy', 'truth', got 'gold'"),
+    ({"value_range": (0,)}, "^value_range: must be a pair"),
+    ({"inputs": "query"}, "^inputs: must be a list of strings"),
+    ({"params": (ParamSpec(name="k"), ParamSpec(name="k"))}, "^params: duplicate parameters: k"),
+    ({"params": ({"name": "k", "type": "integer"},)}, r"^params\[0\]\.type: must be one of 'int'"),
+    ({"params": ({"type": "int"},)}, r"^params\[0\]\.name: required"),
+    ({"tolerance": -1e-9}, "^tolerance: must be >= 0"),
 ])
-def test_invalid_specs_are_rejected(fields):
-    with pytest.raises(ValidationError):
+def test_invalid_specs_are_rejected_naming_the_field(fields, message):
+    with pytest.raises(SpecError, match=message):
         spec(**fields)
+    assert issubclass(SpecError, ValueError)
+
+
+def test_an_unknown_field_is_a_type_error_in_code_and_a_spec_error_from_data():
+    with pytest.raises(TypeError, match="unknown_field"):
+        spec(unknown_field=1)
+    with pytest.raises(SpecError, match="^unknown_field: unknown field"):
+        MetricSpec.from_dict({"name": "m", "implementation": "mod:Cls", "summary": "s", "unknown_field": 1})
+    with pytest.raises(SpecError, match="^summary: required"):
+        MetricSpec.from_dict({"name": "m", "implementation": "mod:Cls"})
+
+
+def test_fields_are_converted_and_a_spec_survives_its_plain_data():
+    made = spec(value_range=[0, 1], tier="truth", direction="lower", inputs=["query"], cost_msats=2.0,
+                params=[{"name": "k", "type": "int", "default": 3, "choices": [1, 3], "minimum": 1}],
+                aliases=[{"name": "P_(?P<k>[0-9]+)", "regex": True}])
+    assert made.value_range == (0.0, 1.0) and all(type(v) is float for v in made.value_range)
+    assert (made.tier.value, made.direction, made.inputs, made.cost_msats) == ("truth", Direction.LOWER, ("query",), 2)
+    assert made.params == (ParamSpec(name="k", type="int", default=3, choices=(1, 3), minimum=1.0),)
+    data = made.to_dict()
+    assert data["tier"] == "truth" and data["params"][0]["choices"] == [1, 3] and data["value_range"] == [0.0, 1.0]
+    assert MetricSpec.from_dict(data) == made
+    # a list parameter's default is a tuple, as a given value becomes one (so an id leaves it out)
+    listed = ParamSpec(name="items", type="list", default=[])
+    assert listed.default == () and listed.coerce([]) == listed.default
+    plain = made.evolve(aliases=())
+    assert hash(MetricSpec.from_dict(plain.to_dict())) == hash(plain)  # frozen values, usable as keys
 
 
 def test_pass_fail_follows_direction_and_threshold():

@@ -127,7 +127,7 @@ class PluginConformance:
 
     def test_spec_is_complete(self, metric_key: str) -> None:
         spec = self.spec(metric_key)
-        assert MetricSpec.model_validate(spec.model_dump()) == spec
+        assert MetricSpec.from_dict(spec.to_dict()).to_dict() == spec.to_dict()  # the listing cache keeps this
         missing = [name for name in ("summary", "description", "family", "inputs", "version")
                    if not getattr(spec, name)]
         assert not missing, f"{metric_key}: empty {', '.join(missing)}"

@@ -69,12 +69,12 @@ def handle_errors(ctx: click.Context, work: Callable[[], Any]) -> Any:
 def registry_of(ctx: click.Context) -> Registry:
     """The registry of this invocation, created on first use (with a warning about a foreign ``evalcore``)."""
     if "registry" not in ctx.obj:
-        from evalcore._registry.registry import Registry, foreign_core_warning
+        from evalcore._registry.registry import Registry
 
-        warning = ctx.obj["warning"] = foreign_core_warning()
+        registry = ctx.obj["registry"] = Registry(strict=ctx.obj["strict"], list_cache=not ctx.obj.get("no_list_cache"))
+        warning = ctx.obj["warning"] = registry.foreign_core_warning()
         if warning:
             click.echo(f"warning: {warning}", err=True)
-        ctx.obj["registry"] = Registry(strict=ctx.obj["strict"])
     return ctx.obj["registry"]
 
 

@@ -86,6 +86,7 @@ def list_command(ctx: click.Context, family: str | None, as_json: bool, no_cache
     from evalcore._contract.env import list_cache_disabled, strict_from_env
 
     strict = ctx.obj["strict"] or (ctx.obj["strict"] is None and strict_from_env())
+    ctx.obj["no_list_cache"] = no_cache  # neither read nor written
     listing = _listing(ctx) if no_cache or strict or list_cache_disabled() else _cached_listing(ctx)
     render_listing(listing, family, as_json)
 

@@ -19,7 +19,7 @@ derives from it (an ``InputError`` is a ``ValueError``)::
     ├── UnknownMetricError (LookupError) ..... no installed metric has this id (with close matches)
     ├── AmbiguousMetricError (LookupError) ... a bare metric name matches several namespaces
     ├── MetricConflictError (LookupError) .... two distributions claim one metric id or namespace
-    ├── SpecError ............................ a plugin's metric spec is invalid
+    ├── SpecError (ValueError) ............... a metric spec field is invalid; names the field (and the spec)
     ├── PluginError .......................... a plugin failed to load (strict mode)
     ├── OptionError .......................... an evaluation option is out of range or inconsistent
     ├── OutputError .......................... an output cannot be written there (an input, another run's journal,
@@ -57,11 +57,10 @@ Outside the tree, on purpose:
   becomes that sample's ``error`` score, with the exception's type and message.
 * Python's own exceptions stay where Python's protocols expect them: ``TypeError`` for an
   argument of the wrong type in code, ``KeyError`` from mapping-style lookups
-  (``get_path``, a comparison's entries), ``ValueError`` inside pydantic validators
-  (constructing a ``MetricSpec`` by hand raises pydantic's ``ValidationError``; a plugin's
-  invalid spec is reported as ``SpecError`` naming the spec), jsonschema's ``SchemaError`` from
+  (``get_path``, a comparison's entries), jsonschema's ``SchemaError`` from
   ``schema_validator``, and ``ValueError`` from the dependency-free helpers of
-  ``evalcore.text`` and ``evalcore.vectors``.
+  ``evalcore.text`` and ``evalcore.vectors``. An invalid ``MetricSpec`` field, made by hand or
+  by a plugin, raises ``SpecError`` (also a ``ValueError``) naming the field.
 """
 
 from __future__ import annotations
@@ -82,8 +81,9 @@ class EvalcoreError(Exception):
         return text
 
 
-class SpecError(EvalcoreError):
-    """A metric spec is invalid (raised while validating a plugin's registration)."""
+class SpecError(EvalcoreError, ValueError):
+    """A metric spec is invalid: a field of a :class:`~evalcore.plugin.MetricSpec` being made (the
+    message starts with the field), or a plugin's registration (the message names the spec)."""
 
 
 class UnknownMetricError(EvalcoreError, LookupError):

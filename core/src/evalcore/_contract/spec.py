@@ -1,19 +1,24 @@
-"""Metric specs: plain data that describes a metric without importing its implementation."""
+"""Metric specs: plain data that describes a metric without importing its implementation.
+
+Specs are frozen ``attrs`` classes whose fields are checked and converted when a spec is made
+(:mod:`.spec_fields`): a wrong field raises :class:`~evalcore.SpecError` naming it.
+"""
 
 from __future__ import annotations
 
-import ast
 import math
 import re
 from collections.abc import Sequence
 from enum import Enum
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+import attrs
 
 from evalcore._lazy import publish
 
-from .errors import ParameterError
+from . import spec_fields as checked
+from .errors import ParameterError, SpecError
+from .spec_fields import field
 from .vocabulary import canonical_name, warn_deprecated_name
 
 NAME_PATTERN = re.compile(r"^[a-z][a-z0-9_]*$")
@@ -38,11 +43,19 @@ class TargetCategory(str, Enum):
 
 
 ParamType = Literal["int", "float", "str", "bool", "list", "dict", "any"]
+_PARAM_TYPES = ("int", "float", "str", "bool", "list", "dict", "any")
 
-_REQUIRED: Any = ...
+
+def _checked_name(value: Any, field: str, what: str = "", optional: bool = False) -> str:
+    """A name matching :data:`NAME_PATTERN` (empty allowed when ``optional``)."""
+    value = checked.text(value, field)
+    if (value or not optional) and not NAME_PATTERN.match(value):
+        raise SpecError(f"{field}: {what}{value!r} must match {NAME_PATTERN.pattern}")
+    return value
 
 
-class ParamSpec(BaseModel):
+@attrs.frozen(kw_only=True)
+class ParamSpec:
     """One parameter of a metric.
 
     Identity parameters (``identity=True``) are part of the canonical metric id: two
@@ -55,36 +68,33 @@ class ParamSpec(BaseModel):
     ids, listings and ``describe`` show only ``name``.
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    name: str
-    type: ParamType = "any"
+    name: str = attrs.field(converter=field("name", _checked_name, what="parameter name "))
+    type: ParamType = attrs.field(default="any", converter=field("type", checked.literal, allowed=_PARAM_TYPES))
     default: Any = None
-    required: bool = False
-    nullable: bool = False
-    identity: bool = False
-    choices: tuple[Any, ...] | None = None
-    minimum: float | None = None
-    maximum: float | None = None
-    description: str = ""
-    aliases: tuple[str, ...] = ()
+    required: bool = attrs.field(default=False, converter=field("required", checked.flag))
+    nullable: bool = attrs.field(default=False, converter=field("nullable", checked.flag))
+    identity: bool = attrs.field(default=False, converter=field("identity", checked.flag))
+    choices: tuple[Any, ...] | None = attrs.field(default=None, converter=field("choices", checked.values))
+    minimum: float | None = attrs.field(default=None, converter=field("minimum", checked.number))
+    maximum: float | None = attrs.field(default=None, converter=field("maximum", checked.number))
+    description: str = attrs.field(default="", converter=field("description", checked.text))
+    aliases: tuple[str, ...] = attrs.field(default=(), converter=field("aliases", checked.texts))
     """Deprecated names that still bind to this parameter, with a warning."""
 
-    @field_validator("name")
-    @classmethod
-    def _check_name(cls, value: str) -> str:
-        if not NAME_PATTERN.match(value):
-            raise ValueError(f"parameter name {value!r} must match {NAME_PATTERN.pattern}")
-        return value
-
-    @model_validator(mode="after")
-    def _check_aliases(self) -> ParamSpec:
+    def __attrs_post_init__(self) -> None:
+        if self.type == "list" and isinstance(self.default, list):  # as :meth:`coerce` gives a value
+            object.__setattr__(self, "default", tuple(self.default))
         for alias in self.aliases:
             if not NAME_PATTERN.match(alias):
-                raise ValueError(f"alias {alias!r} of parameter {self.name!r} must match {NAME_PATTERN.pattern}")
+                raise SpecError(f"aliases: alias {alias!r} of parameter {self.name!r} must match "
+                                f"{NAME_PATTERN.pattern}")
         if self.name in self.aliases or len(set(self.aliases)) != len(self.aliases):
-            raise ValueError(f"the aliases of parameter {self.name!r} repeat a name: {', '.join(self.aliases)}")
-        return self
+            raise SpecError(f"aliases: the aliases of parameter {self.name!r} repeat a name: "
+                            f"{', '.join(self.aliases)}")
+
+    def to_dict(self) -> dict[str, Any]:
+        """The fields as JSON holds them (lists for tuples)."""
+        return {a.name: checked.json_ready(getattr(self, a.name)) for a in attrs.fields(ParamSpec)}
 
     def coerce(self, value: Any, metric: str = "metric") -> Any:
         """Check ``value`` against this parameter and return it in canonical form."""
@@ -179,7 +189,8 @@ def aggregate_values(values: Sequence[float], how: Aggregate = "mean") -> float 
     return math.fsum(values) / len(values)
 
 
-class MetricAlias(BaseModel):
+@attrs.frozen(kw_only=True)
+class MetricAlias:
     """Another name users type for a metric, resolving to it with fixed parameter values.
 
     A literal alias (``regex=False``) matches ``name`` exactly (``"AP"``); a pattern
@@ -189,20 +200,20 @@ class MetricAlias(BaseModel):
     as written first, then ignoring case (``ap``, ``p_10``) where only one metric matches.
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    name: str = attrs.field(converter=field("name", checked.text))
+    regex: bool = attrs.field(default=False, converter=field("regex", checked.flag))
+    params: dict[str, Any] = attrs.field(factory=dict, converter=field("params", checked.mapping))
 
-    name: str
-    regex: bool = False
-    params: dict[str, Any] = Field(default_factory=dict)
-
-    @model_validator(mode="after")
-    def _check_pattern(self) -> MetricAlias:
+    def __attrs_post_init__(self) -> None:
         if self.regex:
             try:
                 re.compile(self.name)
             except re.error as exc:
-                raise ValueError(f"alias pattern {self.name!r} is not a regular expression: {exc}") from None
-        return self
+                raise SpecError(f"name: alias pattern {self.name!r} is not a regular expression: {exc}") from None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The fields as JSON holds them."""
+        return {"name": self.name, "regex": self.regex, "params": checked.json_ready(self.params)}
 
     def match(self, text: str, *, ignore_case: bool = False) -> dict[str, Any] | None:
         """The parameters ``text`` gives when it is this alias (in any case with ``ignore_case``), else ``None``."""
@@ -220,84 +231,106 @@ class MetricAlias(BaseModel):
 
 
 def _literal_or_text(text: str) -> Any:
+    import ast
+
     try:
         return ast.literal_eval(text)
     except (ValueError, SyntaxError):
         return text
 
 
-class MetricSpec(BaseModel):
+def _implementation(value: Any, field: str) -> str:
+    module, sep, attr = checked.text(value, field).partition(":")
+    if not sep or not module or not attr:
+        raise SpecError(f"{field}: implementation must be 'module:attr'; got {value!r}")
+    return value
+
+
+@attrs.frozen(kw_only=True)
+class MetricSpec:
     """Everything evalcore knows about a metric before importing it.
 
     ``implementation`` is a ``"module:attr"`` string naming a :class:`evalcore.Metric`
-    subclass; it is imported only when the metric is used.
+    subclass; it is imported only when the metric is used. Fields are given by keyword; a
+    sequence field takes a list, an enum field its value (``tier="truth"``), and ``params`` and
+    ``aliases`` take mappings of their fields. An invalid value raises :class:`SpecError`.
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid", use_enum_values=False)
-
-    name: str
-    namespace: str = ""
-    implementation: str
-    summary: str
-    description: str = ""
-    family: str = ""
-    target: TargetCategory | None = None
-    tier: Tier = Tier.PROXY
-    cost_msats: int = Field(default=0, ge=0, description="estimated cost per sample, millisatoshis")
-    direction: Direction = Direction.HIGHER
-    value_range: tuple[float | None, float | None] = (0.0, 1.0)
-    unit: str = Field(default="", description="unit of the value, e.g. 'ms'; empty for a score on its range")
-    params: tuple[ParamSpec, ...] = ()
-    inputs: tuple[str, ...] = ()
-    granularity: Granularity = Granularity.SAMPLE
-    deterministic: bool = True
-    requires: tuple[str, ...] = ()
-    env: tuple[str, ...] = ()
-    pass_threshold: float | None = None
-    version: str = "1"
-    aggregate: Aggregate = "mean"
+    name: str = attrs.field(converter=field("name", _checked_name))
+    namespace: str = attrs.field(default="", converter=field("namespace", _checked_name, optional=True))
+    implementation: str = attrs.field(converter=field("implementation", _implementation))
+    summary: str = attrs.field(converter=field("summary", checked.text))
+    description: str = attrs.field(default="", converter=field("description", checked.text))
+    family: str = attrs.field(default="", converter=field("family", checked.text))
+    target: TargetCategory | None = attrs.field(
+        default=None, converter=field("target", checked.member, enum=TargetCategory, optional=True))
+    tier: Tier = attrs.field(default=Tier.PROXY, converter=field("tier", checked.member, enum=Tier))
+    cost_msats: int = attrs.field(default=0, converter=field("cost_msats", checked.count))
+    """Estimated cost per sample, millisatoshis."""
+    direction: Direction = attrs.field(default=Direction.HIGHER,
+                                       converter=field("direction", checked.member, enum=Direction))
+    value_range: tuple[float | None, float | None] = attrs.field(
+        default=(0.0, 1.0), converter=field("value_range", checked.number_pair))
+    unit: str = attrs.field(default="", converter=field("unit", checked.text))
+    """Unit of the value, e.g. ``'ms'``; empty for a score on its range."""
+    params: tuple[ParamSpec, ...] = attrs.field(default=(), converter=field("params", checked.records, kind=ParamSpec))
+    inputs: tuple[str, ...] = attrs.field(default=(), converter=field("inputs", checked.texts))
+    granularity: Granularity = attrs.field(default=Granularity.SAMPLE,
+                                           converter=field("granularity", checked.member, enum=Granularity))
+    deterministic: bool = attrs.field(default=True, converter=field("deterministic", checked.flag))
+    requires: tuple[str, ...] = attrs.field(default=(), converter=field("requires", checked.texts))
+    env: tuple[str, ...] = attrs.field(default=(), converter=field("env", checked.texts))
+    pass_threshold: float | None = attrs.field(default=None, converter=field("pass_threshold", checked.number))
+    version: str = attrs.field(default="1", converter=field("version", checked.text))
+    aggregate: Aggregate = attrs.field(default="mean", converter=field("aggregate", checked.literal,
+                                                                         allowed=("mean", "sum", "gmean")))
     """How per-record values combine into the metric's one number: ``mean`` (the default),
     ``sum`` (counts such as trec_eval's ``num_ret``), or ``gmean`` (geometric mean of the
     values floored at :data:`MIN_GEO_MEAN`, as trec_eval's ``gm_map``)."""
-    aliases: tuple[MetricAlias, ...] = ()
+    aliases: tuple[MetricAlias, ...] = attrs.field(default=(), converter=field("aliases", checked.records,
+                                                                                kind=MetricAlias))
     """Other names that resolve to this metric (trec_eval's ``P_10``, ir_measures' ``P@10``)."""
-    verified_against: str | None = None
+    verified_against: str | None = attrs.field(default=None, converter=field("verified_against",
+                                                                              checked.optional_text))
     """The reference implementation the plugin's tests check its values against
     (``"pytrec_eval (trec_eval 9.0.8)"``, ``"sacrebleu corpus_bleu"``); ``None`` when there is none."""
-    tolerance: float | None = Field(default=None, ge=0)
+    tolerance: float | None = attrs.field(default=None, converter=field("tolerance", checked.number, minimum=0))
     """The largest absolute difference from ``verified_against`` those tests allow (0: exact)."""
 
-    @field_validator("name", "namespace")
-    @classmethod
-    def _check_name(cls, value: str) -> str:
-        if value and not NAME_PATTERN.match(value):
-            raise ValueError(f"{value!r} must match {NAME_PATTERN.pattern}")
-        return value
-
-    @field_validator("implementation")
-    @classmethod
-    def _check_implementation(cls, value: str) -> str:
-        module, sep, attr = value.partition(":")
-        if not sep or not module or not attr:
-            raise ValueError(f"implementation must be 'module:attr'; got {value!r}")
-        return value
-
-    @model_validator(mode="after")
-    def _check_params(self) -> MetricSpec:
+    def __attrs_post_init__(self) -> None:
         names = [p.name for p in self.params]
         duplicates = sorted({n for n in names if names.count(n) > 1})
         if duplicates:
-            raise ValueError(f"duplicate parameters: {', '.join(duplicates)}")
+            raise SpecError(f"params: duplicate parameters: {', '.join(duplicates)}")
         aliases = [a for p in self.params for a in p.aliases]
         clashes = sorted({a for a in aliases if aliases.count(a) > 1 or a in names})
         if clashes:
-            raise ValueError(f"parameter aliases that name another parameter or alias: {', '.join(clashes)}")
-        return self
+            raise SpecError(f"params: parameter aliases that name another parameter or alias: {', '.join(clashes)}")
+
+    @classmethod
+    def from_dict(cls, fields: dict[str, Any]) -> MetricSpec:
+        """The spec of ``fields`` (as :meth:`to_dict` gives them, or as a plugin writes them);
+        an unknown, missing or invalid field raises :class:`SpecError` naming it."""
+        return checked.build(cls, fields)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The fields as JSON holds them: enum values, lists for tuples, mappings for parameters
+        and aliases (:meth:`from_dict` reads them back)."""
+        data = {a.name: getattr(self, a.name) for a in attrs.fields(MetricSpec)}
+        for name in ("target", "tier", "direction", "granularity"):
+            data[name] = data[name].value if data[name] is not None else None
+        data["params"] = [p.to_dict() for p in self.params]
+        data["aliases"] = [a.to_dict() for a in self.aliases]
+        return {name: checked.json_ready(value) for name, value in data.items()}
+
+    def evolve(self, **changes: Any) -> MetricSpec:
+        """A copy with ``changes``, checked as when a spec is made."""
+        return attrs.evolve(self, **changes)
 
     def verified(self, against: str, tolerance: float) -> MetricSpec:
         """This spec, stating that the plugin's tests check its values against ``against``
         within ``tolerance`` (the largest absolute difference allowed; 0 for exact)."""
-        return type(self)(**{**dict(self), "verified_against": against, "tolerance": tolerance})
+        return self.evolve(verified_against=against, tolerance=tolerance)
 
     @property
     def key(self) -> str:

@@ -113,7 +113,7 @@ class MetricInfo:
             "inputs": list(spec.inputs),
             "requires": list(spec.requires),
             "env": list(spec.env),
-            "params": [p.model_dump(mode="json", exclude={"aliases"}) for p in spec.params],
+            "params": [{k: v for k, v in p.to_dict().items() if k != "aliases"} for p in spec.params],
             "implementation": spec.implementation,
             "conflicts_with": list(self.conflicts_with),
             "aggregate": spec.aggregate,

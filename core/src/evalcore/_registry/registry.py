@@ -23,11 +23,9 @@ import sys
 import threading
 from collections.abc import Iterable, Sequence
 from enum import Enum
-from importlib import metadata
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import attrs
-from pydantic import ValidationError
 
 from evalcore._contract.env import list_cache_disabled, strict_from_env
 from evalcore._contract.errors import (
@@ -51,6 +49,8 @@ from .info import MetricInfo
 from .plugin_index import PluginIndex, plugin_entry
 
 if TYPE_CHECKING:
+    from importlib import metadata
+
     import pluggy
 
     from evalcore._contract.metric import Metric
@@ -118,14 +118,31 @@ def _add(metrics: dict[str, list[MetricInfo]], info: MetricInfo) -> None:
     entries.append(info)
 
 
+class _IndexedEntryPoint(NamedTuple):
+    """An entry point as the listing cache keeps it: what loading a plugin needs of
+    :class:`importlib.metadata.EntryPoint`, without importing ``importlib.metadata``."""
+
+    name: str
+    value: str
+
+    def load(self) -> Any:
+        """The object the value names (``module:attr``; extras in brackets are ignored, as there)."""
+        module_name, _, attr = self.value.partition("[")[0].partition(":")
+        target: Any = importlib.import_module(module_name.strip())
+        for part in filter(None, attr.strip().split(".")):
+            target = getattr(target, part)
+        return target
+
+
 def _entry_points_of(entries: list[PluginEntry]) -> list[EntryPoint]:
     """The entry points the index ``entries`` describe, with their distributions' names and versions."""
-    return [(metadata.EntryPoint(e["name"], e["module"], ENTRY_POINT_GROUP), e["distribution"], e["version"])
-            for e in entries]
+    return [(_IndexedEntryPoint(e["name"], e["module"]), e["distribution"], e["version"]) for e in entries]
 
 
 def foreign_core_warning(path: Sequence[str] | None = None) -> str | None:
     """One line saying how to fix it when the unrelated ``evalcore`` distribution is installed."""
+    from importlib import metadata
+
     found = next(iter(metadata.distributions(name=FOREIGN_DISTRIBUTION, path=list(path or sys.path))), None)
     if found is None:
         return None
@@ -138,12 +155,15 @@ class Registry:
 
     ``path`` restricts discovery to distributions found on those directories (default:
     ``sys.path``). Loading happens on first use and only once; over ``sys.path`` a valid listing
-    cache lets a metric id load only its plugin (see the module's documentation).
+    cache lets a metric id load only its plugin (see the module's documentation), and a registry
+    that looked for it and had to load every plugin writes it. ``list_cache=False``: neither.
     """
 
-    def __init__(self, *, path: Sequence[str] | None = None, strict: bool | None = None) -> None:
+    def __init__(self, *, path: Sequence[str] | None = None, strict: bool | None = None,
+                 list_cache: bool = True) -> None:
         self._path = list(path) if path is not None else None
         self._strict = strict_from_env() if strict is None else strict
+        self._use_list_cache = list_cache
         self._lock = threading.RLock()
         self._loaded = False
         self._plugins: list[PluginInfo] = []
@@ -155,6 +175,7 @@ class Registry:
         self._done: dict[tuple[str, str, str], _Loaded] = {}  # by entry point, loaded or failed
         self._index: PluginIndex | None | bool = None  # False: looked, none usable
         self._missed: list_cache.Scan | None = None  # the environment of a listing cache lookup that missed
+        self._cached_warning: str | None = None  # the foreign distribution warning of the cached listing
 
     # -- loading ---------------------------------------------------------------------
 
@@ -170,6 +191,8 @@ class Registry:
         return self._found
 
     def _discover(self) -> list[EntryPoint]:
+        from importlib import metadata
+
         if self._path is None:
             found = metadata.entry_points(group=ENTRY_POINT_GROUP)
         else:
@@ -267,14 +290,22 @@ class Registry:
     def _cached_index(self) -> PluginIndex | None:
         """Which plugin provides what, from a valid listing cache, while plugins load on demand:
         over ``sys.path``, not strict, the cache not turned off, not every plugin loaded yet."""
-        if self._loaded or self._strict or self._path is not None or self._index is False:
+        if self._loaded or self._strict or self._path is not None or self._index is False or not self._use_list_cache:
             return None
         if self._index is None:
             now = None if list_cache_disabled() else list_cache.scan()
             listing = list_cache.load(now) if now is not None else None
             self._index = PluginIndex(listing.plugins) if listing is not None else False
             self._missed = now if listing is None else None
+            self._cached_warning = listing.warning if listing is not None else None
         return self._index or None
+
+    def foreign_core_warning(self) -> str | None:
+        """:func:`foreign_core_warning` over this registry's path (from a valid listing cache, which
+        keeps it, without looking at the installed distributions)."""
+        if self._cached_index() is not None:
+            return self._cached_warning
+        return foreign_core_warning(self._path)
 
     def _load_only(self, index: PluginIndex, entries: list[PluginEntry]) -> bool:
         """Load just the plugins of the index ``entries`` (their entry points as the index has them:
@@ -615,9 +646,9 @@ def _validate_spec(raw: Any, namespace: str) -> MetricSpec:
     """``raw`` as a spec of ``namespace``: a :class:`MetricSpec` (validated when it was made) is
     taken as it is, or with the namespace filled in; a mapping is validated here."""
     if isinstance(raw, MetricSpec) and raw.namespace in ("", namespace):
-        return raw if raw.namespace else raw.model_copy(update={"namespace": namespace})
+        return raw if raw.namespace else raw.evolve(namespace=namespace)
     try:
-        data = raw.model_dump() if isinstance(raw, MetricSpec) else dict(raw)
+        data = raw.to_dict() if isinstance(raw, MetricSpec) else dict(raw)
     except (TypeError, ValueError):
         raise SpecError(f"a metric spec must be a MetricSpec or a mapping, got {type(raw).__name__}") from None
     if data.get("namespace") and data["namespace"] != namespace:
@@ -627,15 +658,9 @@ def _validate_spec(raw: Any, namespace: str) -> MetricSpec:
         )
     data["namespace"] = namespace
     try:
-        return MetricSpec.model_validate(data)
-    except ValidationError as exc:
-        raise SpecError(f"invalid spec {data.get('name')!r}: {_pydantic_message(exc)}") from None
-
-
-def _pydantic_message(exc: ValidationError) -> str:
-    return "; ".join(
-        f"{'.'.join(str(p) for p in err['loc']) or 'spec'}: {err['msg']}" for err in exc.errors()
-    )
+        return MetricSpec.from_dict(data)
+    except SpecError as exc:
+        raise SpecError(f"invalid spec {data.get('name')!r}: {exc}") from None
 
 
 def _dist_name_version(ep: metadata.EntryPoint) -> tuple[str, str]:

@@ -120,7 +120,7 @@ class JudgeMetric(SampleMetric):
 
     def setup(self) -> None:
         if "threshold" in self.params:
-            self.spec = self.spec.model_copy(update={"pass_threshold": self.params["threshold"]})
+            self.spec = self.spec.evolve(pass_threshold=self.params["threshold"])
         self._spent = _Spent()
         self._lock = threading.Lock()
         self._members = panel_members(self.params, self.id)
