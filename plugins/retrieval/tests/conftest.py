@@ -1,11 +1,11 @@
 """Fixtures of the retrieval tests."""
 
-import os
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 
 import pytest
+from evalcore.testing import compiled_part
 from evalcore_retrieval import _compiled
 
 REFERENCE = Path(__file__).resolve().parents[3].parent / "shared" / "reference" / "trec_eval"
@@ -58,11 +58,5 @@ def dict_reader() -> ModuleType:
 
 
 def _require(name: str) -> ModuleType:
-    """A compiled part of the package; a skip where it was not built, a failure with
-    ``EVALCORE_REQUIRE_COMPILED=1`` (the test sessions set it)."""
-    module = getattr(_compiled, name)
-    if module is None:
-        if os.environ.get("EVALCORE_REQUIRE_COMPILED") == "1":
-            pytest.fail(f"evalcore_retrieval's compiled {name} was not built (is a C compiler installed?)")
-        pytest.skip(f"evalcore_retrieval's compiled {name} was not built here")
-    return module
+    """A compiled part of the package (see :func:`evalcore.testing.compiled_part`)."""
+    return compiled_part(getattr(_compiled, name), f"evalcore_retrieval's compiled {name}")
