@@ -71,7 +71,8 @@ def registry_of(ctx: click.Context) -> Registry:
     if "registry" not in ctx.obj:
         from evalcore._registry.registry import Registry
 
-        registry = ctx.obj["registry"] = Registry(strict=ctx.obj["strict"], list_cache=not ctx.obj.get("no_list_cache"))
+        registry = ctx.obj["registry"] = Registry(strict=ctx.obj["strict"],
+                                                  listing_cache=not ctx.obj.get("no_list_cache"))
         warning = ctx.obj["warning"] = registry.foreign_core_warning()
         if warning:
             click.echo(f"warning: {warning}", err=True)

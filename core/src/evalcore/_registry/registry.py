@@ -156,14 +156,14 @@ class Registry:
     ``path`` restricts discovery to distributions found on those directories (default:
     ``sys.path``). Loading happens on first use and only once; over ``sys.path`` a valid listing
     cache lets a metric id load only its plugin (see the module's documentation), and a registry
-    that looked for it and had to load every plugin writes it. ``list_cache=False``: neither.
+    that looked for it and had to load every plugin writes it. ``listing_cache=False``: neither.
     """
 
     def __init__(self, *, path: Sequence[str] | None = None, strict: bool | None = None,
-                 list_cache: bool = True) -> None:
+                 listing_cache: bool = True) -> None:
         self._path = list(path) if path is not None else None
         self._strict = strict_from_env() if strict is None else strict
-        self._use_list_cache = list_cache
+        self._use_listing_cache = listing_cache
         self._lock = threading.RLock()
         self._loaded = False
         self._plugins: list[PluginInfo] = []
@@ -290,7 +290,8 @@ class Registry:
     def _cached_index(self) -> PluginIndex | None:
         """Which plugin provides what, from a valid listing cache, while plugins load on demand:
         over ``sys.path``, not strict, the cache not turned off, not every plugin loaded yet."""
-        if self._loaded or self._strict or self._path is not None or self._index is False or not self._use_list_cache:
+        if (self._loaded or self._strict or self._path is not None or self._index is False
+                or not self._use_listing_cache):
             return None
         if self._index is None:
             now = None if list_cache_disabled() else list_cache.scan()
