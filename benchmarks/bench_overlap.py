@@ -237,12 +237,19 @@ def main() -> None:
     parser.add_argument("--corpus-pairs", type=int, default=10_000,
                         help="pairs of 30 tokens for corpus BLEU / chrF / TER through evaluate")
     parser.add_argument("--only-ter", action="store_true", help="run only the corpus TER comparison")
+    parser.add_argument("--only-corpus", action="store_true",
+                        help="run only the corpus BLEU and chrF comparison through evaluate")
     parser.add_argument("--answer-pairs", type=int, default=100_000,
                         help="short answers for token F1 + exact match (score_many against DSPy's loop)")
     parser.add_argument("--only-answers", action="store_true", help="run only the token F1 + EM comparison")
     args = parser.parse_args()
     if args.only_ter:
         bench_corpus_ter(*make_pairs(args.corpus_pairs, 30), args.repeat)
+        return
+    if args.only_corpus:
+        print(f"load average {os.getloadavg()[0]:.2f}")
+        bench_corpus_evaluate(*make_pairs(args.corpus_pairs, 30), args.repeat)
+        print(f"load average {os.getloadavg()[0]:.2f}")
         return
     answers = bench_answer_metrics(args.answer_pairs, args.repeat)
     print(f"target: token F1 + EM score_many >= 1.5x DSPy's loop: {answers:.2f}x "
