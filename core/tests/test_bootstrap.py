@@ -56,13 +56,19 @@ def test_few_distinct_values_resampled_by_counts_match_index_draws(levels):
     assert by_counts == pytest.approx(by_indices, abs=0.1 * (by_indices[1] - by_indices[0]))
 
 
+@pytest.mark.parametrize("threads", [1, 2, 4])
 @pytest.mark.parametrize("n_arrays", [1, 2, 5])
-def test_many_blocks_of_resamples_are_the_draws_in_turn(monkeypatch, n_arrays):
+def test_many_blocks_of_resamples_are_the_draws_in_turn(monkeypatch, n_arrays, threads):
     """Resamples drawn in many blocks: the same intervals as resampling by definition, block after
-    block from one stream, by indexing or through draw counts."""
+    block from one stream, by indexing or through draw counts, however many blocks are resampled
+    at once (bit for bit)."""
     monkeypatch.setattr("evalcore._engine.stats._BOOTSTRAP_BLOCK", 7 * 2000)
     samples = [np.random.default_rng(k).random(2000) for k in range(n_arrays)]
+    monkeypatch.setattr("evalcore._engine.stats._RESAMPLING_THREADS", 1)
+    one_at_a_time = bootstrap_intervals(samples, seed=11, n_boot=52, confidence=0.9)
+    monkeypatch.setattr("evalcore._engine.stats._RESAMPLING_THREADS", threads)
     together = bootstrap_intervals(samples, seed=11, n_boot=52, confidence=0.9)
+    assert together == one_at_a_time
     for values, interval in zip(samples, together):
         expected = by_index_draws(values, 11, 52, 0.9, block_size=7 * 2000)
         if n_arrays > 3:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, Literal
@@ -17,6 +18,7 @@ if TYPE_CHECKING:
 AggregateMethod = Literal["mean", "median", "min", "max", "trimmed_mean"]
 _BOOTSTRAP_BLOCK = 1 << 22  # indices drawn at a time (32 MiB)
 _INDEXED_ARRAYS = 3  # more arrays of one size are resampled through draw counts and a matrix product
+_RESAMPLING_THREADS = 2  # blocks resampled at once while the next is drawn (each block's work is unchanged)
 
 
 def aggregate(values: Sequence[float], method: AggregateMethod = "mean", *, trim: float = 0.1) -> float:
@@ -160,14 +162,14 @@ def _resampled_means(arrays: Sequence[np.ndarray], seed: int, n_boot: int) -> np
         for start, idx in draws:
             resample(start, idx)
         return out
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        pending: Future[None] | None = None
-        for start, idx in draws:  # the next block is drawn while the previous one is resampled
-            if pending is not None:
-                pending.result()
-            pending = pool.submit(resample, start, idx)
-        if pending is not None:
-            pending.result()
+    with ThreadPoolExecutor(max_workers=_RESAMPLING_THREADS) as pool:
+        pending: deque[Future[None]] = deque()
+        for start, idx in draws:  # the next block is drawn while the ones before are resampled
+            if len(pending) == _RESAMPLING_THREADS:
+                pending.popleft().result()
+            pending.append(pool.submit(resample, start, idx))
+        for resampling in pending:
+            resampling.result()
     return out
 
 
