@@ -7,7 +7,6 @@ data: the reader itself is imported only when its options are used.
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Iterable
 from typing import Any
 
@@ -16,6 +15,7 @@ import attrs
 from evalcore._lazy import publish
 
 from .errors import EvalcoreError, SpecError
+from .references import import_object
 
 
 @attrs.frozen
@@ -46,14 +46,10 @@ class ReaderSpec:
 
     def load(self) -> Any:
         """The callable named by ``implementation``."""
-        module_name, _, attr = self.implementation.partition(":")
         try:
-            target: Any = importlib.import_module(module_name)
-            for part in attr.split("."):
-                target = getattr(target, part)
+            return import_object(self.implementation)
         except Exception as exc:  # noqa: BLE001 - named below
             raise EvalcoreError(f"cannot load reader {self.name!r} ({self.implementation}): {exc}") from exc
-        return target
 
     def open(self, **values: Any) -> Any:
         """The source reading the given option values."""

@@ -17,7 +17,6 @@ plugins give the same specs, so the results are the same.
 from __future__ import annotations
 
 import difflib
-import importlib
 import re
 import sys
 import threading
@@ -41,6 +40,7 @@ from evalcore._contract.errors import (
 from evalcore._contract.hooks import ENTRY_POINT_GROUP, PLUGIN_API_VERSION, new_plugin_manager
 from evalcore._contract.identity import parse_metric_id
 from evalcore._contract.origin import Origin
+from evalcore._contract.references import import_object
 from evalcore._contract.spec import MetricSpec
 from evalcore._lazy import publish
 
@@ -126,12 +126,8 @@ class _IndexedEntryPoint(NamedTuple):
     value: str
 
     def load(self) -> Any:
-        """The object the value names (``module:attr``; extras in brackets are ignored, as there)."""
-        module_name, _, attr = self.value.partition("[")[0].partition(":")
-        target: Any = importlib.import_module(module_name.strip())
-        for part in filter(None, attr.strip().split(".")):
-            target = getattr(target, part)
-        return target
+        """The object the value names."""
+        return import_object(self.value)
 
 
 def _entry_points_of(entries: list[PluginEntry]) -> list[EntryPoint]:
@@ -568,11 +564,8 @@ def load_implementation(spec: MetricSpec) -> MetricFactory:
     """Import the class named by ``spec.implementation``."""
     from evalcore._contract.metric import Metric
 
-    module_name, _, attr = spec.implementation.partition(":")
     try:
-        target: Any = importlib.import_module(module_name)
-        for part in attr.split("."):
-            target = getattr(target, part)
+        target = import_object(spec.implementation)
     except BaseException as exc:  # noqa: BLE001 - also SystemExit from a broken module
         _reraise_interrupt(exc)
         raise EvalcoreError(
