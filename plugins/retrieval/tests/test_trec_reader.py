@@ -190,6 +190,20 @@ def test_describe_fingerprints_the_bytes_read(tmp_path):
     assert described["qrels"]["size"] == len(QRELS) and described["max_docs"] == 5
 
 
+@pytest.mark.parametrize("change", ["rewritten", "removed"])
+def test_a_file_changed_after_reading_has_no_fingerprint(tmp_path, change):
+    """The digest is taken when first asked for, of the file read again: a file that is no longer
+    the one read is an error naming it, not a digest of other lines."""
+    data = read(tmp_path, QRELS, RUN_TEXT)
+    if change == "rewritten":
+        (tmp_path / "run").write_text(RUN_TEXT.replace("0.5", "0.25"))
+    else:
+        (tmp_path / "run").unlink()
+    with pytest.raises(InputError, match="changed after it was read") as info:
+        data.describe()
+    assert info.value.source == str(tmp_path / "run")
+
+
 def test_files_columns_and_dicts_give_the_same_scores(tmp_path):
     data = read(tmp_path, QRELS, RUN_TEXT)
     columns = evaluate_columns(

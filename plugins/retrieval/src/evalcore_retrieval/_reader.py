@@ -18,7 +18,7 @@ from evalcore.plugin import Chunk
 
 from ._ranking import Rankings
 from ._register import TIES
-from ._trec import QueryDocuments, TrecData, read_trec, records_of
+from ._trec import QueryDocuments, TrecData, read_files, records_of
 
 _NOTHING: Any = MappingProxyType({})
 
@@ -81,7 +81,8 @@ class TrecSource:
     @property
     def data(self) -> TrecData:
         if self._data is None:
-            self._data = read_trec(self.qrels, self.run, max_docs=self.max_docs)
+            # the engine fingerprints its input: hashed while read
+            self._data = read_files(self.qrels, self.run, max_docs=self.max_docs, hash_now=True)
         return self._data
 
     def inputs(self) -> list[Path]:

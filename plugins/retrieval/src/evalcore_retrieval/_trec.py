@@ -17,7 +17,7 @@ from . import _compiled
 from ._order import positions
 from ._pairs import Side, judge
 from ._ranking import Rankings, offsets_of
-from ._trec_lines import QRELS, RUN, Columns, Layout, file_bytes, first_error, read_columns
+from ._trec_lines import QRELS, RUN, Buffer, Columns, Layout, file_bytes, first_error, read_columns
 
 __all__ = ["QueryDocuments", "TrecData", "read_trec", "records_of"]
 
@@ -48,7 +48,7 @@ class TrecData:
     def __init__(
         self, qids: list[str], present: np.ndarray, qrels: tuple[Columns, _Entries],
         run: tuple[Columns, _Entries], grades: np.ndarray, run_only: int,
-        sources: dict[str, tuple[str, int, Future[str]]], max_docs: int | None,
+        sources: dict[str, _Source], max_docs: int | None,
     ) -> None:
         self.qids = qids
         self.present = present
@@ -135,10 +135,8 @@ class TrecData:
 
     def describe(self) -> dict[str, Any]:
         """Each file's path, size in bytes and sha256 of the bytes read, and the ``max_docs`` cap."""
-        files = {
-            kind: {"path": path, "size": size, "sha256": digest.result()}
-            for kind, (path, size, digest) in self._sources.items()
-        }
+        files = {kind: {"path": source.name, "size": source.size, "sha256": source.sha256}
+                 for kind, source in self._sources.items()}
         return {**files, "max_docs": self._max_docs}
 
 
@@ -151,27 +149,74 @@ def read_trec(
     (``trec_eval -M``). Bad input raises :class:`~evalcore.plugin.InputError` naming
     ``file:line`` and the field.
     """
+    return read_files(qrels_path, run_path, max_docs=max_docs, hash_now=False)
+
+
+def read_files(qrels_path: str | os.PathLike[str], run_path: str | os.PathLike[str], *, max_docs: int | None,
+               hash_now: bool) -> TrecData:
+    """:func:`read_trec`; with ``hash_now`` the files are hashed while they are read (a run's
+    fingerprint), otherwise when :meth:`TrecData.describe` first asks."""
     if max_docs is not None and (isinstance(max_docs, bool) or not isinstance(max_docs, int) or max_docs < 1):
         raise InputError(f"max_docs must be a positive integer, got {max_docs!r}", field="max_docs")
-    files = {layout: file_bytes(path) for layout, path in ((QRELS, qrels_path), (RUN, run_path))}
+    paths = {QRELS: qrels_path, RUN: run_path}
+    seen = {layout: _stat(path) for layout, path in paths.items()}  # before reading: a later change shows
+    files = {layout: file_bytes(path) for layout, path in paths.items()}
     with ThreadPoolExecutor(max_workers=2) as pool:
-        # the readers and hashlib release the GIL: both files are read and hashed at once, the
+        # the scanner and hashlib release the GIL: both files are read (and hashed) at once, the
         # longest job (reading the run) first
         reading = {layout.kind: pool.submit(read_columns, data, name, layout)
                    for layout, (name, data) in reversed(files.items())}
-        sources = {layout.kind: (name, len(data), pool.submit(_sha256, data))
+        sources = {layout.kind: _Source(name, len(data), seen[layout],
+                                        pool.submit(_sha256, data) if hash_now else None)
                    for layout, (name, data) in files.items()}
         del files
         qrels, run = reading["qrels"].result(), reading["run"].result()
-        return build(qrels, run, lambda layout, row: first_error(sources[layout.kind][0], layout), sources, max_docs)
+        return build(qrels, run, lambda layout, row: first_error(sources[layout.kind].name, layout), sources,
+                     max_docs)
 
 
-def _sha256(data: bytes) -> str:
+def _sha256(data: Buffer) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+def _stat(path: str | os.PathLike[str]) -> os.stat_result | None:
+    try:
+        return os.stat(path)
+    except OSError:
+        return None  # file_bytes names the problem
+
+
+class _Source:
+    """A file read: its name, its size and the sha256 of its bytes (``digest``: taken while it was
+    read, or None: when first asked for)."""
+
+    def __init__(self, name: str, size: int, seen: os.stat_result | None, digest: Future[str] | None) -> None:
+        self.name, self.size, self._seen, self._digest = name, size, seen, digest
+
+    @cached_property
+    def sha256(self) -> str:
+        """The digest of the bytes read, or of the file read again; then an error unless it is still
+        the file read (the same device, inode, size and modification time)."""
+        if self._digest is not None:
+            return self._digest.result()
+        try:
+            with open(self.name, "rb") as handle:
+                digest = hashlib.file_digest(handle, "sha256").hexdigest()
+                now = os.fstat(handle.fileno())
+        except OSError as exc:
+            raise InputError(f"the file changed after it was read ({exc.strerror})", source=self.name) from None
+        if self._seen is None or _version(now) != _version(self._seen):
+            raise InputError("the file changed after it was read: its digest would not be of the lines read",
+                             source=self.name)
+        return digest
+
+
+def _version(status: os.stat_result) -> tuple[int, int, int, int]:
+    return status.st_dev, status.st_ino, status.st_size, status.st_mtime_ns
+
+
 def build(qrels: Columns, run: Columns, duplicate: Callable[[Layout, int], InputError],
-          sources: dict[str, tuple[str, int, Future[str]]] | None = None, max_docs: int | None = None,
+          sources: dict[str, _Source] | None = None, max_docs: int | None = None,
           ) -> TrecData:
     """:class:`TrecData` from the columns of a qrels and a run; ``sources`` are the files read.
 
