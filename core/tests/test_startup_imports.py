@@ -119,3 +119,23 @@ def test_a_cached_info_is_a_frozen_value_that_pickles_as_the_registry_s_own(chil
         "print(json.dumps({'from_cache': from_cache, 'frozen': frozen, 'equal': copy == cached == loaded,\n"
         "                  'dicts': copy.to_dict() == cached.to_dict() == loaded.to_dict()}))\n")
     assert found == {"from_cache": True, "frozen": True, "equal": True, "dicts": True}
+
+
+BLAS_THREADS = ("import contextlib, io, json, sys, threadpoolctl\n"
+                "if sys.argv[1:] == ['command']:\n"
+                "    from evalcore._cli.main import main\n"
+                "    with contextlib.redirect_stdout(io.StringIO()):\n"
+                "        main(['plugins'], standalone_mode=False)\n"
+                "import numpy\n"
+                "print(json.dumps([p['num_threads'] for p in threadpoolctl.threadpool_info()"
+                " if p['internal_api'] == 'openblas']))\n")
+
+
+def test_the_command_runs_numpy_on_one_blas_thread_unless_told_otherwise(child):
+    """A command's arrays are small: OpenBLAS's thread pool would only spin a core at start-up."""
+    pytest.importorskip("threadpoolctl")
+    alone = child(BLAS_THREADS.replace("sys.argv[1:]", "[]"))
+    if not alone:
+        pytest.skip("numpy does not use OpenBLAS here")
+    assert child(BLAS_THREADS.replace("sys.argv[1:]", "['command']")) == [1]
+    assert child(BLAS_THREADS.replace("sys.argv[1:]", "['command']"), OPENBLAS_NUM_THREADS="2") == [2]

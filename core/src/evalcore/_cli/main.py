@@ -6,6 +6,7 @@ Only click is imported up front, so ``--help`` stays fast; each command imports 
 from __future__ import annotations
 
 import contextlib
+import os
 import warnings
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, TextIO
@@ -46,6 +47,9 @@ class _LazyGroup(click.Group):
 @click.pass_context
 def main(ctx: click.Context, strict: bool, debug: bool) -> None:
     """Evaluation metrics for ML, LLM, RAG and agent systems."""
+    # before numpy loads: the command's arrays are small, and OpenBLAS's thread pool would keep a
+    # core spinning for the first ~0.1 s of every command (OPENBLAS_NUM_THREADS set by you is kept)
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     ctx.ensure_object(dict)
     ctx.obj["debug"] = debug
     ctx.obj["strict"] = True if strict else None
