@@ -6,13 +6,13 @@ Only click is imported up front, so ``--help`` stays fast; each command imports 
 from __future__ import annotations
 
 import contextlib
-import os
 import warnings
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, TextIO
 
 import click
 
+from evalcore._contract.env import one_blas_thread
 from evalcore._contract.errors import InputError
 
 from .common import echo_json, echo_rows, registry_of, render_listing, reports_errors
@@ -47,9 +47,7 @@ class _LazyGroup(click.Group):
 @click.pass_context
 def main(ctx: click.Context, strict: bool, debug: bool) -> None:
     """Evaluation metrics for ML, LLM, RAG and agent systems."""
-    # before numpy loads: the command's arrays are small, and OpenBLAS's thread pool would keep a
-    # core spinning for the first ~0.1 s of every command (OPENBLAS_NUM_THREADS set by you is kept)
-    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    one_blas_thread()  # before numpy loads
     ctx.ensure_object(dict)
     ctx.obj["debug"] = debug
     ctx.obj["strict"] = True if strict else None

@@ -1,6 +1,7 @@
-"""The one place evalcore reads environment variables: the registry's and the command line's
-switches, and the environment a run starts with (:func:`environment`), from which the run
-context takes its settings. Metric and backend code reads the run context instead.
+"""The one place evalcore reads (and, for numpy's BLAS threads, sets) environment variables: the
+registry's and the command line's switches, and the environment a run starts with
+(:func:`environment`), from which the run context takes its settings. Metric and backend code
+reads the run context instead.
 
 Imports only ``os``, so the command line can decide what to load before loading it.
 """
@@ -36,6 +37,13 @@ def compiled_parts_required() -> bool:
     """Whether ``$EVALCORE_REQUIRE_COMPILED`` says every plugin's optional C extension must have been
     built (the test sessions set it, so a missing compiler fails them instead of skipping)."""
     return _flag(REQUIRE_COMPILED_ENV)
+
+
+def one_blas_thread() -> None:
+    """Have numpy's OpenBLAS start one thread unless ``$OPENBLAS_NUM_THREADS`` says otherwise
+    (the command line's arrays are small, and the pool kept a core spinning for the first ~0.1 s
+    of every command). Only before numpy is imported does it matter."""
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 
 def cache_root(environ: Mapping[str, str] | None = None) -> str:
