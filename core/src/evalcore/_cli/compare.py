@@ -70,7 +70,7 @@ def compare_command(ctx: click.Context, baseline: str, systems: Sequence[str], a
     """Compare saved runs (JSON reports or samples journals) with a baseline, record by record."""
     from evalcore._compare import compare
     from evalcore._compare.ppi import ppi_differences
-    from evalcore._track import open_tracker
+    from evalcore._track.mlflow_sink import open_tracker
 
     estimates = ppi_differences(baseline, systems, labels, metrics=list(options["metrics"]) or None,
                                 alpha=options["alpha"]) if labels else None

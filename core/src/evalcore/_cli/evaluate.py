@@ -127,12 +127,13 @@ def _evaluate(ctx: click.Context, data: str | None, metric_ids: Sequence[str], p
               options: dict[str, Any]) -> None:
     from evalcore._engine.entry import evaluate as run_evaluation
     from evalcore._engine.entry import make_source
+    from evalcore._track.entry import labels_for, tracker_for, with_labels
 
     from .common import registry_of
 
     registry = registry_of(ctx.find_root())
     log_to = options.pop("log_to", None)
-    labels = _labels(options.pop("labels", None))  # a bad labels file costs no evaluation
+    labels = labels_for(options.pop("labels", None))  # a bad labels file costs no evaluation
     for group in ("judge", "embedding"):  # --judge-model M -> judge={"model": M}
         prefix = f"{group}_"
         settings = {k[len(prefix):]: options.pop(k) for k in [k for k in options if k.startswith(prefix)]}
@@ -167,7 +168,7 @@ def _evaluate(ctx: click.Context, data: str | None, metric_ids: Sequence[str], p
         estimate = plan(source, metrics, chunk_size=options["chunk_size"])
         echo_json(estimate) if as_json else click.echo(format_plan(estimate))
         return
-    tracker = _tracker(log_to)  # checked before the run: a wrong tracking URI costs no evaluation
+    tracker = tracker_for(log_to)  # checked before the run: a wrong tracking URI costs no evaluation
     loaded = _load_program(program) if program else None
     if per_query not in (None, "-"):
         _check_per_query(per_query, source, options)
@@ -184,10 +185,7 @@ def _evaluate(ctx: click.Context, data: str | None, metric_ids: Sequence[str], p
         if created is not None and os.path.isfile(created) and not os.path.getsize(created):
             os.unlink(created)  # made for this run, which ended before it wrote anything
         raise
-    if labels is not None:
-        from evalcore._track.labelled import with_ppi
-
-        result = with_ppi(result, labels, output=options["output"])
+    result = with_labels(result, labels, options["output"])
     rows_at = os.fspath(result.samples_path)
     for error in result.rejected[:20]:
         click.echo(f"error: {error}", err=True)
@@ -302,24 +300,6 @@ def _first_file_option(registry: Any, name: str, data: str | None) -> str:
     if data is None:
         raise EvalcoreError(f"--reader {name}: give the file to read")
     return next(o.dest for o in readers[name].options if o.kind == "path")
-
-
-def _labels(path: str | None) -> dict[str, float] | None:
-    """The human labels of ``--labels`` (their module loads only when they are given)."""
-    if path is None:
-        return None
-    from evalcore._track.labelled import check_labels
-
-    return check_labels(path)
-
-
-def _tracker(log_to: str | None) -> Any:
-    """The tracker ``--log-to`` names, or None (MLflow's support loads only when it is named)."""
-    if log_to is None:
-        return None
-    from evalcore._track import open_tracker
-
-    return open_tracker(log_to)
 
 
 def _reader_source(registry: Any, options: dict[str, Any]) -> Any:

@@ -1,26 +1,24 @@
-"""The public ``evaluate`` / ``aevaluate`` / ``compare``: the engine's and the comparison's, plus
-logging to a tracker.
+"""The public ``evaluate`` / ``aevaluate``: the engine's, plus logging to a tracker and
+prediction-powered estimates from labels.
 
 The layers below know nothing of trackers; these wrappers take ``log_to``, check the tracker
 before the work (so a missing client or a wrong URI costs no evaluation), call the lower entry
-point with every other option, and log the result.
+point with every other option, and log the result. The modules of trackers and labels load only
+when they are asked for.
 """
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from evalcore._compare.compare import compare as compare_runs
-from evalcore._compare.result import Comparison
 from evalcore._engine import entry as engine
 from evalcore._engine.plan import MetricLike
 from evalcore._engine.result import EvaluationResult
 from evalcore._lazy import publish
 
-from .labelled import check_labels, with_ppi
-from .mlflow_sink import open_tracker
+if TYPE_CHECKING:
+    from .mlflow_sink import MlflowTracker
 
 _LOG_TO = """    * ``log_to`` — ``"mlflow"``: log the run to MLflow's active tracking URI (parameters,
       each aggregate with its interval as metrics, the rows table and the HTML report as
@@ -42,9 +40,8 @@ def evaluate(data: Any = None, metrics: Sequence[MetricLike] | MetricLike = (), 
     with ``predictions=`` (or ``program=``). ``log_to="mlflow"`` logs the run to MLflow;
     ``labels`` adds prediction-powered estimates (``result.ppi``). See :func:`aevaluate` for every option.
     """
-    tracker = open_tracker(log_to)
-    checked = check_labels(labels)
-    result = with_ppi(engine.evaluate(data, metrics, **options), checked, output=options.get("output"))
+    tracker, checked = tracker_for(log_to), labels_for(labels)
+    result = with_labels(engine.evaluate(data, metrics, **options), checked, options.get("output"))
     if tracker is not None:
         tracker.log_evaluation(result)
     return result
@@ -52,31 +49,40 @@ def evaluate(data: Any = None, metrics: Sequence[MetricLike] | MetricLike = (), 
 
 async def aevaluate(data: Any = None, metrics: Sequence[MetricLike] | MetricLike = (), *, log_to: str | None = None,
                     labels: Any = None, **options: Any) -> EvaluationResult:
-    tracker = open_tracker(log_to)
-    checked = check_labels(labels)
-    result = with_ppi(await engine.aevaluate(data, metrics, **options), checked, output=options.get("output"))
+    tracker, checked = tracker_for(log_to), labels_for(labels)
+    result = with_labels(await engine.aevaluate(data, metrics, **options), checked, options.get("output"))
     if tracker is not None:  # in this thread: MLflow keeps the active run per thread
         tracker.log_evaluation(result)
     return result
 
 
-def compare(baseline: Any, *systems: Any, log_to: str | None = None, **options: Any) -> Comparison:
-    tracker = open_tracker(log_to)
-    if tracker is None:
-        return compare_runs(baseline, *systems, **options)
-    return tracker.log_comparison(baseline, systems, **options)[0]
+def tracker_for(log_to: str | None) -> MlflowTracker | None:
+    """The tracker ``log_to`` names (None for none), checked before any work."""
+    if log_to is None:
+        return None
+    from .mlflow_sink import open_tracker
+
+    return open_tracker(log_to)
+
+
+def labels_for(labels: Any) -> dict[str, float] | None:
+    """The labels by record id (None for none), read before any work so that a bad file costs none."""
+    if labels is None:
+        return None
+    from .labelled import check_labels
+
+    return check_labels(labels)
+
+
+def with_labels(result: EvaluationResult, labels: dict[str, float] | None, output: Any) -> EvaluationResult:
+    """``result`` with the prediction-powered estimates of ``labels`` (as it is without labels)."""
+    if labels is None:
+        return result
+    from .labelled import with_ppi
+
+    return with_ppi(result, labels, output=output)
 
 
 # The options are documented once, with the functions that take them; these add ``log_to``.
 aevaluate.__doc__ = (engine.aevaluate.__doc__ or "").rstrip() + "\n" + _LOG_TO
-_LOG_TO_PARAMETER = inspect.Parameter("log_to", inspect.Parameter.KEYWORD_ONLY, default=None, annotation="str | None")
-compare.__signature__ = inspect.signature(compare_runs).replace(  # type: ignore[attr-defined] - help() shows every option
-    parameters=[*inspect.signature(compare_runs).parameters.values(), _LOG_TO_PARAMETER])
-compare.__doc__ = (compare_runs.__doc__ or "").rstrip() + """
-
-    ``log_to="mlflow"`` also logs the comparison to MLflow: a run with the options, the report
-    and the comparison's JSON, and under it a run per system with, per metric, both values, the
-    difference with its interval, the effect size and every test's p-value.
-    """
-
 publish(globals())
