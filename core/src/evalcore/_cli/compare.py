@@ -70,11 +70,11 @@ def compare_command(ctx: click.Context, baseline: str, systems: Sequence[str], a
     """Compare saved runs (JSON reports or samples journals) with a baseline, record by record."""
     from evalcore._compare import compare
     from evalcore._compare.ppi import ppi_differences
-    from evalcore._track.mlflow_sink import open_tracker
+    from evalcore._track.entry import tracker_for
 
     estimates = ppi_differences(baseline, systems, labels, metrics=list(options["metrics"]) or None,
                                 alpha=options["alpha"]) if labels else None
-    tracker = open_tracker(log_to)
+    tracker = tracker_for(log_to)
     if tracker is None:
         result = compare(baseline, *systems, **_compare_kwargs(options))
     else:
