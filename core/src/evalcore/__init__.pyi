@@ -64,7 +64,8 @@ from evalcore._contract.errors import MetricConflictError as MetricConflictError
 from evalcore._contract.errors import SpecError as SpecError
 from evalcore._contract.errors import PluginError as PluginError
 from evalcore._contract.errors import ScoringError as ScoringError
-from evalcore._track.mlflow_sink import TrackingError as TrackingError
+from evalcore._contract.errors import TrackingError as TrackingError
+from evalcore._contract.errors import ExecutorError as ExecutorError
 from evalcore._compare.compare import RecordMismatchError as RecordMismatchError
 from evalcore._contract.errors import SkipSample as SkipSample
 from evalcore._contract.vocabulary import DeprecatedParameterWarning as DeprecatedParameterWarning

@@ -4,7 +4,7 @@ A registration module (the target of an ``evalcore.plugins`` entry point) looks 
 
     from evalcore.plugin import MetricSpec, ParamSpec, hookimpl
 
-    PLUGIN_API_VERSION = 1  # the plugin API these specs are written for (a literal, checked on load)
+    PLUGIN_API_VERSION = 2  # the plugin API these specs are written for (a literal, checked on load)
 
     @hookimpl
     def evalcore_metrics():

@@ -47,9 +47,16 @@ from evalcore._contract.regex import regex_search as regex_search
 from evalcore._contract.schema import schema_validator as schema_validator
 from evalcore._contract.records import iter_jsonl as iter_jsonl
 
-# readers
-from evalcore._contract.reader_spec import ReaderSpec as ReaderSpec
-from evalcore._contract.reader_spec import ReaderOption as ReaderOption
+# readers, executors, trackers and commands (plugin API 2)
+from evalcore._contract.components import ReaderSpec as ReaderSpec
+from evalcore._contract.components import ReaderOption as ReaderOption
+from evalcore._contract.components import ExecutorSpec as ExecutorSpec
+from evalcore._contract.components import TrackerSpec as TrackerSpec
+from evalcore._contract.components import CommandSpec as CommandSpec
+from evalcore._engine.executors import ChunkExecutor as ChunkExecutor
+from evalcore._engine.trackers import Tracker as Tracker
+from evalcore._contract.errors import ExecutorError as ExecutorError
+from evalcore._contract.errors import TrackingError as TrackingError
 from evalcore._contract.chunk import Source as Source
 from evalcore._contract.chunk import Chunk as Chunk
 from evalcore._engine.readers import file_fingerprint as file_fingerprint

@@ -60,9 +60,9 @@ def _compare_kwargs(options: dict[str, Any]) -> dict[str, Any]:
 @click.option("--labels", "labels", multiple=True, type=click.Path(dir_okay=False, exists=True),
               help='JSONL of {"id": ..., "label": number} on some records: adds the prediction-powered estimate of '
                    "each difference (once for every run, or once per run: BASELINE's, then each system's).")
-@click.option("--log-to", type=click.Choice(["mlflow"]),
-              help="Also log the comparison to MLflow: a run with the report, and a nested run per system with "
-                   "the differences and p-values (pip install 'evalcore-core[mlflow]').")
+@click.option("--log-to", metavar="TRACKER",
+              help="Also log the comparison to a tracker a plugin provides, e.g. mlflow (evalcore-mlflow): a run "
+                   "with the report, and a nested run per system with the differences and p-values.")
 @click.pass_context
 @reports_errors
 def compare_command(ctx: click.Context, baseline: str, systems: Sequence[str], as_json: bool, log_to: str | None,
@@ -70,16 +70,16 @@ def compare_command(ctx: click.Context, baseline: str, systems: Sequence[str], a
     """Compare saved runs (JSON reports or samples journals) with a baseline, record by record."""
     from evalcore._compare import compare
     from evalcore._compare.ppi import ppi_differences
-    from evalcore._track.entry import tracker_for
+    from evalcore._track.comparing import comparison_tracker, log_comparison
 
     estimates = ppi_differences(baseline, systems, labels, metrics=list(options["metrics"]) or None,
                                 alpha=options["alpha"]) if labels else None
-    tracker = tracker_for(log_to)
+    tracker = comparison_tracker(log_to, None)
     if tracker is None:
         result = compare(baseline, *systems, **_compare_kwargs(options))
     else:
-        result, run_id = tracker.log_comparison(baseline, systems, **_compare_kwargs(options))
-        click.echo(f"logged to MLflow: run {run_id} at {tracker.uri}", err=True)
+        result, where = log_comparison(tracker, baseline, systems, _compare_kwargs(options))
+        click.echo(f"logged to {where}", err=True)
     found = None
     if sequential:
         from evalcore._compare.sequential import sequence_differences, sequence_lines

@@ -1,7 +1,8 @@
 """``evalcore evaluate``: records (JSONL, ``-`` for stdin, or a plugin reader's files) -> report.
 
-Readers that plugins provide (TREC qrels and run files from evalcore-retrieval) add their
-options to this command when it runs, so ``evalcore --help`` loads no plugin.
+Readers, executors and trackers that plugins provide (TREC qrels and run files from
+evalcore-retrieval, ``--ray-address`` of evalcore-ray) add their options to this command when it
+runs, so ``evalcore --help`` loads no plugin.
 """
 
 from __future__ import annotations
@@ -32,16 +33,9 @@ class _EvaluateCommand(click.Command):
         if not ctx.find_root().obj:
             return params  # building help outside a run
         from .common import registry_of
+        from .components import click_options
 
-        registry = registry_of(ctx.find_root())
-        extra = []
-        for reader in registry.readers():
-            for option in reader.options:
-                if option.flag not in known:
-                    known.add(option.flag)
-                    kind = {"path": click.Path(dir_okay=False), "int": click.IntRange(min=1)}.get(option.kind, str)
-                    extra.append(click.Option([option.flag, option.dest], type=kind,
-                                              help=f"{option.help} ({reader.namespace} reader)".strip()))
+        extra = click_options(registry_of(ctx.find_root()), ("readers", "executors", "trackers"), known)
         return params[:-1] + extra + params[-1:]  # keep --help last
 
 
@@ -61,8 +55,8 @@ class _EvaluateCommand(click.Command):
 @click.option("--concurrency", default=8, show_default=True, type=click.IntRange(min=1))
 @click.option("--chunk-size", default=1000, show_default=True, type=click.IntRange(min=1),
               help="Records read and scored together (memory is bounded by it).")
-@click.option("--executor", type=click.Choice(["local", "ray"]), default="local", show_default=True)
-@click.option("--ray-address", help="Ray cluster to connect to (default: start a local Ray instance).")
+@click.option("--executor", default="local", show_default=True, metavar="NAME",
+              help="Where chunks are scored: local, or an executor a plugin provides (ray from evalcore-ray).")
 @click.option("--timeout-s", type=click.FloatRange(min=0, min_open=True),
               help="Per-sample time limit for every metric (default: each metric's own).")
 @click.option("--failure-score", type=float, help="Count errors with this value in the aggregates.")
@@ -108,9 +102,9 @@ class _EvaluateCommand(click.Command):
 @click.option("--labels", type=click.Path(dir_okay=False, exists=True),
               help='JSONL of {"id": ..., "label": number} on some records: adds the prediction-powered estimate '
                    "of every per-record metric beside the judge's mean and the labelled records' mean.")
-@click.option("--log-to", type=click.Choice(["mlflow"]),
-              help="Also log the run to MLflow's tracking URI ($MLFLOW_TRACKING_URI): parameters, each metric with "
-                   "its interval, the rows and the HTML report (pip install 'evalcore-core[mlflow]').")
+@click.option("--log-to", metavar="TRACKER",
+              help="Also log the run to a tracker a plugin provides, e.g. mlflow (evalcore-mlflow) or wandb "
+                   "(evalcore-wandb): parameters, each metric with its interval, the rows and the HTML report.")
 @click.pass_context
 def evaluate_command(ctx: click.Context, data: str | None, metric_ids: Sequence[str], program: str | None,
                      dry_run: bool, as_json: bool, max_errors: float | None, per_query: str | None,
@@ -127,12 +121,18 @@ def _evaluate(ctx: click.Context, data: str | None, metric_ids: Sequence[str], p
               options: dict[str, Any]) -> None:
     from evalcore._engine.entry import evaluate as run_evaluation
     from evalcore._engine.entry import make_source
-    from evalcore._track.entry import labels_for, tracker_for, with_labels
+    from evalcore._engine.trackers import open_tracker
+    from evalcore._track.entry import labels_for, with_labels
 
     from .common import registry_of
+    from .components import take_options
 
     registry = registry_of(ctx.find_root())
     log_to = options.pop("log_to", None)
+    tracker_options = take_options(registry, "trackers", log_to, options)
+    executor_options = take_options(registry, "executors", options["executor"], options)
+    if executor_options:
+        options["executor_options"] = executor_options
     labels = labels_for(options.pop("labels", None))  # a bad labels file costs no evaluation
     for group in ("judge", "embedding"):  # --judge-model M -> judge={"model": M}
         prefix = f"{group}_"
@@ -168,7 +168,7 @@ def _evaluate(ctx: click.Context, data: str | None, metric_ids: Sequence[str], p
         estimate = plan(source, metrics, chunk_size=options["chunk_size"])
         echo_json(estimate) if as_json else click.echo(format_plan(estimate))
         return
-    tracker = tracker_for(log_to)  # checked before the run: a wrong tracking URI costs no evaluation
+    tracker = open_tracker(log_to, tracker_options, registry)  # before the run: a wrong address costs no scoring
     loaded = _load_program(program) if program else None
     if per_query not in (None, "-"):
         _check_per_query(per_query, source, options)
@@ -226,7 +226,7 @@ def _evaluate(ctx: click.Context, data: str | None, metric_ids: Sequence[str], p
         if result.stopped.startswith("interrupted"):
             click.echo(f"to finish the run: {_resume_command(rows_at, given=created is None)}", err=True)
     if tracker is not None:
-        click.echo(f"logged to MLflow: run {tracker.log_evaluation(result)} at {tracker.uri}", err=True)
+        click.echo(f"logged to {tracker.log_evaluation(result)}", err=True)
     if result.metrics and not result.stopped and all(m.value is None for m in result.metrics.values()):
         click.echo("error: no metric scored any record; the reasons are under the table", err=True)
         sys.exit(EXIT_NOTHING_SCORED)

@@ -1,6 +1,9 @@
-"""The ``evalcore`` command line: list, describe, plugins, evaluate, compare, report.
+"""The ``evalcore`` command line: list, describe, plugins, evaluate, compare, report, and the
+commands plugins add.
 
-Only click is imported up front, so ``--help`` stays fast; each command imports what it needs.
+Only click is imported up front, so ``--help`` stays fast; each command imports what it needs. A
+plugin's command (the ``evalcore_commands`` hook) is looked up only when a name is not one of
+evalcore's own, and listed in ``--help`` from the listing cache without loading a plugin.
 """
 
 from __future__ import annotations
@@ -8,12 +11,12 @@ from __future__ import annotations
 import contextlib
 import warnings
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 import click
 
 from evalcore._contract.env import one_blas_thread
-from evalcore._contract.errors import InputError
+from evalcore._contract.errors import EvalcoreError, InputError
 
 from .common import echo_json, echo_rows, registry_of, render_listing, reports_errors
 
@@ -21,7 +24,7 @@ if TYPE_CHECKING:
     from evalcore._registry.listing import Listing
 
 class _LazyGroup(click.Group):
-    """Commands that live in their own modules load only when they run (or help lists them)."""
+    """Commands that live in their own modules, or in plugins, load only when they run (or help lists them)."""
 
     lazy = {"evaluate": "_cli.evaluate:evaluate_command", "compare": "_cli.compare:compare_command",
             "report": "_cli.compare:report_command", "gate": "_cli.gate:gate_command",
@@ -29,7 +32,8 @@ class _LazyGroup(click.Group):
             "runs": "_cli.runs:runs_command"}
 
     def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted([*super().list_commands(ctx), *self.lazy])
+        own = [*super().list_commands(ctx), *self.lazy]
+        return sorted([*own, *(name for name in self._plugin_commands(ctx) if name not in own)])
 
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
         if name in self.lazy:
@@ -37,7 +41,44 @@ class _LazyGroup(click.Group):
 
             module, _, attr = self.lazy[name].partition(":")
             return getattr(importlib.import_module(f"evalcore.{module}"), attr)
-        return super().get_command(ctx, name)
+        found = super().get_command(ctx, name)
+        if found is None and name in self._plugin_commands(ctx):
+            return _load_command(self._plugin_commands(ctx)[name])
+        return found
+
+    def _plugin_commands(self, ctx: click.Context) -> dict[str, Any]:
+        """The command specs plugins provide, by name; one whose name is taken is left out with a warning.
+
+        Looked up before the group's own callback runs (click resolves the command first), with a
+        registry of its own: the listing cache tells the names without loading a plugin."""
+        from evalcore._registry.registry import Registry
+
+        obj = ctx.find_root().ensure_object(dict)
+        if "commands" not in obj:
+            taken = {*super().list_commands(ctx), *self.lazy}
+            obj["commands"] = {}
+            try:
+                specs = Registry(strict=False).components("commands")
+            except EvalcoreError as exc:
+                click.echo(f"warning: plugin commands are not available: {exc}", err=True)
+                specs = []
+            for spec in specs:
+                if spec.name in taken or spec.name in obj["commands"]:
+                    owner = obj["commands"][spec.name].namespace if spec.name in obj["commands"] else "evalcore"
+                    click.echo(f"warning: the {spec.namespace} plugin's command {spec.name!r} is not added: "
+                               f"{owner} has a command of that name", err=True)
+                else:
+                    obj["commands"][spec.name] = spec
+        return obj["commands"]
+
+
+def _load_command(spec: Any) -> click.Command:
+    """The click command a plugin's :class:`~evalcore.plugin.CommandSpec` names."""
+    command = spec.load()
+    if not isinstance(command, click.Command):
+        raise click.ClickException(f"the {spec.namespace} plugin's command {spec.name!r} ({spec.implementation}) "
+                                   f"is {type(command).__name__}, not a click command")
+    return command
 
 
 @click.group(cls=_LazyGroup)

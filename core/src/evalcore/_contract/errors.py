@@ -25,12 +25,13 @@ derives from it (an ``InputError`` is a ``ValueError``)::
     ├── OutputError .......................... an output cannot be written there (an input, another run's journal,
     │                                          a special file), or writing it failed
     ├── ResumeError .......................... a journal cannot be resumed
-    ├── RayUnavailable ....................... executor="ray" without a reachable Ray
+    ├── ExecutorError ........................ an executor cannot start or reach its workers
+    │   └── RayUnavailable ................... evalcore-ray: executor="ray" without a reachable Ray
     ├── RecordMismatchError .................. compared runs do not cover the same records
     ├── MissingStatsError .................... a paired test needs scipy
     ├── StateCodecError (ValueError) ......... a corpus state cannot be journalled or read back
     ├── ScoringError (RuntimeError) .......... a metric could not score what it was called on
-    ├── TrackingError ........................ a run could not be logged to MLflow (missing mlflow, store refused)
+    ├── TrackingError ........................ a run could not be logged to a tracker (client missing, store refused)
     ├── BackendError ......................... evalcore.http: a call to a model backend failed (names the URL)
     │   ├── BackendUnreachable ............... no connection (retryable)
     │   ├── BackendTimeout ................... no answer within the time limit (retryable)
@@ -165,6 +166,15 @@ class ScoringError(EvalcoreError, RuntimeError):
     """A metric could not score what it was called on: a DSPy-style call on a pair it fails on,
     a batch answered with the wrong number of results, or no labelled sample scored; the
     message names the metric id and the first reason."""
+
+
+class ExecutorError(EvalcoreError):
+    """An executor (``executor=NAME``) cannot start, or cannot reach the machines it scores on."""
+
+
+class TrackingError(EvalcoreError):
+    """A run could not be logged to a tracker (``log_to=NAME``): its client is not installed, its
+    store or server refused, or no installed tracker has that name."""
 
 
 class SkipSample(Exception):

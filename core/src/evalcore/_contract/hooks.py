@@ -8,9 +8,12 @@ import pluggy
 
 PROJECT_NAME = "evalcore"
 ENTRY_POINT_GROUP = "evalcore.plugins"
-PLUGIN_API_VERSION = 1
+PLUGIN_API_VERSION = 2
 """The plugin API this evalcore provides; registration modules declare the one they target
-as a module constant ``PLUGIN_API_VERSION``."""
+as a module constant ``PLUGIN_API_VERSION``. Version 2 added the executor, tracker and command hooks."""
+SUPPORTED_API_VERSIONS = (1, 2)
+"""The plugin API versions this evalcore loads: a version-1 plugin (metrics, readers, metric
+sets) loads unchanged."""
 
 hookspec = pluggy.HookspecMarker(PROJECT_NAME)
 hookimpl = pluggy.HookimplMarker(PROJECT_NAME)
@@ -43,6 +46,25 @@ class PluginHooks:
         expands to its metrics. Ids without a namespace get the plugin's. Same lightness
         rule as :meth:`evalcore_metrics`.
         """
+        raise NotImplementedError
+
+    @hookspec
+    def evalcore_executors(self) -> list[Any]:
+        """Return the plugin's executors (:class:`~evalcore.plugin.ExecutorSpec` or dicts): where
+        a run's chunks are scored, chosen with ``--executor NAME`` / ``executor=NAME``. Optional;
+        plugin API 2."""
+        raise NotImplementedError
+
+    @hookspec
+    def evalcore_trackers(self) -> list[Any]:
+        """Return the plugin's trackers (:class:`~evalcore.plugin.TrackerSpec` or dicts): where
+        finished runs are logged, chosen with ``--log-to NAME`` / ``log_to=NAME``. Optional; plugin API 2."""
+        raise NotImplementedError
+
+    @hookspec
+    def evalcore_commands(self) -> list[Any]:
+        """Return the plugin's commands (:class:`~evalcore.plugin.CommandSpec` or dicts): click
+        commands added under ``evalcore``. Optional; plugin API 2."""
         raise NotImplementedError
 
 

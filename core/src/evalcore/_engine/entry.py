@@ -19,7 +19,7 @@ from evalcore._registry.registry import Registry, default_registry
 
 from .diagnose import warn_if_unscored
 from .options import RunOptions, check_paths, make_options, run_context
-from .plan import MetricLike, Plan, bind_metrics
+from .plan import MetricLike, Plan, bind_metrics, resolve_executor
 from .programs import as_program, is_dspy_module
 from .readers import DataSource, JsonlSource, stdin_source
 from .result import EvaluationResult
@@ -134,7 +134,9 @@ async def aevaluate(
       temporary file removed with the result. ``resume=True`` continues an interrupted run from
       it, scoring only what is missing; another run's journal is not written over unless
       ``overwrite=True``.
-    * ``executor`` — ``"local"`` (default) or ``"ray"`` (with ``ray_address``).
+    * ``executor`` — ``"local"`` (default, this machine) or an executor a plugin provides, such as
+      ``"ray"`` from evalcore-ray; ``executor_options`` are its own options (``{"address": ...}``),
+      which may also be given as ``<executor>_<option>`` (``ray_address=...``).
     * ``seed``, ``n_boot``, ``confidence`` — the bootstrap interval.
     * ``target_ci_width`` — score the records in an order drawn with ``seed`` and stop once every
       metric's anytime-valid confidence sequence (at ``confidence``) is narrower than this; the
@@ -155,8 +157,10 @@ async def aevaluate(
     if run_options.rollouts > 1 and program is None:
         raise EvalcoreError("rollouts > 1 needs a program that produces the predictions")
     context = run_context(run_options)
-    bound, created_from = bind_metrics(metrics, registry or default_registry(), context, run_options.tiers)
-    plan = Plan(bound, run_options, context, created_from)
+    registry = registry or default_registry()
+    executor = resolve_executor(run_options, registry)
+    bound, created_from = bind_metrics(metrics, registry, context, run_options.tiers)
+    plan = Plan(bound, run_options, context, created_from, executor)
     try:
         result = await Run(plan, source, program, started).execute()
     finally:

@@ -1,7 +1,9 @@
-"""Executors: where chunks are scored. Locally (an event loop plus worker threads) or on Ray.
+"""Executors: where chunks are scored. Locally (an event loop plus worker threads), or where an
+executor a plugin provides sends them (``executor=NAME``; Ray with evalcore-ray).
 
-Both call the same :func:`~evalcore._engine.score.score_chunk`, so the numbers cannot
-differ; both keep a bounded number of chunks in flight, so memory is bounded by the chunk.
+Every executor calls the same :func:`~evalcore._engine.score.score_chunk` (on another machine,
+from a rebuilt plan), so the numbers cannot differ; each keeps a bounded number of chunks in
+flight, so memory is bounded by the chunk.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Protocol
 
 from evalcore._contract.chunk import Chunk
+from evalcore._lazy import publish
 
 from .plan import Plan
 from .score import ChunkResult, score_chunk
@@ -21,9 +24,16 @@ OnResult = Callable[[ChunkResult], bool]
 
 
 class ChunkExecutor(Protocol):
-    async def run(self, chunks: Iterator[Chunk], on_result: OnResult) -> None: ...
+    """What an executor's implementation, called as ``implementation(plan, program)``, returns."""
 
-    def close(self) -> None: ...
+    async def run(self, chunks: Iterator[Chunk], on_result: OnResult) -> None:
+        """Score ``chunks`` (each with :func:`~evalcore.plugin.score_chunk`), handing each result to
+        ``on_result`` in any order, until the chunks end or ``on_result`` returns ``False``."""
+        ...
+
+    def close(self) -> None:
+        """Release workers and connections (called once, also after an error)."""
+        ...
 
 
 class LocalExecutor:
@@ -64,3 +74,6 @@ class LocalExecutor:
 
     def close(self) -> None:
         self.pool.shutdown(wait=False, cancel_futures=True)
+
+
+publish(globals())

@@ -19,7 +19,6 @@ from .baseline import BaselineValues, baseline_digest, baseline_values
 from .files import check_output, same_file
 from .stats import AggregateMethod, aggregate
 
-Executor = Literal["local", "ray"]
 SamplesFormat = Literal["jsonl", "parquet"]
 
 
@@ -63,8 +62,10 @@ class RunOptions:
     cache_dir: str | None = None
     judge: dict[str, Any] = attrs.field(factory=dict)
     embedding: dict[str, Any] = attrs.field(factory=dict)
-    executor: Executor = "local"
-    ray_address: str | None = None
+    executor: str = "local"
+    """``"local"`` (this machine) or the name of an executor a plugin provides."""
+    executor_options: dict[str, Any] = attrs.field(factory=dict)
+    """The executor's own options, by the ``dest`` names its spec declares (``{"address": ...}``)."""
     resume: bool = False
     overwrite: bool = False
     output: Path | None = None
@@ -95,8 +96,10 @@ class RunOptions:
                               "baseline run")
         if self.until_decided and self.target_ci_width is not None:
             raise OptionError("give one stopping rule: target_ci_width or until_decided")
-        if self.executor not in ("local", "ray"):
-            raise OptionError(f"executor must be 'local' or 'ray'; got {self.executor!r}")
+        if not isinstance(self.executor, str) or not self.executor:
+            raise OptionError(f"executor must be 'local' or the name of an installed executor; got {self.executor!r}")
+        if self.executor == "local" and self.executor_options:
+            raise OptionError(f"executor options {sorted(self.executor_options)} need an executor other than 'local'")
         if self.cache_mode not in (None, "readwrite", "readonly", "refresh", "off"):
             raise OptionError(f"cache_mode must be readwrite, readonly, refresh or off; got {self.cache_mode!r}")
         bad_tiers = {k: v for k, v in self.tiers.items() if v not in ("proxy", "truth")}
@@ -178,6 +181,7 @@ def make_options(**raw: Any) -> RunOptions:
     for key in ("output", "samples", "csv"):
         if raw.get(key) is not None:
             raw[key] = Path(os.fspath(raw[key]))
+    _executor_options(raw)
     unknown = set(raw) - {f.name for f in attrs.fields(RunOptions)}
     if unknown:
         raise OptionError(f"unknown option{'s' if len(unknown) > 1 else ''}: {', '.join(sorted(unknown))}")
@@ -185,6 +189,22 @@ def make_options(**raw: Any) -> RunOptions:
         return RunOptions(**raw)
     except TypeError as exc:
         raise OptionError(str(exc)) from None
+
+
+def _executor_options(raw: dict[str, Any]) -> None:
+    """Move ``<executor>_<option>`` keywords (``ray_address=`` with ``executor="ray"``) into
+    ``executor_options``, where the executor finds them by the option's name alone."""
+    executor = raw.get("executor") or "local"
+    prefix = f"{executor}_"
+    given = {k.removeprefix(prefix): raw.pop(k) for k in [k for k in raw if k.startswith(prefix)]}
+    given = {k: v for k, v in given.items() if v is not None}
+    if raw.get("executor_options") is not None:
+        if not isinstance(raw["executor_options"], Mapping):
+            raise OptionError(f"executor_options must be a mapping; got {raw['executor_options']!r}")
+        given = {**dict(raw["executor_options"]), **given}
+    raw.pop("executor_options", None)
+    if given:
+        raw["executor_options"] = given
 
 
 def check_paths(options: RunOptions, inputs: list[Path]) -> None:

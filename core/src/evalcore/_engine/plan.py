@@ -7,6 +7,7 @@ from typing import Any
 
 import attrs
 
+from evalcore._contract.components import ExecutorSpec
 from evalcore._contract.context import RunContext
 from evalcore._contract.errors import EvalcoreError
 from evalcore._contract.metric import Metric
@@ -29,6 +30,8 @@ class Plan:
     sources: list[str | None]
     """For each metric, the id it was created from in the registry (``None`` for metric
     objects and callables given directly); executors on other machines rebuild from it."""
+    executor: ExecutorSpec | None = None
+    """The plugin executor that scores the chunks (``None``: this machine)."""
 
     @property
     def aliases(self) -> dict[str, str]:
@@ -50,6 +53,23 @@ class Plan:
             return self.options.timeout_s
         own = metric.params.get("timeout_s")
         return float(own) if own is not None else metric.default_timeout_s
+
+
+def resolve_executor(options: RunOptions, registry: Registry) -> ExecutorSpec | None:
+    """The plugin executor ``options.executor`` names (``None`` for ``"local"``), its options checked."""
+    from .options import OptionError
+
+    if options.executor == "local":
+        return None
+    try:
+        spec: ExecutorSpec = registry.component("executors", options.executor)
+    except EvalcoreError as exc:
+        raise OptionError(f"executor: {exc}") from None
+    unknown = sorted(set(options.executor_options) - {option.dest for option in spec.options})
+    if unknown:
+        known = ", ".join(option.dest for option in spec.options) or "none"
+        raise OptionError(f"the {spec.name} executor has no option {', '.join(map(repr, unknown))} (options: {known})")
+    return spec
 
 
 def bind_metrics(metrics: Sequence[MetricLike] | MetricLike, registry: Registry,

@@ -52,7 +52,7 @@ class Run:
         self.progress = RunProgress(self.options.progress, total=source.total(), source=self.source)
 
     async def execute(self) -> EvaluationResult:
-        executor = make_executor(self.plan, self.program)  # first: a missing or unreachable Ray fails early
+        executor = make_executor(self.plan, self.program)  # first: an executor that cannot start fails early
         path, temporary = self._journal_path()
         try:
             journal = JournalWriter(path, self._header(temporary), resume=self.options.resume,
@@ -292,9 +292,7 @@ def _unlink(path: Path) -> None:
 
 
 def make_executor(plan: Plan, program: Callable[..., Any] | None) -> ChunkExecutor:
-    """The executor the run's options name: Ray (imported only then) or this machine."""
-    if plan.options.executor == "ray":
-        from .ray_executor import RayExecutor
-
-        return RayExecutor(plan, program)
-    return LocalExecutor(plan, program)
+    """The executor the run's options name: this machine, or a plugin's (imported only then)."""
+    if plan.executor is None:
+        return LocalExecutor(plan, program)
+    return plan.executor.load()(plan, program)

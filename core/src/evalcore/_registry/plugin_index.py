@@ -4,8 +4,9 @@ With a valid cached listing the registry loads only the plugin a metric id, a me
 readers need (its entry point alone) instead of every plugin. Each plugin's entry is a dict: its
 entry point (``name``, ``module``, its ``distribution`` and ``version``), ``status`` (a
 :class:`~evalcore.registry.PluginStatus` value), the metric keys and metric-set names it provides,
-and its readers' fields (a :class:`~evalcore.plugin.ReaderSpec` as a dict: the command line adds
-their options without loading the plugin).
+and the fields of its components, by kind: ``readers``, ``executors``, ``trackers`` and ``commands``
+(a :class:`~evalcore.plugin.ReaderSpec` and its siblings as dicts: the command line adds their
+options and commands without loading the plugin).
 
 Imports nothing at module level but the standard library, so reading the listing stays cheap.
 """
@@ -22,15 +23,16 @@ _TEXT_FIELDS = ("name", "distribution", "version", "module", "status")
 _LOADED = "loaded"
 
 
-_READER_FIELDS = ("name", "implementation", "summary", "namespace")
+_COMPONENT_FIELDS = ("name", "implementation", "summary", "namespace")
 _OPTION_FIELDS = ("flag", "dest", "help", "kind")
+_KINDS = ("readers", "executors", "trackers", "commands")
 
 
 def plugin_entry(name: str, distribution: str, version: str, module: str, status: str, metrics: list[str],
-                 sets: list[str], readers: list[dict[str, Any]]) -> PluginEntry:
-    """The index entry of one discovered plugin (``readers``: each reader spec's fields)."""
+                 sets: list[str], components: dict[str, list[dict[str, Any]]]) -> PluginEntry:
+    """The index entry of one discovered plugin (``components``: each component spec's fields, by kind)."""
     return {"name": name, "distribution": distribution, "version": version, "module": module, "status": status,
-            "metrics": list(metrics), "sets": list(sets), "readers": list(readers)}
+            "metrics": list(metrics), "sets": list(sets), **{kind: list(components.get(kind, ())) for kind in _KINDS}}
 
 
 def is_index(value: Any) -> bool:
@@ -69,19 +71,19 @@ class PluginIndex:
         return [entry for entry in self.entries
                 if any(name in (bare, f"{entry['name']}/{bare}") for bare in entry["sets"])]
 
-    def readers(self) -> list[dict[str, Any]]:
-        """The fields of every reader, plugin by plugin in loading order."""
-        return [reader for entry in self.entries for reader in entry["readers"]]
+    def components(self, kind: str) -> list[dict[str, Any]]:
+        """The fields of every component of ``kind`` (``readers``, ...), plugin by plugin in loading order."""
+        return [fields for entry in self.entries for fields in entry[kind]]
 
 
 def _is_entry(entry: Any) -> bool:
     return (isinstance(entry, dict) and all(isinstance(entry.get(f), str) for f in _TEXT_FIELDS)
             and all(isinstance(v := entry.get(f), list) and all(isinstance(s, str) for s in v)
                     for f in ("metrics", "sets"))
-            and isinstance(readers := entry.get("readers"), list) and all(map(_is_reader, readers)))
+            and all(isinstance(found := entry.get(kind), list) and all(map(_is_component, found)) for kind in _KINDS))
 
 
-def _is_reader(reader: Any) -> bool:
-    return (isinstance(reader, dict) and all(isinstance(reader.get(f), str) for f in _READER_FIELDS)
-            and isinstance(options := reader.get("options"), list)
+def _is_component(spec: Any) -> bool:
+    return (isinstance(spec, dict) and all(isinstance(spec.get(f), str) for f in _COMPONENT_FIELDS)
+            and isinstance(options := spec.get("options"), list)
             and all(isinstance(o, dict) and all(isinstance(o.get(f), str) for f in _OPTION_FIELDS) for o in options))

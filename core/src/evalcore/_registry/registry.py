@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import attrs
 
 from evalcore._contract.env import list_cache_disabled, strict_from_env
+from evalcore._contract.components import COMPONENT_KINDS, ComponentSpec, collect_components
 from evalcore._contract.errors import (
     AmbiguousMetricError,
     EvalcoreError,
@@ -37,7 +38,7 @@ from evalcore._contract.errors import (
     SpecError,
     UnknownMetricError,
 )
-from evalcore._contract.hooks import ENTRY_POINT_GROUP, PLUGIN_API_VERSION, new_plugin_manager
+from evalcore._contract.hooks import ENTRY_POINT_GROUP, PLUGIN_API_VERSION, SUPPORTED_API_VERSIONS, new_plugin_manager
 from evalcore._contract.identity import parse_metric_id
 from evalcore._contract.origin import Origin
 from evalcore._contract.references import import_object
@@ -86,6 +87,8 @@ class PluginInfo:
     error: str | None = None
     api_version: Any = None
     metrics: tuple[str, ...] = ()
+    components: dict[str, tuple[str, ...]] = attrs.field(factory=dict)
+    """The names of the readers, executors, trackers and commands it provides, by kind."""
 
     @property
     def ok(self) -> bool:
@@ -96,17 +99,18 @@ class PluginInfo:
             "name": self.name, "distribution": self.distribution, "version": self.version,
             "module": self.module, "status": self.status.value, "error": self.error,
             "api_version": self.api_version, "metrics": list(self.metrics),
+            **{kind: list(self.components.get(kind, ())) for kind in COMPONENT_KINDS},
         }
 
 
 @attrs.frozen
 class _Loaded:
-    """What loading one plugin gave: its info and, when it loaded, its metrics, sets and readers."""
+    """What loading one plugin gave: its info and, when it loaded, its metrics, sets and components."""
 
     plugin: PluginInfo
     metrics: tuple[MetricInfo, ...] = ()
     sets: dict[str, list[str]] = attrs.field(factory=dict)
-    readers: tuple[Any, ...] = ()
+    components: dict[str, tuple[ComponentSpec, ...]] = attrs.field(factory=dict)
 
 
 def _add(metrics: dict[str, list[MetricInfo]], info: MetricInfo) -> None:
@@ -163,7 +167,7 @@ class Registry:
         self._lock = threading.RLock()
         self._loaded = False
         self._plugins: list[PluginInfo] = []
-        self._readers: list[Any] = []
+        self._components: dict[str, list[ComponentSpec]] = {}
         self._metrics: dict[str, list[MetricInfo]] = {}
         self._sets: dict[str, list[str]] = {}
         self._manager = new_plugin_manager()  # one for every plugin; each is called alone
@@ -228,18 +232,22 @@ class Registry:
             if (ep.name, distribution, ep.value) not in self._done:
                 self._done[ep.name, distribution, ep.value] = self._load_plugin(
                     ep, distribution, version, claimed[ep.name])
-        plugins, readers, metrics, sets = [], [], {}, {}
+        plugins: list[PluginInfo] = []
+        components: dict[str, list[ComponentSpec]] = {kind: [] for kind in COMPONENT_KINDS}
+        metrics: dict[str, list[MetricInfo]] = {}
+        sets: dict[str, list[str]] = {}
         for ep, distribution, _ in every:
             done = self._done.get((ep.name, distribution, ep.value))
             if done is not None:
                 plugins.append(done.plugin)
-                readers.extend(done.readers)
+                for kind, specs in done.components.items():
+                    components[kind].extend(specs)
                 for info in done.metrics:
                     _add(metrics, info)
                 for name, ids in done.sets.items():
                     sets.setdefault(name, ids)
                     sets.setdefault(f"{ep.name}/{name}", ids)
-        self._plugins, self._readers, self._metrics, self._sets = plugins, readers, metrics, sets
+        self._plugins, self._components, self._metrics, self._sets = plugins, components, metrics, sets
 
     def _load_plugin(self, ep: metadata.EntryPoint, distribution: str, version: str,
                      claimants: list[str]) -> _Loaded:
@@ -250,7 +258,7 @@ class Registry:
             _reraise_interrupt(exc)
             return _Loaded(PluginInfo(**base, status=PluginStatus.IMPORT_ERROR, error=_describe(exc)))
         api_version = getattr(module, "PLUGIN_API_VERSION", None)
-        if api_version != PLUGIN_API_VERSION:
+        if api_version not in SUPPORTED_API_VERSIONS:
             return _Loaded(PluginInfo(
                 **base, status=PluginStatus.INCOMPATIBLE, api_version=api_version,
                 error=_api_mismatch(ep.value, api_version),
@@ -258,7 +266,8 @@ class Registry:
         try:
             hooks = _PluginHooks(self._manager, module, f"{distribution}:{ep.name}")
             specs = _collect_specs(hooks, ep.name)
-            readers = _collect_readers(hooks, ep.name)
+            components = {kind: tuple(collect_components(kind, getattr(hooks, cls.hook)(), ep.name))
+                          for kind, cls in COMPONENT_KINDS.items()}
             sets = _collect_sets(hooks, ep.name)
             if self._strict:
                 _check_implementations(specs)
@@ -277,9 +286,10 @@ class Registry:
             error = (f"namespace {ep.name!r} is claimed by several distributions: "
                      + ", ".join(sorted(claimants)))
         plugin = PluginInfo(**base, status=status, error=error, api_version=api_version,
-                            metrics=tuple(s.key for s in specs))
+                            metrics=tuple(s.key for s in specs),
+                            components={kind: tuple(c.name for c in found) for kind, found in components.items() if found})
         infos = tuple(MetricInfo(spec, origin, conflicts_with=others) for spec in specs)
-        return _Loaded(plugin, infos, sets, tuple(readers))
+        return _Loaded(plugin, infos, sets, components)
 
     # -- loading on demand -----------------------------------------------------------
 
@@ -338,7 +348,7 @@ class Registry:
         done = [self._done[p.name, p.distribution, p.module] for p in self._plugins]
         return [plugin_entry(d.plugin.name, d.plugin.distribution, d.plugin.version, d.plugin.module,
                              d.plugin.status.value, list(d.plugin.metrics), list(d.sets),
-                             [attrs.asdict(reader) for reader in d.readers])
+                             {kind: [spec.to_dict() for spec in specs] for kind, specs in d.components.items()})
                 for d in done]
 
     def raise_for_failed_plugins(self) -> None:
@@ -370,13 +380,31 @@ class Registry:
     def readers(self) -> list[Any]:
         """The readers plugins provide (:class:`~evalcore.plugin.ReaderSpec`); from a valid
         listing cache without loading a plugin (a reader imports its implementation when used)."""
+        return self.components("readers")
+
+    def components(self, kind: str) -> list[Any]:
+        """The components of ``kind`` (``readers``, ``executors``, ``trackers``, ``commands``) plugins
+        provide, plugin by plugin; from a valid listing cache without loading a plugin (a component
+        imports its implementation when used)."""
+        cls = COMPONENT_KINDS[kind]
         index = self._cached_index()
         if index is not None:
-            from evalcore._contract.reader_spec import ReaderSpec
-
-            return [ReaderSpec(**fields) for fields in index.readers()]
+            return [cls(**fields) for fields in index.components(kind)]
         self.load()
-        return list(self._readers)
+        return list(self._components[kind])
+
+    def component(self, kind: str, name: str) -> Any:
+        """The one component of ``kind`` called ``name``; an error names the installed ones, or
+        every plugin that claims the name."""
+        found = [spec for spec in self.components(kind) if spec.name == name]
+        what = COMPONENT_KINDS[kind].kind
+        if not found:
+            known = ", ".join(sorted({spec.name for spec in self.components(kind)})) or "none installed"
+            raise EvalcoreError(f"no {what} named {name!r} is installed ({kind}: {known})")
+        if len(found) > 1:
+            raise EvalcoreError(f"the {what} {name!r} is provided by several plugins: "
+                                + ", ".join(sorted(spec.namespace for spec in found)) + "; uninstall all but one")
+        return found[0]
 
     def plugins(self) -> list[PluginInfo]:
         """Every discovered plugin with its status."""
@@ -590,17 +618,12 @@ class _PluginHooks:
         return self._manager.subset_hook_caller(hook, self._others)
 
 
-def _collect_readers(hooks: _PluginHooks, namespace: str) -> list[Any]:
-    from evalcore._contract.reader_spec import collect_readers
-
-    return collect_readers(hooks.evalcore_readers(), namespace)
-
-
 def _api_mismatch(module: str, api_version: Any) -> str:
     if api_version is None:
         return (f"{module} declares no PLUGIN_API_VERSION; add 'PLUGIN_API_VERSION = {PLUGIN_API_VERSION}' "
                 "for the plugin API it is written for")
-    return f"targets plugin API version {api_version!r}; this evalcore provides version {PLUGIN_API_VERSION}"
+    supported = " and ".join(map(str, SUPPORTED_API_VERSIONS))
+    return f"targets plugin API version {api_version!r}; this evalcore loads versions {supported}"
 
 
 def _check_implementations(specs: Iterable[MetricSpec]) -> None:

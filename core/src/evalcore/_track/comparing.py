@@ -7,27 +7,49 @@ from typing import Any
 
 from evalcore._compare.compare import compare as compare_runs
 from evalcore._compare.result import Comparison
+from evalcore._engine.trackers import Tracker, open_tracker
 from evalcore._lazy import publish
 
-from .entry import tracker_for
 
-
-def compare(baseline: Any, *systems: Any, log_to: str | None = None, **options: Any) -> Comparison:
-    tracker = tracker_for(log_to)
+def compare(baseline: Any, *systems: Any, log_to: str | None = None, tracker_options: dict[str, Any] | None = None,
+            **options: Any) -> Comparison:
+    tracker = comparison_tracker(log_to, tracker_options)
     if tracker is None:
         return compare_runs(baseline, *systems, **options)
-    return tracker.log_comparison(baseline, systems, **options)[0]
+    return log_comparison(tracker, baseline, systems, options)[0]
+
+
+def comparison_tracker(log_to: str | None, options: dict[str, Any] | None) -> Tracker | None:
+    """The tracker ``log_to`` names, opened, if it can log comparisons."""
+    from evalcore._contract.errors import TrackingError
+
+    tracker = open_tracker(log_to, options)
+    if tracker is not None and not callable(getattr(tracker, "log_comparison", None)):
+        raise TrackingError(f"the {log_to} tracker logs runs, not comparisons (it has no log_comparison)")
+    return tracker
+
+
+def log_comparison(tracker: Tracker, baseline: Any, systems: Any, options: dict[str, Any]) -> tuple[Comparison, str]:
+    """Compare ``systems`` with ``baseline`` and log the comparison; the comparison and where it went."""
+    from evalcore._compare import load_runs
+
+    options = dict(options)
+    runs = load_runs([baseline, *systems], options.pop("names", None))
+    comparison = compare_runs(*runs, **options)
+    return comparison, tracker.log_comparison(comparison, runs)
 
 
 # The options are documented once, with the function that takes them; this adds ``log_to``.
-_LOG_TO_PARAMETER = inspect.Parameter("log_to", inspect.Parameter.KEYWORD_ONLY, default=None, annotation="str | None")
+_TRACKER_PARAMETERS = [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=None, annotation=annotation)
+                       for name, annotation in (("log_to", "str | None"), ("tracker_options", "dict | None"))]
 compare.__signature__ = inspect.signature(compare_runs).replace(  # type: ignore[attr-defined] - help() shows every option
-    parameters=[*inspect.signature(compare_runs).parameters.values(), _LOG_TO_PARAMETER])
+    parameters=[*inspect.signature(compare_runs).parameters.values(), *_TRACKER_PARAMETERS])
 compare.__doc__ = (compare_runs.__doc__ or "").rstrip() + """
 
-    ``log_to="mlflow"`` also logs the comparison to MLflow: a run with the options, the report
-    and the comparison's JSON, and under it a run per system with, per metric, both values, the
-    difference with its interval, the effect size and every test's p-value.
+    ``log_to`` also logs the comparison to a tracker a plugin provides (``"mlflow"``: a run with
+    the options, the report and the comparison's JSON, and under it a run per system with, per
+    metric, both values, the difference with its interval, the effect size and every test's
+    p-value); ``tracker_options`` are the tracker's own options.
     """
 
 publish(globals())

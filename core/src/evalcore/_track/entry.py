@@ -10,19 +10,19 @@ when they are asked for.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from evalcore._engine import entry as engine
 from evalcore._engine.plan import MetricLike
 from evalcore._engine.result import EvaluationResult
+from evalcore._engine.trackers import open_tracker
 from evalcore._lazy import publish
 
-if TYPE_CHECKING:
-    from .mlflow_sink import MlflowTracker
-
-_LOG_TO = """    * ``log_to`` — ``"mlflow"``: log the run to MLflow's active tracking URI (parameters,
-      each aggregate with its interval as metrics, the rows table and the HTML report as
-      artifacts); needs ``pip install 'evalcore-core[mlflow]'``.
+_LOG_TO = """    * ``log_to`` — the name of a tracker a plugin provides (``"mlflow"`` from evalcore-mlflow,
+      ``"wandb"`` from evalcore-wandb): the run is logged there once it finishes (parameters, each
+      aggregate with its interval, the rows and the HTML report); ``tracker_options`` are the
+      tracker's own options (``evalcore plugins`` lists the trackers installed). The tracker is
+      opened before any record is scored.
     * ``labels`` — trusted labels on some records (a JSONL file of ``{"id": ..., "label": number}``
       lines, or a mapping of record id to number, on the metrics' scale): the result's ``ppi``
       (and the ``"ppi"`` section of the JSON report) holds, for every per-record metric, the judge's
@@ -32,15 +32,16 @@ _LOG_TO = """    * ``log_to`` — ``"mlflow"``: log the run to MLflow's active t
 
 
 def evaluate(data: Any = None, metrics: Sequence[MetricLike] | MetricLike = (), *, log_to: str | None = None,
-             labels: Any = None, **options: Any) -> EvaluationResult:
+             tracker_options: dict[str, Any] | None = None, labels: Any = None, **options: Any) -> EvaluationResult:
     """Evaluate ``metrics`` over ``data`` and return an :class:`EvaluationResult`.
 
     ``data`` is a JSONL path (``"-"`` for standard input), a list of record dicts or
     :class:`~evalcore.Record`, a reader's source, or omitted in favour of ``examples=``
-    with ``predictions=`` (or ``program=``). ``log_to="mlflow"`` logs the run to MLflow;
+    with ``predictions=`` (or ``program=``). ``log_to="mlflow"`` logs the run to MLflow (a tracker plugin);
     ``labels`` adds prediction-powered estimates (``result.ppi``). See :func:`aevaluate` for every option.
     """
-    tracker, checked = tracker_for(log_to), labels_for(labels)
+    tracker = open_tracker(log_to, tracker_options, options.get("registry"))
+    checked = labels_for(labels)
     result = with_labels(engine.evaluate(data, metrics, **options), checked, options.get("output"))
     if tracker is not None:
         tracker.log_evaluation(result)
@@ -48,21 +49,14 @@ def evaluate(data: Any = None, metrics: Sequence[MetricLike] | MetricLike = (), 
 
 
 async def aevaluate(data: Any = None, metrics: Sequence[MetricLike] | MetricLike = (), *, log_to: str | None = None,
-                    labels: Any = None, **options: Any) -> EvaluationResult:
-    tracker, checked = tracker_for(log_to), labels_for(labels)
+                    tracker_options: dict[str, Any] | None = None, labels: Any = None,
+                    **options: Any) -> EvaluationResult:
+    tracker = open_tracker(log_to, tracker_options, options.get("registry"))
+    checked = labels_for(labels)
     result = with_labels(await engine.aevaluate(data, metrics, **options), checked, options.get("output"))
-    if tracker is not None:  # in this thread: MLflow keeps the active run per thread
+    if tracker is not None:  # in this thread: a tracker may keep its active run per thread (MLflow does)
         tracker.log_evaluation(result)
     return result
-
-
-def tracker_for(log_to: str | None) -> MlflowTracker | None:
-    """The tracker ``log_to`` names (None for none), checked before any work."""
-    if log_to is None:
-        return None
-    from .mlflow_sink import open_tracker
-
-    return open_tracker(log_to)
 
 
 def labels_for(labels: Any) -> dict[str, float] | None:

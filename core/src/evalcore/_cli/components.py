@@ -1,0 +1,60 @@
+"""Command-line options that plugins' components declare: readers' files, executors' and trackers' settings.
+
+Each option a reader declares is added to ``evaluate`` under its own ``dest``; an executor's or a
+tracker's under ``<component>_<dest>`` (``--ray-address`` of the ``ray`` executor is
+``ray_address``), so two components may declare the same option name. Only the chosen
+executor's and tracker's options may be given.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from evalcore._contract.components import ComponentSpec, ReaderOption
+from evalcore._contract.errors import EvalcoreError
+
+_TYPES: dict[str, Any] = {"path": click.Path(dir_okay=False), "int": click.IntRange(min=1), "float": float,
+                          "str": str}
+_SELECTS = {"executors": "--executor", "trackers": "--log-to"}
+"""The kinds whose options are named ``<component>_<dest>``, with the flag that chooses the component."""
+
+
+def _param_name(kind: str, spec: ComponentSpec, option: ReaderOption) -> str:
+    return f"{spec.name}_{option.dest}" if kind in _SELECTS else option.dest
+
+
+def click_options(registry: Any, kinds: tuple[str, ...], known: set[str]) -> list[click.Option]:
+    """The click options of every component of ``kinds``, except flags in ``known`` (which it extends)."""
+    extra = []
+    for kind in kinds:
+        for spec in registry.components(kind):
+            for option in spec.options:
+                if option.flag in known:
+                    continue
+                known.add(option.flag)
+                name = _param_name(kind, spec, option)
+                what = f"{spec.namespace} reader" if kind == "readers" else f"{_SELECTS[kind]} {spec.name}"
+                help_text = f"{option.help} ({what})".strip()
+                if option.kind == "flag":
+                    extra.append(click.Option([option.flag, name], is_flag=True, default=None, help=help_text))
+                else:
+                    extra.append(click.Option([option.flag, name], type=_TYPES[option.kind], help=help_text))
+    return extra
+
+
+def take_options(registry: Any, kind: str, chosen: str | None, options: dict[str, Any]) -> dict[str, Any]:
+    """Remove every ``kind`` component's options from ``options``; the values given for ``chosen``, by
+    ``dest``. An option of another component is an error naming the flag that selects that one."""
+    values: dict[str, Any] = {}
+    for spec in registry.components(kind):
+        for option in spec.options:
+            value = options.pop(_param_name(kind, spec, option), None)
+            if value is None:
+                continue
+            if spec.name != chosen:
+                raise EvalcoreError(f"{option.flag} is an option of the {spec.name} {spec.kind} "
+                                    f"({_SELECTS[kind]} {spec.name})")
+            values[option.dest] = value
+    return values

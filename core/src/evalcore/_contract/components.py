@@ -1,0 +1,145 @@
+"""What plugins contribute beside metrics: readers, executors, trackers and commands.
+
+Each kind comes from its own hook (``evalcore_readers``, ``evalcore_executors``,
+``evalcore_trackers``, ``evalcore_commands``) as plain data: a name, the ``"module:attr"`` of its
+implementation, the command-line options it adds and a summary. Like metric specs they list
+without importing anything: the implementation is imported when the component is used.
+
+* a **reader** builds a source of records from its options' values (TREC qrels and run files);
+* an **executor** scores a run's chunks somewhere else (``--executor NAME``): its implementation
+  is called with the run's plan and program and returns a :class:`~evalcore.plugin.ChunkExecutor`;
+* a **tracker** logs finished runs (``--log-to NAME``): its implementation is called with the
+  values of its options and returns a :class:`~evalcore.plugin.Tracker`;
+* a **command** is a click command added under ``evalcore`` (``evalcore NAME``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any, ClassVar
+
+import attrs
+
+from evalcore._lazy import publish
+
+from .errors import EvalcoreError, SpecError
+from .references import import_object
+
+OPTION_KINDS = ("path", "int", "str", "float", "flag")
+
+
+@attrs.frozen
+class ReaderOption:
+    """A command-line option of a component (``--qrels``, ``--ray-address``), passed to it as keyword ``dest``."""
+
+    flag: str
+    dest: str
+    help: str = ""
+    kind: str = attrs.field(default="path")
+    """``"path"`` (a file that must exist), ``"int"``, ``"float"``, ``"str"`` or ``"flag"`` (on or off)."""
+
+    @kind.validator
+    def _known_kind(self, _: Any, value: str) -> None:
+        if value not in OPTION_KINDS:
+            raise SpecError(f"option {self.flag}: kind must be one of {', '.join(OPTION_KINDS)}; got {value!r}")
+
+
+def _options(raw: Iterable[Any]) -> tuple[ReaderOption, ...]:
+    return tuple(o if isinstance(o, ReaderOption) else ReaderOption(**o) for o in raw)
+
+
+@attrs.frozen
+class ComponentSpec:
+    """A component a plugin contributes: its name, ``"module:attr"`` of its implementation, the
+    command-line options it takes and a one-line summary. ``namespace`` is filled in with the
+    plugin's entry-point name."""
+
+    kind: ClassVar[str] = "component"
+    hook: ClassVar[str] = ""
+
+    name: str
+    implementation: str
+    options: tuple[ReaderOption, ...] = attrs.field(default=(), converter=_options)
+    summary: str = ""
+    namespace: str = ""
+
+    def load(self) -> Any:
+        """The object named by ``implementation``."""
+        try:
+            return import_object(self.implementation)
+        except Exception as exc:  # noqa: BLE001 - named below
+            raise EvalcoreError(f"cannot load {self.kind} {self.name!r} ({self.implementation}): {exc}") from exc
+
+    def to_dict(self) -> dict[str, Any]:
+        """The fields as plain data (the listing cache keeps them)."""
+        return attrs.asdict(self)
+
+
+@attrs.frozen
+class ReaderSpec(ComponentSpec):
+    """A reader: builds a source of records from its options' values; used when all its file
+    options are given (``--qrels`` and ``--run``)."""
+
+    kind: ClassVar[str] = "reader"
+    hook: ClassVar[str] = "evalcore_readers"
+
+    def open(self, **values: Any) -> Any:
+        """The source reading the given option values."""
+        return self.load()(**values)
+
+
+@attrs.frozen
+class ExecutorSpec(ComponentSpec):
+    """An executor (``--executor NAME``): ``implementation(plan, program)`` returns a
+    :class:`~evalcore.plugin.ChunkExecutor`; its options' values are the run's ``executor_options``."""
+
+    kind: ClassVar[str] = "executor"
+    hook: ClassVar[str] = "evalcore_executors"
+
+
+@attrs.frozen
+class TrackerSpec(ComponentSpec):
+    """A tracker (``--log-to NAME``): ``implementation(**option values)`` returns a
+    :class:`~evalcore.plugin.Tracker`, checked before the run starts."""
+
+    kind: ClassVar[str] = "tracker"
+    hook: ClassVar[str] = "evalcore_trackers"
+
+
+@attrs.frozen
+class CommandSpec(ComponentSpec):
+    """A command under ``evalcore``: ``implementation`` names a :class:`click.Command`."""
+
+    kind: ClassVar[str] = "command"
+    hook: ClassVar[str] = "evalcore_commands"
+
+
+COMPONENT_KINDS: dict[str, type[ComponentSpec]] = {
+    "readers": ReaderSpec, "executors": ExecutorSpec, "trackers": TrackerSpec, "commands": CommandSpec,
+}
+"""Each kind of component by the plural its hook and the listing use."""
+
+
+def collect_components(kind: str, results: Iterable[Any], namespace: str) -> list[ComponentSpec]:
+    """The specs of ``kind`` in what one plugin's hook returned (specs or dicts of their fields)."""
+    cls = COMPONENT_KINDS[kind]
+    specs: list[ComponentSpec] = []
+    for result in results:
+        if result is None:
+            continue
+        if isinstance(result, (str, bytes, dict)) or not isinstance(result, Iterable):
+            raise SpecError(f"{cls.hook} must return a list of {cls.__name__} (or dicts); got {type(result).__name__}")
+        for raw in result:
+            try:
+                spec = raw if isinstance(raw, cls) else cls(**raw)
+            except (TypeError, SpecError) as exc:
+                raise SpecError(f"invalid {cls.kind} spec from plugin {namespace!r}: {exc}") from None
+            specs.append(attrs.evolve(spec, namespace=namespace))
+    names = [s.name for s in specs]
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise SpecError(f"plugin {namespace!r} declares the {cls.kind} {', '.join(map(repr, twice))} twice")
+    return specs
+
+
+publish(globals())
