@@ -35,9 +35,9 @@ def test_creating_a_metric_binds_params_and_records_origin(make_distribution, to
     ({"broken._register": "raise RuntimeError('boom at import')"}, PluginStatus.IMPORT_ERROR,
      "RuntimeError: boom at import"),
     ({"broken._register": "PLUGIN_API_VERSION = 99\n"}, PluginStatus.INCOMPATIBLE,
-     "targets plugin API version 99; this evalcore provides version 1"),
+     "targets plugin API version 99; this evalcore loads versions 1 and 2"),
     ({"broken._register": "x = 1\n"}, PluginStatus.INCOMPATIBLE,
-     "broken._register declares no PLUGIN_API_VERSION; add 'PLUGIN_API_VERSION = 1'"),
+     "broken._register declares no PLUGIN_API_VERSION; add 'PLUGIN_API_VERSION = 2'"),
     ({"broken._register": """
 from evalcore.plugin import PLUGIN_API_VERSION, hookimpl
 @hookimpl

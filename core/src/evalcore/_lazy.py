@@ -12,7 +12,9 @@ whose import costs more than the rest of ``import evalcore``), each name is mapp
 that defines it, ``__all__`` is the stub's names in the stub's order, and a name is imported from its module on
 first access (PEP 562), so importing the namespace loads nothing else. A private module may be
 re-exported whole (``from evalcore._contract import inputs as inputs``). Type checkers, IDEs and
-the API reference read the same stub.
+the API reference read the same stub. A name may come from an extension's package
+(``from evalcore_stats import compare as compare``): without that distribution, using the name
+raises a :class:`ModuleNotFoundError` that names the distribution to install.
 
 Where a public object says it lives: a private module that defines public classes or functions
 ends with ``publish(globals())``, which sets their ``__module__`` to the public module that
@@ -72,7 +74,7 @@ def attach_stub(namespace: dict[str, object]) -> tuple[Callable[[str], object], 
         module = exports.get(name)
         if module is None:
             raise AttributeError(f"module {public!r} has no attribute {name!r}")
-        loaded = importlib.import_module(module)
+        loaded = _import_provider(module, f"{public}.{name}")
         if not hasattr(loaded, name):  # a submodule exported whole (``evalcore.plugin.inputs``)
             loaded = importlib.import_module(f"{module}.{name}")
             value: object = loaded
@@ -86,6 +88,22 @@ def attach_stub(namespace: dict[str, object]) -> tuple[Callable[[str], object], 
         return sorted(exports)
 
     return __getattr__, __dir__, list(exports)
+
+
+def _import_provider(module: str, public: str) -> types.ModuleType:
+    """The module that defines ``public``: evalcore's own, or an extension's (``evalcore_stats``),
+    which, when its distribution is missing, is a :class:`ModuleNotFoundError` naming it."""
+    top = module.partition(".")[0]
+    if top == _PACKAGE:
+        return importlib.import_module(module)
+    try:
+        return importlib.import_module(module)
+    except ModuleNotFoundError as exc:
+        if exc.name is None or exc.name.partition(".")[0] != top:
+            raise
+        distribution = top.replace("_", "-")
+        raise ModuleNotFoundError(f"{public} is part of {distribution}, which is not installed: "
+                                  f"pip install {distribution}", name=top) from None
 
 
 def publish(namespace: dict[str, object]) -> None:

@@ -54,6 +54,7 @@ from evalcore._contract.components import ExecutorSpec as ExecutorSpec
 from evalcore._contract.components import TrackerSpec as TrackerSpec
 from evalcore._contract.components import CommandSpec as CommandSpec
 from evalcore._engine.executors import ChunkExecutor as ChunkExecutor
+from evalcore._engine.score import score_chunk as score_chunk
 from evalcore._engine.trackers import Tracker as Tracker
 from evalcore._contract.errors import ExecutorError as ExecutorError
 from evalcore._contract.errors import TrackingError as TrackingError

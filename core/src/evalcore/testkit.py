@@ -22,6 +22,13 @@ the declared range (at least one scores), scoring twice gives the same values wh
 says deterministic, corpus states merged in parts equal the whole, sample metrics answer
 DSPy-style calls, and ``bad_inputs`` give ``skipped`` or ``error`` with a message. Once per
 plugin: listing its metrics imports none of its implementation modules and none of ``heavy``.
+
+A plugin that adds executors, trackers, commands or readers (plugin API 2) subclasses
+:class:`ComponentConformance` the same way: its components are listed under its namespace,
+listing them imports none of their implementations, their options follow the vocabulary (an
+executor's and a tracker's flags start with ``--<name>-``), each implementation loads as its kind
+requires, every executor gives the local executor's numbers on ``examples``, and every tracker
+logs a run of them.
 """
 
 from __future__ import annotations
@@ -32,11 +39,12 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import pytest
 
+from evalcore._contract.components import COMPONENT_KINDS
 from evalcore._contract.identity import canonical_id, parse_metric_id
 from evalcore._contract.metric import CorpusMetric, Metric, implementation_kind
 from evalcore._contract.scores import Score, Status
 from evalcore._contract.spec import Granularity, MetricSpec
-from evalcore._contract.vocabulary import naming_problems
+from evalcore._contract.vocabulary import canonical_name, naming_problems
 from evalcore._registry.registry import default_registry, load_implementation
 
 if TYPE_CHECKING:
@@ -44,7 +52,7 @@ if TYPE_CHECKING:
 
     from .testing import ScriptedServer
 
-__all__ = ["PluginConformance"]
+__all__ = ["ComponentConformance", "PluginConformance"]
 
 Pair = Mapping[str, Mapping[str, Any]]
 
@@ -204,6 +212,96 @@ class PluginConformance:
         for score in self.scores(self.create(metric_key), self.bad_inputs)[: len(self.bad_inputs)]:
             assert score.status in (Status.SKIPPED, Status.ERROR), f"{metric_key} scored a bad input: {score}"
             assert score.reason or score.error_message, f"{metric_key}: {score.status.value} without a message"
+
+
+def _exact(gold: Mapping[str, Any], pred: Mapping[str, Any], trace: Any = None) -> float:
+    """A DSPy-style metric for the component checks: the response equals the reference answer."""
+    return float(pred.get("response") == gold.get("reference_answer"))
+
+
+class ComponentConformance:
+    """Subclass it in a test module (its name starting with ``Test``) and set ``namespace``: the
+    checks every executor, tracker, command and reader of the plugin must pass."""
+
+    namespace: ClassVar[str] = ""
+    """The plugin's namespace (its entry-point name)."""
+    heavy: ClassVar[tuple[str, ...]] = ("numpy", "torch", "httpx", "transformers", "ray", "mlflow", "wandb")
+    """Top-level modules that listing must not import."""
+    examples: ClassVar[Sequence[Mapping[str, Any]]] = [
+        {"id": str(i), "example": {"reference_answer": "Paris"},
+         "prediction": {"response": "Paris" if i % 3 else "Rome"}} for i in range(12)
+    ]
+    """Records the executors score and the trackers log."""
+    executor_options: ClassVar[Mapping[str, Mapping[str, Any]]] = {}
+    """Options to run particular executors with (by name)."""
+    tracker_options: ClassVar[Mapping[str, Mapping[str, Any]]] = {}
+    """Options to open particular trackers with (by name); a value ``"{tmp_path}"`` is the test's folder."""
+
+    def components(self, kind: str) -> list[Any]:
+        """The plugin's components of ``kind`` (``readers``, ``executors``, ``trackers``, ``commands``)."""
+        return [spec for spec in default_registry().components(kind) if spec.namespace == self.namespace]
+
+    def every_component(self) -> list[Any]:
+        return [spec for kind in COMPONENT_KINDS for spec in self.components(kind)]
+
+    def test_plugin_loads_with_components(self) -> None:
+        plugins = [p for p in default_registry().plugins() if p.name == self.namespace]
+        assert plugins, f"no plugin named {self.namespace!r} is installed"
+        assert all(p.ok for p in plugins), [p.error for p in plugins]
+        assert self.every_component(), f"plugin {self.namespace!r} provides no executor, tracker, command or reader"
+
+    def test_listing_imports_nothing_heavy(self) -> None:
+        from .testing import modules_imported_by_listing
+
+        implementations = {spec.implementation.partition(":")[0] for spec in self.every_component()}
+        loaded = modules_imported_by_listing()
+        assert not implementations & loaded, sorted(implementations & loaded)
+        assert not {m.partition(".")[0] for m in loaded} & set(self.heavy), sorted(loaded)
+
+    def test_options_follow_the_vocabulary(self) -> None:
+        problems = []
+        for kind in ("executors", "trackers"):
+            for spec in self.components(kind):
+                prefix = f"--{spec.name.replace('_', '-')}-"
+                problems += [f"{spec.kind} {spec.name}: flag {o.flag} should start with {prefix}"
+                             for o in spec.options if not o.flag.startswith(prefix)]
+        for spec in self.every_component():
+            problems += [f"{spec.kind} {spec.name}: option {o.dest!r} should be named {canonical_name(o.dest)!r}"
+                         for o in spec.options if canonical_name(o.dest) is not None]
+        assert not problems, problems
+
+    def test_implementations_load_as_their_kind_requires(self) -> None:
+        import click
+
+        for spec in self.every_component():
+            loaded = spec.load()
+            if spec.kind == "command":
+                assert isinstance(loaded, click.Command), f"command {spec.name}: {loaded!r} is not a click command"
+            else:
+                assert callable(loaded), f"{spec.kind} {spec.name}: {spec.implementation} is not callable"
+
+    def test_executors_give_the_local_numbers(self) -> None:
+        from ._engine.entry import evaluate
+
+        for spec in self.components("executors"):
+            local = evaluate(list(self.examples), [_exact], progress=False)
+            there = evaluate(list(self.examples), [_exact], progress=False, executor=spec.name,
+                             executor_options=dict(self.executor_options.get(spec.name, {})))
+            assert there.provenance["executor"] == spec.name
+            summaries = {k: m.to_dict() for k, m in local.metrics.items()}
+            assert {k: m.to_dict() for k, m in there.metrics.items()} == summaries
+            assert [(r["id"], r["scores"]) for r in there.samples] == [(r["id"], r["scores"]) for r in local.samples]
+
+    def test_trackers_log_a_run(self, tmp_path: Any) -> None:
+        from ._engine.entry import evaluate
+        from ._engine.trackers import open_tracker
+
+        for spec in self.components("trackers"):
+            options = {k: str(v).replace("{tmp_path}", str(tmp_path)) if isinstance(v, str) else v
+                       for k, v in self.tracker_options.get(spec.name, {}).items()}
+            tracker = open_tracker(spec.name, options)
+            where = tracker.log_evaluation(evaluate(list(self.examples), [_exact], progress=False))
+            assert isinstance(where, str) and where.strip(), f"tracker {spec.name}: log_evaluation returned {where!r}"
 
 
 def _comparable(score: Score) -> tuple[Any, ...]:

@@ -211,27 +211,38 @@ def plugins(ctx: click.Context, as_json: bool) -> None:
     if as_json:
         echo_json([p.to_dict() for p in infos])
         return
-    rows = [(p.name, p.distribution, p.version, p.status.value,
-             p.error or f"{len(p.metrics)} metrics") for p in infos]
-    echo_rows(("plugin", "distribution", "version", "status", "metrics / error"), rows)
+    rows = [(p.name, p.distribution, p.version, p.status.value, p.error or _provides(p)) for p in infos]
+    echo_rows(("plugin", "distribution", "version", "status", "provides / error"), rows)
+
+
+def _provides(plugin: Any) -> str:
+    """What a plugin provides, in words: ``12 metrics, 1 reader``."""
+    counts = [(len(plugin.metrics), "metric")]
+    counts += [(len(names), kind.removesuffix("s")) for kind, names in plugin.components.items()]
+    return ", ".join(f"{n} {what}{'s' if n != 1 else ''}" for n, what in counts if n or what == "metric")
 
 
 @main.command("new-plugin")
 @click.argument("name")
+@click.option("--kind", default="metrics", show_default=True,
+              type=click.Choice(["metrics", "executor", "tracker", "command"]),
+              help="What the plugin adds: metrics (a sample and a corpus metric), an executor, a tracker or a command.")
 @click.option("--dir", "parent", default=".", show_default=True, type=click.Path(file_okay=False),
               help="Folder to create the package in.")
 @click.pass_context
 @reports_errors
-def new_plugin(ctx: click.Context, name: str, parent: str) -> None:
-    """Create a plugin package evalcore-NAME: specs, a sample and a corpus metric, tests using the kit."""
+def new_plugin(ctx: click.Context, name: str, kind: str, parent: str) -> None:
+    """Create a plugin package evalcore-NAME that builds, installs and passes its tests with the conformance kit."""
     import pathlib
 
     from .scaffold import scaffold
 
-    root = scaffold(name, pathlib.Path(parent))
+    taken = frozenset(p.name for p in registry_of(ctx).plugins())
+    root = scaffold(name, pathlib.Path(parent), kind, taken)
     namespace = root.name.removeprefix("evalcore-").replace("-", "_")
+    shown = {"metrics": f"evalcore list --family {namespace}"}.get(kind, "evalcore plugins")
     click.echo(f"created {root} (namespace {namespace}); next: pip install -e '{root}[test]' && "
-               f"evalcore list --family {namespace} && pytest {root / 'tests'}")
+               f"{shown} && pytest {root / 'tests'}")
 
 
 @main.command()

@@ -22,6 +22,7 @@ from evalcore._contract.metric import BatchMetric, CorpusMetric, Metric
 from evalcore._contract.records import Record
 from evalcore._contract.scores import Score
 from evalcore._contract.spec import Tier
+from evalcore._lazy import publish
 from evalcore._registry.functions import RecordView
 
 from .accumulate import Column
@@ -260,3 +261,6 @@ def _final(plan: Plan, gated: dict[str, Any], scores: dict[str, Score]) -> dict[
     truth = [scores[m.id].value for m in plan.tier(Tier.TRUTH) if scores[m.id].ok and scores[m.id].value is not None]
     final = sum(truth) / len(truth) if truth and gated["passed"] else gated["proxy_score"]
     return {**gated, "final": final}
+
+
+publish(globals())
