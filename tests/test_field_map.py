@@ -4,6 +4,7 @@ command line with the real evalcore-overlap and evalcore-checks metrics."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from evalcore.testing import run_evalcore
@@ -97,6 +98,79 @@ def test_the_map_is_part_of_the_run_and_resume_refuses_another(tmp_path):
     assert proc.returncode == 2 and "options.field_map.prediction.response removed" in proc.stderr
     assert values(evaluate(misnamed(tmp_path), *METRICS, "-o", str(out), "--resume", "--json", *mapping)) \
         == pytest.approx((TOKEN_F1, EXACT_MATCH))
+
+
+# ragas' (before 0.2) and DeepEval's column names for the same rows
+RAGAS = [{"question": q, "answer": r, "contexts": [f"about {q}"], "ground_truth": a} for _, q, a, r in ROWS]
+DEEPEVAL = [{"input": q, "actual_output": r, "expected_output": a, "retrieval_context": [f"about {q}"]}
+            for _, q, a, r in ROWS]
+HINT = re.compile(r"did you mean ((?:--map \S+ ?)+)\?")
+
+
+def hint_of(stdout):
+    """The ``--map`` arguments of the hint under the table, as a list of arguments."""
+    match = HINT.search(stdout)
+    assert match, stdout
+    return match.group(1).split()
+
+
+@pytest.mark.parametrize(("records", "expected"), [
+    (RAGAS, "--map response=answer --map reference_answer=ground_truth --map query=question"),
+    (DEEPEVAL, "--map response=actual_output --map reference_answer=expected_output --map query=input"),
+])
+def test_following_the_hint_for_ragas_and_deepeval_records_gives_the_real_scores(tmp_path, records, expected):
+    data = write_jsonl(tmp_path / "flat.jsonl", records)
+    proc = evaluate(data, *METRICS)
+    assert proc.returncode == 2, proc.stderr
+    assert f"prediction.response is missing (3); did you mean {expected}?" in proc.stdout
+    followed = values(evaluate(data, *METRICS, "--json", *hint_of(proc.stdout)))
+    assert followed == pytest.approx((TOKEN_F1, EXACT_MATCH))  # not 1.0: each answer against its own reference
+    dm = pytest.importorskip("dspy.evaluate.metrics")  # the reference the overlap plugin is checked against
+    assert followed[0] == pytest.approx(sum(dm.F1(r, [a]) for _, _, a, r in ROWS) / len(ROWS))
+
+
+def test_answer_goes_to_the_reference_only_when_the_response_has_a_better_field(tmp_path):
+    both = write_jsonl(tmp_path / "both.jsonl", [{"question": q, "answer": a, "output": r} for _, q, a, r in ROWS])
+    proc = evaluate(both, *METRICS)
+    assert "did you mean --map response=output --map reference_answer=answer --map query=question?" in proc.stdout
+    assert values(evaluate(both, *METRICS, "--json", *hint_of(proc.stdout))) == pytest.approx((TOKEN_F1, EXACT_MATCH))
+    # with answer alone, no map reads it for both roles; one role alone scores nothing, so no hint at all
+    alone = write_jsonl(tmp_path / "alone.jsonl", [{"question": q, "answer": a} for _, q, a, _ in ROWS])
+    proc = evaluate(alone, *METRICS)
+    assert proc.returncode == 2
+    assert "overlap/token_f1, overlap/exact_match: 3 skipped — prediction.response is missing (3)\n" in proc.stdout
+    assert "did you mean" not in proc.stdout
+
+
+def test_a_hint_that_would_not_score_the_records_is_not_offered(tmp_path):
+    # output holds objects: response=output would make every record an error, not a score
+    data = write_jsonl(tmp_path / "objects.jsonl", [{"id": i, "reference_answer": a, "output": {"text": r}}
+                                                    for i, _, a, r in ROWS])
+    proc = evaluate(data, *METRICS)
+    assert proc.returncode == 2
+    assert "prediction.response is missing (3)" in proc.stdout and "did you mean" not in proc.stdout
+    assert evaluate(data, *METRICS, "--map", "response=output").stdout.count("expected a string, got dict") == 1
+
+
+def test_a_response_equal_to_the_reference_on_nearly_every_record_is_a_warning(tmp_path):
+    rows = [{"id": str(k), "question": f"q{k}", "answer": f"answer {k}"} for k in range(20)]
+    same = ["--map", "response=answer", "--map", "reference_answer=answer"]
+    proc = evaluate(write_jsonl(tmp_path / "same.jsonl", rows), *METRICS, *same)
+    assert proc.returncode == 0, proc.stderr
+    warning = "response equals reference_answer on 20 of 20 records: check the field map"
+    assert f"overlap/token_f1, overlap/exact_match: warning: {warning}\n" in proc.stdout
+    report = json.loads(evaluate(write_jsonl(tmp_path / "same.jsonl", rows), *METRICS, *same, "--json").stdout)
+    assert [m["details"]["warnings"] for m in report["metrics"].values()] == [[warning], [warning]]
+    # 19 of 20 (95 %) still warns; 18 of 20 is a good model, not a field map
+    for n_other, warned in ((1, True), (2, False)):
+        mixed = [{**row, "ground_truth": "else" if k < n_other else row["answer"]} for k, row in enumerate(rows)]
+        proc = evaluate(write_jsonl(tmp_path / "mixed.jsonl", mixed), *METRICS, "--map", "response=answer",
+                        "--map", "reference_answer=ground_truth")
+        assert ("warning: response equals reference_answer on 19 of 20" in proc.stdout) is warned
+        assert ("warning:" in proc.stdout) is warned
+    # a few records are not enough to tell
+    proc = evaluate(write_jsonl(tmp_path / "few.jsonl", rows[:4]), *METRICS, *same)
+    assert proc.returncode == 0 and "warning:" not in proc.stdout
 
 
 @pytest.mark.parametrize(("argument", "message"), [

@@ -128,3 +128,39 @@ def test_records_given_as_record_objects_are_mapped_too():
     records = [evalcore.Record(r["id"], {"answer": r["answer"]}, {"output": r["output"]}) for r in FLAT]
     result = evalcore.evaluate(records, [matches()], field_map={"reference_answer": "answer", "response": "output"})
     assert result.metrics["t/matches"].value == pytest.approx(2 / 3)
+
+
+TEXT = ["prediction.response", "example.reference_answer", "example.query"]
+
+
+@pytest.mark.parametrize(("missing", "fields", "hints"), [
+    # ragas before 0.2, ragas 0.2, DeepEval
+    (TEXT, ["question", "answer", "contexts", "ground_truth"],
+     ["response=answer", "reference_answer=ground_truth", "query=question"]),
+    (TEXT[1:], ["user_input", "response", "retrieved_contexts", "reference"],
+     ["reference_answer=reference", "query=user_input"]),
+    (TEXT, ["input", "actual_output", "expected_output", "retrieval_context"],
+     ["response=actual_output", "reference_answer=expected_output", "query=input"]),
+    (TEXT, ["answer", "output"], ["response=output", "reference_answer=answer"]),  # answer: the reference's last
+    (TEXT, ["answer"], ["response=answer"]),  # never one field for two roles
+    (TEXT, ["example.answer", "prediction.answer"], ["response=prediction.answer", "reference_answer=example.answer"]),
+    (["prediction.retrieved", "example.relevant_docs"], ["contexts", "reference_contexts"],
+     ["retrieved=contexts", "relevant_docs=reference_contexts"]),
+])
+def test_suggestions_give_each_role_its_best_named_field_and_no_field_two_roles(missing, fields, hints):
+    from evalcore._contract.field_map import suggestions
+
+    assert suggestions(missing, fields) == hints
+    assert suggestions(TEXT[1:2], ["answer", "gold"], taken=["gold"]) == ["reference_answer=answer"]
+
+
+def test_a_response_equal_to_the_reference_answer_on_every_record_is_a_warning_in_the_table_and_details():
+    spec = MetricSpec(name="matches", namespace="t", implementation="tests:x", summary="matches",
+                      inputs=("example.reference_answer", "prediction.response"))
+    records = [{"id": str(k), "answer": f"a{k}"} for k in range(6)]
+    result = evalcore.evaluate(records, [Matches(spec)], field_map={"reference_answer": "answer", "response": "answer"})
+    warning = "response equals reference_answer on 6 of 6 records: check the field map"
+    assert result.metrics["t/matches"].details["warnings"] == [warning]
+    assert result.table().splitlines()[-1] == f"t/matches: warning: {warning}"
+    half = [{"id": str(k), "reference_answer": f"a{k}", "response": f"a{k}" if k % 2 else "b"} for k in range(6)]
+    assert "warnings" not in evalcore.evaluate(half, [Matches(spec)]).metrics["t/matches"].details

@@ -17,7 +17,8 @@ Auepora RAG metric spec. Two rules bring other data to it:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
+from itertools import product
 from typing import Any
 
 from .errors import EvalcoreError, InputError
@@ -29,12 +30,20 @@ EXAMPLE_FIELDS = frozenset({"query", "reference_answer", "relevant_docs", "candi
 PREDICTION_FIELDS = frozenset({"response", "retrieved", "timings", "usage", "tool_calls"})
 
 SYNONYMS: dict[str, tuple[str, ...]] = {
-    "example.reference_answer": ("answer", "answers", "ground_truth", "reference", "gold", "gold_answer",
-                                 "expected_answer", "target"),
-    "prediction.response": ("output", "answer", "prediction", "completion", "actual_output", "generated"),
-    "example.query": ("question", "input", "user_input", "prompt"),
+    "example.reference_answer": ("ground_truth", "reference", "expected_output", "expected_answer", "expected",
+                                 "gold_answer", "gold", "answers", "target", "answer"),
+    "prediction.response": ("answer", "output", "actual_output", "prediction", "completion", "generated"),
+    "example.query": ("question", "user_input", "input", "prompt"),
+    "prediction.retrieved": ("retrieved_contexts", "contexts", "retrieval_context"),
+    "example.relevant_docs": ("reference_contexts",),
 }
-"""Names people give the format's text fields (ragas, DeepEval, SQuAD-style data), for hints."""
+"""Names people give the format's fields, best match first, for hints: ragas (``user_input``, ``response``,
+``retrieved_contexts``, ``reference``, ``reference_contexts``; before 0.2 ``question``, ``answer``,
+``contexts``, ``ground_truth``), DeepEval (``input``, ``actual_output``, ``expected_output``,
+``retrieval_context``) and SQuAD-style data. ``answer`` names the reference answer last: it is the
+response where both roles want it."""
+TEXT_FIELDS = ("example.reference_answer", "prediction.response", "example.query")
+"""The text fields a hint also suggests when the records lack them beside the missing one."""
 
 _PARTS = ("example", "prediction")
 _MISSING = object()
@@ -134,22 +143,30 @@ def place_columns(record: dict[str, Any]) -> dict[str, Any]:
     return {**placed, **{part: {**placed[part], **(record.get(part) or {})} for part in _PARTS}}
 
 
-def suggestion(missing: str, seen: Iterable[str]) -> str | None:
-    """For a missing field (``example.reference_answer``), a ``NEW=OLD`` mapping from a field the
-    records have under a known synonym, at the top level or in the same part (``seen``: the paths
-    of the fields as read, ``answer`` or ``example.answer``)."""
-    synonyms = SYNONYMS.get(missing)
-    if not synonyms:
-        return None
-    seen = set(seen)
-    role, new = missing.split(".", 1)
-    other = "prediction" if role == "example" else "example"
-    for name in synonyms:
-        if name in seen or (f"{role}.{name}" in seen and f"{other}.{name}" not in seen):
-            return f"{new}={name}"  # the bare name finds it (see the module's rule)
-        if f"{role}.{name}" in seen:
-            return f"{new}={role}.{name}"
-    return None
+def suggestions(missing: Sequence[str], seen: Iterable[str], taken: Iterable[str] = ()) -> list[str]:
+    """``NEW=OLD`` mappings for missing fields (``example.reference_answer``), in their order, from fields
+    the records have under a known synonym, at the top level or in the same part (``seen``: the paths
+    of the fields as read, ``answer`` or ``example.answer``). No field serves two roles, nor one of
+    ``taken`` (those a field map already reads): of the ways to choose, the one that maps the most
+    fields, then the one whose names come first in :data:`SYNONYMS`."""
+    seen, taken = set(seen), set(taken)
+    options = [[(rank, old) for rank, name in enumerate(SYNONYMS.get(field, ()))
+                if (old := _source(field, name, seen)) and name not in taken and old not in taken]
+               for field in missing]
+    choices = [choice for choice in product(*[[*found, None] for found in options])
+               if len(olds := [c[1] for c in choice if c]) == len(set(olds))]  # no field for two roles
+    best = min(choices, key=lambda choice: (sum(not c for c in choice), sum(c[0] for c in choice if c)))
+    return [f"{field.split('.', 1)[1]}={c[1]}" for field, c in zip(missing, best) if c]
+
+
+def _source(missing: str, name: str, seen: set[str]) -> str | None:
+    """How a map reads the field ``name`` for ``missing``: the bare name where it finds it (see the
+    module's rule), else its path in the same part; ``None`` where the records lack it there."""
+    part = missing.split(".", 1)[0]
+    other = "prediction" if part == "example" else "example"
+    if name in seen or (f"{part}.{name}" in seen and f"{other}.{name}" not in seen):
+        return name
+    return f"{part}.{name}" if f"{part}.{name}" in seen else None
 
 
 def _lookup(data: Mapping[str, Any], old: str, source: str) -> Any:

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from evalcore._contract.metric import CorpusMetric, Metric
+from evalcore._contract.records import Record
 from evalcore._contract.scores import Score, Status
 
 from .runners import BUDGET_SKIP
@@ -181,3 +182,23 @@ class Tally:
                     state = tally.metric.decode_state(score["state"])
                 tally.add(position, score, state)
                 self.n_errors += score["status"] == "error"
+
+
+class SameAnswers:
+    """How many records hold both a response and a reference answer, and on how many the two are
+    equal (the response, or the only reference answer): a field map that reads both from one field."""
+
+    def __init__(self) -> None:
+        self.n_same = 0
+        self.n_both = 0
+
+    def add(self, records: Iterable[Record]) -> None:
+        same = both = 0
+        for record in records:
+            response = record.prediction.get("response")
+            reference = record.example.get("reference_answer")
+            if response is not None and reference is not None:
+                both += 1
+                same += reference == response or reference == [response]
+        self.n_same += same
+        self.n_both += both

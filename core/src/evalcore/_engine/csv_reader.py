@@ -17,7 +17,7 @@ from evalcore._contract.errors import InputError
 from evalcore._contract.field_map import FieldMap, place_columns
 from evalcore._contract.records import parse_record
 
-from .readers import FileSource, _ChunkBuilder
+from .readers import FileSource, _ChunkBuilder, keep
 
 
 class CsvSource(FileSource):
@@ -63,4 +63,5 @@ class CsvSource(FileSource):
                 data.setdefault(part, {})[rest] = cell
             else:
                 data[name] = cell
+        keep(self.sample, data)
         return place_columns(self.field_map.apply(data, source) if self.field_map is not None else data)

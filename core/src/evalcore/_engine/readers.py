@@ -8,6 +8,7 @@ start of the file is skipped.
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import os
 import sys
@@ -26,18 +27,20 @@ from evalcore._contract.records import Record, parse_record
 from evalcore._lazy import publish
 
 _SEEN_RECORDS = 100  # how many records' field names are kept to suggest a --map when a field is missing
+_SAMPLE_RECORDS = 8  # how many records as read are kept to try a suggested --map on
 
 
 class FileSource:
     """Records from one file. ``field_map`` is applied to each record as read; ``seen_fields``
-    holds the field paths of the first records as read (for hints when a metric finds a field
-    missing)."""
+    holds the field paths of the first records as read and ``sample`` the first few records
+    themselves (for hints when a metric finds a field missing, tried on the sample)."""
 
     def __init__(self, path: str | os.PathLike[str], field_map: FieldMap | None = None) -> None:
         self.path = Path(os.fspath(path))
         self.name = os.fspath(path)
         self.field_map = field_map
         self.seen_fields: set[str] = set()
+        self.sample: list[Any] = []
 
     def inputs(self) -> list[Path]:
         return [self.path]
@@ -80,6 +83,7 @@ class JsonlSource(FileSource):
                 try:
                     if n_read < _SEEN_RECORDS:
                         self.seen_fields.update(field_paths(value))
+                        keep(self.sample, value)
                     if self.field_map is not None:
                         value = self.field_map.apply(value, source)
                     records.append(parse_record(value, source, lineno, owned=True))
@@ -102,6 +106,12 @@ class JsonlSource(FileSource):
             yield Chunk(index, records, positions, errors)
 
 
+def keep(sample: list[Any], data: Any) -> None:
+    """Add a copy of ``data`` (a record as read) to ``sample`` until it holds :data:`_SAMPLE_RECORDS`."""
+    if len(sample) < _SAMPLE_RECORDS:
+        sample.append(copy.deepcopy(data))
+
+
 def _refuse_other_formats(source: JsonlSource) -> None:
     """A file whose first line is not a JSON object may be something else than JSON lines (a JSON
     array, CSV, a TREC file, a report): then it is refused whole, saying what it looks like."""
@@ -114,13 +124,14 @@ def _refuse_other_formats(source: JsonlSource) -> None:
 
 class DataSource:
     """Records from Python objects (:class:`Record` instances or record dicts), each mapped by
-    ``field_map`` when given; ``seen_fields`` as :class:`JsonlSource`'s."""
+    ``field_map`` when given; ``seen_fields`` and ``sample`` as :class:`JsonlSource`'s."""
 
     def __init__(self, items: Iterable[Any], name: str | None = None, field_map: FieldMap | None = None) -> None:
         self.items = items
         self.name = name or "<data>"
         self.field_map = field_map
         self.seen_fields: set[str] = set()
+        self.sample: list[Any] = []
 
     def inputs(self) -> list[Path]:
         return []
@@ -143,7 +154,9 @@ class DataSource:
             if isinstance(item, Record) and field_map is not None:
                 item = item.to_dict()
             if position < _SEEN_RECORDS:
-                self.seen_fields.update(field_paths(item.to_dict() if isinstance(item, Record) else item))
+                data = item.to_dict() if isinstance(item, Record) else item
+                self.seen_fields.update(field_paths(data))
+                keep(self.sample, data)
             if isinstance(item, Record):
                 builder.add(attrs.evolve(item, example=dict(item.example), prediction=dict(item.prediction)),
                             position)

@@ -19,8 +19,8 @@ from evalcore._contract.errors import EvalcoreError, InputError
 from evalcore._contract.identity import params_to_json
 from evalcore._version import __version__
 
-from .accumulate import Tally
-from .diagnose import with_hints
+from .accumulate import SameAnswers, Tally
+from .diagnose import same_answer_warning, scores_sample, with_hints
 from .executors import ChunkExecutor, LocalExecutor
 from .files import OutputError
 from .journal import JournalWriter, Rows, encode_rows
@@ -40,6 +40,8 @@ class Run:
     def __init__(self, plan: Plan, source: Source, program: Callable[..., Any] | None, started: float) -> None:
         self.plan = plan
         self.seen_fields: set[str] = getattr(source, "seen_fields", set())  # filled as the reader reads
+        self.sample: list[Any] = getattr(source, "sample", [])  # likewise: the first records as read
+        self.same_answers = SameAnswers()
         self.stopping, self.source = prepare_stopping(plan, source)  # a stopping rule reads in a seeded order
         self.program = program
         self.started = started
@@ -104,6 +106,8 @@ class Run:
     def _chunks(self, done: set[int]) -> Iterator[Chunk]:
         for chunk in self.source.chunks(self.options.chunk_size):
             self.rejected.extend(chunk.errors)
+            if chunk.columns is None:
+                self.same_answers.add(chunk.records)
             chunk = self._without_duplicates(chunk.without(done) if done else chunk)
             self.progress.read(len(chunk.records) + len(chunk.errors))
             if chunk.records:
@@ -191,11 +195,17 @@ class Run:
 
     def _summaries(self) -> dict[str, MetricSummary]:
         tallies = []
+        same = same_answer_warning(self.same_answers.n_same, self.same_answers.n_both)
+        field_map = self.options.field_map
         for tally in self.tally.metrics.values():
             values, status = tally.ordered()
-            reasons = with_hints(tally.top_reasons(), self.seen_fields)
-            tallies.append(MetricTally(tally.metric, values, status, tally.cost_msats, tally.ordered_states(),
-                                       reasons))
+            metric = tally.metric
+            reasons = with_hints(tally.top_reasons(), self.seen_fields, field_map=field_map,
+                                 accepts=lambda pairs, m=metric: scores_sample(m, self.sample, field_map, pairs))
+            warnings = [same] if same and {"example.reference_answer", "prediction.response"} <= set(
+                metric.spec.inputs) else []
+            tallies.append(MetricTally(metric, values, status, tally.cost_msats, tally.ordered_states(), reasons,
+                                       warnings))
         self.progress.summarising(len(tallies))
         summaries = summarise_all(tallies, failure_score=self.options.failure_score, seed=self.options.seed,
                                   n_boot=self.options.n_boot, confidence=self.options.confidence,

@@ -64,6 +64,8 @@ class MetricTally:
     states: Sequence[Any] = ()
     reasons: Sequence[dict[str, Any]] = ()
     """The most common reasons records were not scored (``status``, ``reason``, ``count``, ``hints``)."""
+    warnings: Sequence[str] = ()
+    """What the numbers may hide (a response equal to the reference answer on nearly every record)."""
 
 
 def summarise_all(
@@ -113,7 +115,8 @@ def _summary(
         "n_skipped": int((status == 1).sum()) + n_budget, "n_errors": n_errors, "n_budget_skipped": n_budget,
         "cost_msats": int(tally.cost_msats),
         "details": {**({"usage": usage} if usage else {}),
-                    **({"reasons": list(tally.reasons)} if tally.reasons else {}), **metric.summary_details()},
+                    **({"reasons": list(tally.reasons)} if tally.reasons else {}),
+                    **({"warnings": list(tally.warnings)} if tally.warnings else {}), **metric.summary_details()},
     }
     if isinstance(metric, CorpusMetric):
         return _corpus_summary(metric, list(tally.states), base, seed=seed, n_boot=n_boot, confidence=confidence)
