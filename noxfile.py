@@ -1,7 +1,9 @@
 """Development sessions: tests, ray, mlflow, demo, demo_models, bench, lint, docs, build, startup.
 
-Every package (``core`` and each ``plugins/*``) is installed as a real distribution, so
-plugin discovery runs through installed entry points exactly as it does for users.
+Every package (``core``, each ``extensions/*`` and each ``plugins/*``) is installed as a real
+distribution, so plugin discovery runs through installed entry points exactly as it does for users.
+The extensions whose dependencies are heavy (a cluster runtime, a tracking client) are installed
+only by their own sessions.
 """
 
 from __future__ import annotations
@@ -13,6 +15,9 @@ import nox
 
 ROOT = pathlib.Path(__file__).parent
 PLUGINS = sorted(p.parent for p in ROOT.glob("plugins/*/pyproject.toml"))
+HEAVY_EXTENSIONS = ("ray", "mlflow", "wandb")  # each installed and tested by its own session
+EXTENSIONS = sorted(p.parent for p in ROOT.glob("extensions/*/pyproject.toml")
+                    if p.parent.name not in HEAVY_EXTENSIONS)
 # The packages ask for torch>=2.2; the sessions install this CPU build first (pip finds it on local
 # disk), since torch from the public index pulls gigabytes of CUDA packages.
 TORCH = "torch==2.13.0"
@@ -24,7 +29,7 @@ nox.options.reuse_existing_virtualenvs = True
 
 def _packages(extra: str | None = None) -> list[str]:
     suffix = f"[{extra}]" if extra else ""
-    return [f"{ROOT / 'core'}{suffix}", *(f"{path}{suffix}" for path in PLUGINS)]
+    return [f"{ROOT / 'core'}{suffix}", *(f"{path}{suffix}" for path in (*EXTENSIONS, *PLUGINS))]
 
 
 def _install_all(session: nox.Session, extra: str | None = None) -> None:
