@@ -23,6 +23,11 @@ from .common import echo_json, echo_rows, registry_of, render_listing, reports_e
 if TYPE_CHECKING:
     from evalcore._registry.listing import Listing
 
+EXTENSION_COMMANDS: dict[str, str] = {}
+"""The commands of evalcore's own extensions, by the distribution that adds them: without it, the
+command says what to install instead of click's 'No such command'."""
+
+
 class _LazyGroup(click.Group):
     """Commands that live in their own modules, or in plugins, load only when they run (or help lists them)."""
 
@@ -44,6 +49,10 @@ class _LazyGroup(click.Group):
         found = super().get_command(ctx, name)
         if found is None and name in self._plugin_commands(ctx):
             return _load_command(self._plugin_commands(ctx)[name])
+        if found is None and name in EXTENSION_COMMANDS:
+            distribution = EXTENSION_COMMANDS[name]
+            raise click.UsageError(f"evalcore {name} is part of {distribution}, which is not installed: "
+                                   f"pip install {distribution}")
         return found
 
     def _plugin_commands(self, ctx: click.Context) -> dict[str, Any]:
