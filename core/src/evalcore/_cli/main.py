@@ -51,8 +51,9 @@ class _LazyGroup(click.Group):
             return _load_command(self._plugin_commands(ctx)[name])
         if found is None and name in EXTENSION_COMMANDS:
             distribution = EXTENSION_COMMANDS[name]
-            raise click.UsageError(f"evalcore {name} is part of {distribution}, which is not installed: "
-                                   f"pip install {distribution}")
+            click.echo(f"error: evalcore {name} is part of {distribution}, which is not installed: "
+                       f"pip install {distribution}", err=True)
+            ctx.exit(2)
         return found
 
     def _plugin_commands(self, ctx: click.Context) -> dict[str, Any]:
