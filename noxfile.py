@@ -1,4 +1,4 @@
-"""Development sessions: tests, ray, mlflow, demo, demo_models, bench, lint, docs, build, startup.
+"""Development sessions: tests, ray, mlflow, wandb, demo, demo_models, bench, lint, docs, build, startup.
 
 Every package (``core``, each ``extensions/*`` and each ``plugins/*``) is installed as a real
 distribution, so plugin discovery runs through installed entry points exactly as it does for users.
@@ -62,15 +62,28 @@ def ray(session: nox.Session) -> None:
     session.run("pytest", str(ROOT / "tests" / "test_ray.py"), "-m", "ray", "-p", "no:cacheprovider", *session.posargs)
 
 
+def _tracker_session(session: nox.Session, name: str) -> None:
+    """Install the core, the tracker extension ``extensions/<name>`` and the light plugins, and run
+    the extension's tests and the documentation blocks that log to it."""
+    session.install(f"{ROOT / 'core'}[test]", f"{ROOT / 'extensions' / name}[test]",
+                    *(str(ROOT / "plugins" / plugin) for plugin in LIGHT))
+    # only the files that need the tracker: the other plugins' tests are not installed here
+    session.run("pytest", str(ROOT / "extensions" / name / "tests"), "-m", name, "-p", "no:cacheprovider",
+                *session.posargs)
+    session.run("pytest", str(ROOT / "tests" / "test_docs_blocks.py"), "-k", f"tracking or {name}",
+                "-p", "no:cacheprovider")
+
+
 @nox.session
 def mlflow(session: nox.Session) -> None:
-    """Runs logged to a real MLflow store (``--log-to mlflow``): MLflow is an optional extra of the core."""
-    session.install(f"{ROOT / 'core'}[test,mlflow]", *(str(ROOT / "plugins" / name) for name in LIGHT))
-    session.install("pytest>=8", "hypothesis>=6")
-    # only the files that need MLflow: the other plugins' tests are not installed here
-    session.run("pytest", str(ROOT / "core" / "tests" / "test_mlflow.py"), "-m", "mlflow", "-p", "no:cacheprovider",
-                *session.posargs)
-    session.run("pytest", str(ROOT / "tests" / "test_docs_blocks.py"), "-k", "tracking", "-p", "no:cacheprovider")
+    """Runs and comparisons logged to a real MLflow store (``--log-to mlflow``) by the evalcore-mlflow extension."""
+    _tracker_session(session, "mlflow")
+
+
+@nox.session
+def wandb(session: nox.Session) -> None:
+    """Runs logged to W&B offline, read back from its run files (``--log-to wandb``, the evalcore-wandb extension)."""
+    _tracker_session(session, "wandb")
 
 
 @nox.session
@@ -113,7 +126,8 @@ def bench(session: nox.Session) -> None:
 @nox.session
 def lint(session: nox.Session) -> None:
     session.install("ruff")
-    session.run("ruff", "check", "core", "plugins", "tests", "benchmarks", "examples", "docs", "noxfile.py")
+    session.run("ruff", "check", "core", "plugins", "extensions", "tests", "benchmarks", "examples", "docs",
+                "noxfile.py")
 
 
 @nox.session

@@ -2,8 +2,9 @@
 
 The core reads environment variables in one module (``evalcore._contract.env``); the run context
 carries what a run started with. (The test helpers of ``evalcore.testing`` prepare the environment
-of the commands they start, and are no part of a run.) Every other source file of the core and of the bundled plugins
-is searched for a read of ``os.environ`` / ``os.getenv`` / ``os.environb`` / ``posix.environ``.
+of the commands they start, and are no part of a run.) Every other source file of the core, of the
+bundled plugins and of the extensions is searched for a read of ``os.environ`` / ``os.getenv`` /
+``os.environb`` / ``posix.environ``.
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ ALLOWED = {
     ROOT / "core" / "src" / "evalcore" / "_contract" / "env.py",  # the one place a run's environment is read
     ROOT / "core" / "src" / "evalcore" / "testing.py",  # test helpers: the environment of a command they start
 }
-SOURCES = sorted([*(ROOT / "core" / "src").rglob("*.py"), *ROOT.glob("plugins/*/src/**/*.py")])
+SOURCES = sorted([*(ROOT / "core" / "src").rglob("*.py"), *ROOT.glob("plugins/*/src/**/*.py"),
+                  *ROOT.glob("extensions/*/src/**/*.py")])
 
 
 def environment_reads(path: pathlib.Path, root: pathlib.Path = ROOT) -> list[str]:

@@ -56,6 +56,7 @@ from evalcore._contract.components import CommandSpec as CommandSpec
 from evalcore._engine.executors import ChunkExecutor as ChunkExecutor
 from evalcore._engine.score import score_chunk as score_chunk
 from evalcore._engine.trackers import Tracker as Tracker
+from evalcore._engine.parameters import run_parameters as run_parameters
 from evalcore._contract.errors import ExecutorError as ExecutorError
 from evalcore._contract.errors import TrackingError as TrackingError
 from evalcore._contract.chunk import Source as Source

@@ -30,7 +30,9 @@ class Tracker(Protocol):
 
     def log_comparison(self, comparison: Any, runs: Sequence[Any]) -> str:
         """Optional: log a finished comparison (:class:`~evalcore.Comparison`) of ``runs`` (the
-        saved runs compared, the baseline first); return where it went, as :meth:`log_evaluation`."""
+        saved runs compared, the baseline first, each with its ``name`` and ``source``; as
+        :func:`evalcore.write_report` takes them with ``comparison=``); return where it went, as
+        :meth:`log_evaluation`."""
         ...
 
 

@@ -14,7 +14,7 @@ from evalcore._lazy import publish
 
 def write_report(
     result: Any, path: str | os.PathLike[str], *, compare_with: Sequence[Any] = (), records: int = 1000,
-    inputs: Any = None, labels: Any = None, **options: Any,
+    inputs: Any = None, labels: Any = None, comparison: Any = None, **options: Any,
 ) -> str:
     """Write one HTML file about ``result`` (an EvaluationResult, report or journal path).
 
@@ -22,9 +22,10 @@ def write_report(
     rationale included), read back from the input the run names (or ``inputs``: a path or the
     records, where that file moved), for at most ``records`` records: all of them, or those with
     errors and skips and the worst of each metric. With ``compare_with``, the page also compares
-    those runs with ``result`` as the baseline, record by record side by side
-    (``options`` are :func:`evalcore.compare`'s). With ``labels`` (one labels file or mapping for
-    every run, or a sequence of one per run), the page explains per metric what the labels corrected:
+    those runs with ``result`` as the baseline, record by record side by side (``options`` are
+    :func:`evalcore.compare`'s; ``comparison``, the :class:`~evalcore.Comparison` of these runs
+    already made, is shown instead of comparing them again). With ``labels`` (one labels file or
+    mapping for every run, or a sequence of one per run), the page explains per metric what the labels corrected:
     the prediction-powered estimate of ``result``'s mean, or of each difference (:func:`evalcore.ppi`).
     Style, script and plots are inline, so the page needs no network when it is viewed. The page
     never replaces a file it was made from (a report, the journal a report names) or a special
@@ -43,8 +44,11 @@ def write_report(
     check_output(path, "-o", named, probed=probed)
     if compare_with:
         runs = load_runs([result, *compare_with])
-        run, comparison = runs[0], compare(*runs, **options)
+        run, comparison = runs[0], comparison if comparison is not None else compare(*runs, **options)
     else:
+        if comparison is not None:
+            raise InputError("a comparison is shown with the runs it compares: give them as compare_with",
+                             field="comparison")
         runs = [load_run(result)]
         run, comparison = runs[0], None
     read = [(file, f"the journal {os.fspath(other.files[0])} names" if k else f"the run {os.fspath(file)}")

@@ -1,5 +1,6 @@
-"""Logging runs and comparisons to experiment trackers (MLflow), and the public ``evaluate``
-that does it with ``log_to``. Above the report, because a logged run carries its HTML page.
+"""The public ``evaluate`` and ``compare`` that log to a plugin's tracker with ``log_to``
+(``mlflow`` from evalcore-mlflow, ``wandb`` from evalcore-wandb); the trackers themselves are
+plugins, which use the public report (:func:`evalcore.write_report`) for the page they log.
 
-Nothing is imported here: ``evalcore.evaluate`` without ``log_to`` or ``labels`` loads neither
-MLflow's support nor the comparison's modules."""
+Nothing is imported here: ``evalcore.evaluate`` without ``log_to`` or ``labels`` loads neither a
+tracker nor the comparison's modules."""

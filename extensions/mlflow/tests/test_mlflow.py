@@ -1,5 +1,6 @@
-"""Runs and comparisons logged to MLflow (``--log-to mlflow``, ``evaluate(..., log_to="mlflow")``),
-read back from a real local MLflow tracking store with ``mlflow.search_runs`` and ``MlflowClient``.
+"""Runs and comparisons logged to MLflow by evalcore-mlflow's tracker (``--log-to mlflow``,
+``evaluate(..., log_to="mlflow")``), read back from a real local MLflow tracking store with
+``mlflow.search_runs`` and ``MlflowClient``.
 
 The numbers MLflow holds are checked against what the same run wrote itself (its JSON report, its
 rows journal, the comparison's JSON), and the input fingerprint against the file's SHA-256.
@@ -15,13 +16,13 @@ import sys
 
 import evalcore
 import pytest
-from evalcore._track.keys import mlflow_key, mlflow_keys
 from evalcore.testing import run_evalcore
+from evalcore_mlflow.keys import mlflow_key, mlflow_keys
 
 mlflow = pytest.importorskip("mlflow")
 pytestmark = pytest.mark.mlflow
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
+ROOT = pathlib.Path(__file__).resolve().parents[3]
 EXAMPLES = ROOT / "examples"
 TREC = ["--qrels", str(EXAMPLES / "trec" / "qrels.txt"), "--run", str(EXAMPLES / "trec" / "run.txt")]
 UTILITY = "retrieval/utility(weights=[2, -1, 0, 0])"
@@ -73,7 +74,7 @@ def test_the_command_logs_an_evaluation(store, tmp_path):
     proc = run_evalcore("evaluate", *TREC, "-m", "retrieval/ndcg@10", "-m", UTILITY, "-o", str(output),
                         "--log-to", "mlflow", env=store)
     [run] = runs()
-    assert f"logged to MLflow: run {run.info.run_id}" in proc.stderr
+    assert f"logged to MLflow run {run.info.run_id} at {store['MLFLOW_TRACKING_URI']}" in proc.stderr
     assert run.info.status == "FINISHED"
     report = json.loads(output.read_text())
     assert_aggregates_logged(run.data, report)
@@ -171,10 +172,11 @@ def test_a_store_that_cannot_open_stops_the_command_before_the_run(tmp_path):
     assert not output.exists() and not (tmp_path / "result.rows.jsonl").exists()
 
 
-def test_without_mlflow_the_error_names_the_extra(tmp_path, monkeypatch):
+def test_without_mlflow_the_error_names_the_extension(tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "mlflow", None)  # `import mlflow` fails as where it is not installed
-    with pytest.raises(evalcore.TrackingError, match=r"pip install 'evalcore-core\[mlflow\]'"):
+    with pytest.raises(evalcore.TrackingError, match=r"logging to MLflow needs mlflow: pip install evalcore-mlflow"):
         evalcore.evaluate(EXAMPLES / "rag.jsonl", ["overlap/token_f1"], output=tmp_path / "r.json", log_to="mlflow")
     assert not (tmp_path / "r.json").exists()  # refused before the run
-    with pytest.raises(evalcore.TrackingError, match="log_to: evalcore logs to 'mlflow'; got 'wandb'"):
-        evalcore.evaluate(EXAMPLES / "rag.jsonl", ["overlap/token_f1"], log_to="wandb")
+    unknown = r"log_to: no tracker named 'neptune' is installed \(trackers: .*mlflow"
+    with pytest.raises(evalcore.TrackingError, match=unknown):
+        evalcore.evaluate(EXAMPLES / "rag.jsonl", ["overlap/token_f1"], log_to="neptune")

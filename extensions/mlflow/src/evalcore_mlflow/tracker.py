@@ -1,9 +1,10 @@
-"""Runs and comparisons logged to MLflow's active tracking server.
+"""The ``mlflow`` tracker: runs and comparisons logged to MLflow's active tracking server.
 
 The tracking URI, the experiment and a surrounding run are MLflow's own: ``$MLFLOW_TRACKING_URI``
 or :func:`mlflow.set_tracking_uri`, ``$MLFLOW_EXPERIMENT_NAME`` or :func:`mlflow.set_experiment`,
 and a run already active in the caller's thread, under which evalcore's run is nested. What is
-logged is described in ``docs/tracking.md``; metric ids become MLflow keys as :mod:`.keys` says.
+logged is described in evalcore's ``docs/tracking.md``; metric ids become MLflow keys as
+:mod:`.keys` says. Only evalcore's public namespaces are used.
 """
 
 from __future__ import annotations
@@ -18,33 +19,19 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from numbers import Real
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from evalcore._compare.load import Run
-from evalcore._compare.result import Comparison
-from evalcore._contract.errors import EvalcoreError
-from evalcore._engine.result import EvaluationResult
-from evalcore._lazy import publish
+from evalcore import write_report
+from evalcore.plugin import TrackingError, run_parameters
 
 from .keys import flat_params, mlflow_keys, param_value
 
-INSTALL = "pip install 'evalcore-core[mlflow]'"
+if TYPE_CHECKING:
+    from evalcore import Comparison, EvaluationResult
+
+INSTALL = "pip install evalcore-mlflow"
 _SUMMARY_FIELDS = ("stderr", "n", "n_skipped", "n_errors", "cost_msats")
 _DATABASES = {"sqlite", "postgresql", "mysql", "mssql"}
-
-
-class TrackingError(EvalcoreError):
-    """A run could not be logged to an experiment tracker: its client is not installed, the
-    tracking server or store refused, or ``log_to`` names no tracker evalcore knows."""
-
-
-def open_tracker(log_to: str | None) -> MlflowTracker | None:
-    """The tracker ``log_to`` names (``None`` for none), checked before anything runs."""
-    if log_to is None:
-        return None
-    if log_to != "mlflow":
-        raise TrackingError(f"log_to: evalcore logs to 'mlflow'; got {log_to!r}")
-    return MlflowTracker()
 
 
 class MlflowTracker:
@@ -100,7 +87,7 @@ class MlflowTracker:
     # -- an evaluation ---------------------------------------------------------------
 
     def log_evaluation(self, result: EvaluationResult) -> str:
-        """Log an :class:`~evalcore.EvaluationResult` as one run; returns the MLflow run id.
+        """Log an :class:`~evalcore.EvaluationResult` as one run; returns ``MLflow run <id> at <uri>``.
 
         Parameters: evalcore's version, the input and its fingerprint, the program, the options,
         and per metric its id, version, distribution and parameters. Metrics: per metric its
@@ -108,21 +95,13 @@ class MlflowTracker:
         Artifacts: ``rows.json`` (the per-record table), ``report.html``, ``result.json`` and the
         rows journal ``rows.jsonl`` it names.
         """
-        from evalcore._engine.tables import flatten
-        from evalcore._report import write_report
-
         provenance = dict(result.provenance)
-        header = _journal_header(result.samples_path)
-        fingerprint = header.get("fingerprint") or {}
+        run = run_parameters(result)
         keys = mlflow_keys(result.metrics)
-        params = {"evalcore_version": provenance.get("evalcore_version"), "input": provenance.get("input"),
-                  "program": fingerprint.get("program"), "executor": provenance.get("executor")}
-        params = {k: param_value(v) for k, v in params.items()}
-        source = {k: v for k, v in (fingerprint.get("input") or {}).items() if k != "input"}
-        params |= flat_params("input", source)
-        params |= flat_params("options", {**(provenance.get("options") or {}), **(fingerprint.get("options") or {})})
-        metric_info = {**(provenance.get("metrics") or {}), **(header.get("metrics") or {})}
-        params |= _metric_params(keys, metric_info)
+        params = {k: param_value(run[k]) for k in ("evalcore_version", "input", "program", "executor")}
+        params |= flat_params("input", run["input_fingerprint"])
+        params |= flat_params("options", run["options"])
+        params |= _metric_params(keys, run["metrics"])
         metrics: dict[str, Any] = {"n_records": provenance.get("n_records"),
                                    "n_finished": provenance.get("n_finished"),
                                    "n_rejected": len(result.rejected), "duration_s": provenance.get("duration_s")}
@@ -134,7 +113,7 @@ class MlflowTracker:
         name = os.path.basename(str(provenance.get("input") or "evaluate")) or "evaluate"
         with self._run(name, tags) as run_id:
             self._log(run_id, params, metrics)
-            self.client.log_table(run_id, flatten(result.samples, list(result.metrics)), "rows.json")
+            self.client.log_table(run_id, result.to_pandas(), "rows.json")
             with tempfile.TemporaryDirectory(prefix="evalcore-mlflow-") as folder:
                 write_report(result, Path(folder) / "report.html")
                 report = {**result.to_dict(), "samples_file": None}
@@ -143,23 +122,16 @@ class MlflowTracker:
                     report["samples_file"] = "rows.jsonl"
                 _write_json(Path(folder) / "result.json", report)
                 self.client.log_artifacts(run_id, folder)
-        return run_id
+        return f"MLflow run {run_id} at {self.uri}"
 
     # -- a comparison ----------------------------------------------------------------
 
-    def log_comparison(self, baseline: Any, systems: Sequence[Any], **options: Any) -> tuple[Comparison, str]:
-        """Compare ``systems`` with ``baseline`` (as :func:`evalcore.compare` does with
-        ``options``) and log it: a parent run with the options, ``comparison.json`` and
-        ``report.html``, and per system a nested run with, per metric, the baseline's and the
-        system's values, the difference with its interval, the effect size, each test's p-value
-        (raw and corrected) and whether the difference is significant.
-        Returns the :class:`~evalcore.Comparison` and the parent run's id."""
-        from evalcore._compare import compare, load_runs
-        from evalcore._report.page import render
-
-        runs = load_runs([baseline, *systems], options.pop("names", None))
-        comparison = compare(*runs, **options)
-        html = render(runs[0], comparison)
+    def log_comparison(self, comparison: Comparison, runs: Sequence[Any]) -> str:
+        """Log a finished :class:`~evalcore.Comparison` of ``runs`` (the baseline first): a parent
+        run with the options, ``comparison.json`` and ``report.html``, and per system a nested run
+        with, per metric, the baseline's and the system's values, the difference with its interval,
+        the effect size, each test's p-value (raw and corrected) and whether the difference is
+        significant. Returns ``MLflow run <parent id> at <uri>``."""
         keys = mlflow_keys(comparison.metrics)
         metric_params = {f"metric.{key}.id": metric_id for metric_id, key in keys.items()}
         tags = {"evalcore.command": "compare", "mlflow.note.content": _note(comparison.table())}
@@ -169,14 +141,14 @@ class MlflowTracker:
                       **metric_params}
             self._log(parent, params, {"n_baseline_records": comparison.records.get("baseline")})
             with tempfile.TemporaryDirectory(prefix="evalcore-mlflow-") as folder:
-                (Path(folder) / "report.html").write_text(html, encoding="utf-8")
+                write_report(runs[0], Path(folder) / "report.html", compare_with=runs[1:], comparison=comparison)
                 _write_json(Path(folder) / "comparison.json", comparison.to_dict())
                 self.client.log_artifacts(parent, folder)
             for run in runs[1:]:
                 self._log_system(comparison, run, keys, metric_params)
-        return comparison, parent
+        return f"MLflow run {parent} at {self.uri}"
 
-    def _log_system(self, comparison: Comparison, run: Run, keys: Mapping[str, str],
+    def _log_system(self, comparison: Comparison, run: Any, keys: Mapping[str, str],
                     metric_params: Mapping[str, str]) -> None:
         """One system's nested run under the comparison's."""
         metrics: dict[str, Any] = {}
@@ -222,15 +194,11 @@ def _is_number(value: Any) -> bool:
 
 
 def _metric_params(keys: Mapping[str, str], info: Mapping[str, Mapping[str, Any]]) -> dict[str, str]:
-    """Per metric: its id, version, distribution and parameters."""
+    """Per metric: its id, and its version, distribution and parameters (``run_parameters``'s)."""
     params: dict[str, str] = {}
     for metric_id, key in keys.items():
-        about = info.get(metric_id) or {}
         params[f"metric.{key}.id"] = metric_id
-        if about:
-            params[f"metric.{key}.version"] = param_value(about.get("metric_version"))
-            params[f"metric.{key}.distribution"] = f"{about.get('distribution')}=={about.get('distribution_version')}"
-            params[f"metric.{key}.params"] = param_value(about.get("params") or {})
+        params |= {f"metric.{key}.{field}": param_value(value) for field, value in info[metric_id].items()}
     return params
 
 
@@ -241,18 +209,6 @@ def _summary_metrics(key: str, summary: Mapping[str, Any]) -> dict[str, Any]:
             **{f"{key}.{field}": summary.get(field) for field in _SUMMARY_FIELDS}}
 
 
-def _journal_header(path: Path | None) -> dict[str, Any]:
-    """The first line of a rows journal: the run's fingerprint and metric provenance (``{}`` if none)."""
-    from evalcore._engine.journal import JournalReader
-
-    if path is None or not os.path.isfile(path):
-        return {}
-    with open(path, "rb") as handle:
-        return JournalReader(handle, path).read_header() or {}
-
-
 def _write_json(path: Path, data: Any) -> None:
     path.write_text(json.dumps(data, indent=2, default=str) + "\n", encoding="utf-8")
 
-
-publish(globals())

@@ -1,0 +1,60 @@
+"""What identifies a finished run, as plain data for the trackers that log it (``run_parameters``).
+
+It joins the result's provenance with the first line of its rows journal, which alone records
+the input's fingerprint (its files, sizes and SHA-256), the program and every option that
+changes the numbers.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from evalcore._lazy import publish
+
+from .journal import JournalReader
+from .result import EvaluationResult
+
+
+def run_parameters(result: EvaluationResult) -> dict[str, Any]:
+    """What ``result``'s run was, for a tracker's parameters or config.
+
+    Keys: ``evalcore_version``, ``input`` (what was read), ``program``, ``executor``;
+    ``input_fingerprint`` (the input's files, sizes and SHA-256 as the rows journal records them;
+    ``{}`` for records given in memory); ``options`` (those that change the numbers, and
+    ``chunk_size``, ``concurrency``); ``metrics``: per metric id, its ``version``,
+    ``distribution`` (``name==version``) and ``params`` (``{}`` where the run does not say).
+    """
+    provenance = dict(result.provenance)
+    header = _journal_header(result.samples_path)
+    fingerprint = header.get("fingerprint") or {}
+    about = {**(provenance.get("metrics") or {}), **(header.get("metrics") or {})}
+    return {
+        "evalcore_version": provenance.get("evalcore_version"),
+        "input": provenance.get("input"),
+        "program": fingerprint.get("program"),
+        "executor": provenance.get("executor"),
+        "input_fingerprint": {k: v for k, v in (fingerprint.get("input") or {}).items() if k != "input"},
+        "options": {**(provenance.get("options") or {}), **(fingerprint.get("options") or {})},
+        "metrics": {metric_id: _metric(about.get(metric_id) or {}) for metric_id in result.metrics},
+    }
+
+
+def _metric(about: dict[str, Any]) -> dict[str, Any]:
+    if not about:
+        return {}
+    return {"version": about.get("metric_version"),
+            "distribution": f"{about.get('distribution')}=={about.get('distribution_version')}",
+            "params": about.get("params") or {}}
+
+
+def _journal_header(path: Path | None) -> dict[str, Any]:
+    """The first line of a rows journal: the run's fingerprint and metric provenance (``{}`` if none)."""
+    if path is None or not os.path.isfile(path):
+        return {}
+    with open(path, "rb") as handle:
+        return JournalReader(handle, path).read_header() or {}
+
+
+publish(globals())
