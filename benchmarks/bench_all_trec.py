@@ -105,7 +105,7 @@ def means(result: object) -> dict[str, float]:
     out = {}
     for name in next(iter(result.values())):
         if not name.startswith(SKIPPED):
-            metric = evalcore.get_metric("ndcg(k=None)" if name == "ndcg" else name)
+            metric = evalcore.get_metric(name)
             out[metric.id] = aggregate_values([v[name] for v in result.values()], metric.spec.aggregate)
     return out
 

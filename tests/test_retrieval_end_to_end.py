@@ -50,7 +50,7 @@ def test_cli_all_trec_reproduces_every_average_of_trec_eval(shared, evalcore_cli
     reference = trec_averages(data / "out.test.a")
     assert len(metrics) == 98
     for measure, value in reference.items():
-        metric_id = evalcore.get_metric("ndcg(k=None)" if measure == "ndcg" else measure).id
+        metric_id = evalcore.get_metric(measure).id
         assert f"{metrics[metric_id]['value']:.4f}" == f"{value:.4f}", measure
 
 
@@ -172,3 +172,59 @@ def test_names_people_type_evaluate(shared, evalcore_cli, tmp_path):
     ids = list(json.loads(proc.stdout)["metrics"])
     assert ids == ["retrieval/mrr@10", "retrieval/ndcg@10", "retrieval/map", "retrieval/precision@5",
                    "retrieval/recall@5"]
+
+
+def trec_q_lines(text, measures):
+    """``{(measure, qid): printed value}`` of the lines of a ``trec_eval -q`` output naming ``measures``."""
+    return {(m, q): v for m, q, v in (line.split() for line in text.splitlines()) if m in measures}
+
+
+@pytest.mark.parametrize("typed", ["ndcg", "NDCG", "nDCG", "retrieval/ndcg"])
+def test_cli_ndcg_is_trec_eval_s_ndcg_over_the_whole_ranking(shared, evalcore_cli, tmp_path, typed):
+    """``-m ndcg`` (in any case, and ir_measures' ``nDCG``) prints trec_eval's ``ndcg`` lines, not ``ndcg_cut_10``."""
+    data = shared / "reference" / "trec_eval"
+    proc = evalcore_cli("evaluate", "--qrels", str(data / "qrels.test"), "--run", str(data / "results.test"),
+                        "-m", typed, "--per-query", str(tmp_path / "q.txt"), "--no-progress")
+    assert proc.returncode == 0, proc.stderr
+    ours = trec_q_lines((tmp_path / "q.txt").read_text(), {"ndcg", "ndcg_cut_10"})
+    assert ours == trec_q_lines((data / "out.test.aq").read_text(), {"ndcg"})
+
+
+def test_cli_ndcg_and_its_cut_equal_pytrec_eval_on_the_example_run(root, evalcore_cli, tmp_path):
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    qrels_path, run_path = root / "examples" / "trec" / "qrels.txt", root / "examples" / "trec" / "run.txt"
+    proc = evalcore_cli("evaluate", "--qrels", str(qrels_path), "--run", str(run_path), "-m", "ndcg",
+                        "-m", "nDCG@10", "-o", str(tmp_path / "r.json"), "--no-progress")
+    assert proc.returncode == 0, proc.stderr
+    metrics = json.loads((tmp_path / "r.json").read_text())["metrics"]
+    qrels, run = {}, {}
+    for line in qrels_path.read_text().splitlines():
+        qid, _, doc, grade = line.split()
+        qrels.setdefault(qid, {})[doc] = int(grade)
+    for line in run_path.read_text().splitlines():
+        qid, _, doc, _, score, _ = line.split()
+        run.setdefault(qid, {})[doc] = float(score)
+    per_query = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg", "ndcg_cut_10"}).evaluate(run)
+    for metric_id, measure in (("retrieval/ndcg", "ndcg"), ("retrieval/ndcg@10", "ndcg_cut_10")):
+        mean = sum(v[measure] for v in per_query.values()) / len(per_query)
+        assert metrics[metric_id]["value"] == pytest.approx(mean, abs=1e-9), measure
+
+
+def test_cli_a_trec_eval_name_of_several_cut_offs_prints_them_all(shared, evalcore_cli, tmp_path):
+    """``-m P -m recall`` prints what ``trec_eval -q -m P -m recall`` prints: P_5 ... P_1000, recall_5 ..."""
+    data = shared / "reference" / "trec_eval"
+    proc = evalcore_cli("evaluate", "--qrels", str(data / "qrels.test"), "--run", str(data / "results.test"),
+                        "-m", "P", "-m", "recall", "--per-query", str(tmp_path / "q.txt"), "--no-progress")
+    assert proc.returncode == 0, proc.stderr
+    ours = (tmp_path / "q.txt").read_text()
+    names = {line.split()[0] for line in ours.splitlines()}
+    theirs = trec_q_lines((data / "out.test.aq").read_text(), {n for n in names if n.startswith(("P_", "recall_"))})
+    assert len(names) == 18
+    assert trec_q_lines(ours, names) == theirs
+
+
+def test_cli_refuses_a_set_name_where_one_metric_is_asked_for(evalcore_cli):
+    proc = evalcore_cli("describe", "Recall")
+    assert proc.returncode != 0
+    assert proc.stderr.count("\n") == 1 and "metric set 'recall'" in proc.stderr and "recall_10" in proc.stderr
+    assert evalcore_cli("describe", "retrieval/recall").returncode == 0

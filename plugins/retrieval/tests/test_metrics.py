@@ -143,7 +143,7 @@ def test_registry_ids_and_parameters():
         with pytest.raises(ParameterError):
             evalcore.get_metric("retrieval/ndcg", **bad)
     listed = {info.default_id for info in evalcore.list_metrics()}
-    assert {"retrieval/ndcg@10", "retrieval/recall@10", "retrieval/precision@10",
+    assert {"retrieval/ndcg", "retrieval/recall@10", "retrieval/precision@10",
             "retrieval/hit_rate@10", "retrieval/mrr", "retrieval/map",
             "retrieval/r_precision"} <= listed
 
@@ -155,7 +155,7 @@ def test_dspy_call():
 
 
 def test_listing_does_not_import_numpy():
-    assert "retrieval/ndcg@10" in [m.default_id for m in evalcore.list_metrics()]
+    assert "retrieval/ndcg" in [m.default_id for m in evalcore.list_metrics()]
     assert heavy_modules_after_listing("evalcore_retrieval") == []
 
 

@@ -144,7 +144,6 @@ GEOMETRIC = {"gm_map", "gm_bpref"}  # pytrec_eval gives log(max(value, MIN_GEO_M
 @cache
 def metric(name: str, level: int, judged_only: bool) -> evalcore.Metric:
     """The evalcore metric of pytrec_eval's measure ``name`` with trec_eval's -l and -J."""
-    name = "ndcg(k=None)" if name == "ndcg" else name
     params = {p.name for p in evalcore.describe(name).spec.params}
     # pytrec_eval bundles trec_eval 9, which rounds recall levels differently from trec_eval 10
     options = {"relevance_level": level, "judged_only": judged_only, "rounding": "v9"}

@@ -69,7 +69,7 @@ def test_counts_sum_and_gm_map_is_geometric():
     ("AP", "retrieval/map"), ("RR@10", "retrieval/mrr@10"), ("R@100", "retrieval/recall@100"),
     ("RBP(p=0.8)", "retrieval/rbp(p=0.8)"), ("success_1", "retrieval/hit_rate@1"),
     ("Success@5", "retrieval/hit_rate@5"), ("infAP", "retrieval/infap"), ("11pt_avg", "retrieval/eleven_point_avg"),
-    ("set_F", "retrieval/set_f"), ("unj_5", "retrieval/unjudged@5"), ("nDCG", "retrieval/ndcg(k=None)"),
+    ("set_F", "retrieval/set_f"), ("unj_5", "retrieval/unjudged@5"), ("nDCG", "retrieval/ndcg"),
     ("ERR@20", "retrieval/err@20"), ("Judged@10", "retrieval/judged@10"), ("rouge1", "overlap/rouge(variant='1')"),
 ])
 def test_names_people_type_resolve_to_one_canonical_id(typed, canonical):

@@ -113,6 +113,16 @@ def test_empty_corpus_is_skipped() -> None:
         assert corpus(m, [{}]).status is Status.SKIPPED
 
 
+@pytest.mark.parametrize("metric_id", ["system/mean_latency", "system/quantile_latency"])
+def test_no_latency_under_the_rag_convention_is_zero_with_no_samples(metric_id) -> None:
+    """The Auepora RAG metric spec, 9.1 rule 3: "If no samples are evaluated [...] return value = `0.0`
+    and `details["num_samples"] = 0`"."""
+    m = evalcore.get_metric(f"{metric_id}(convention='rag')")
+    for score in (m.corpus_score([]), corpus(m, [{}])):
+        assert score.status is Status.OK and score.value == 0.0 and score.details["num_samples"] == 0
+    assert corpus(m, [{"duration_ms": 10}, {}]).value == 10
+
+
 # -- technical_performance (seed 004) ------------------------------------------------
 
 

@@ -17,7 +17,7 @@ derives from it (an ``InputError`` is a ``ValueError``)::
     │   └── SetupError ....................... a metric cannot be set up (no backend configured, unknown model)
     │       └── JudgeConfigError ............. evalcore-judge: the judge backend settings
     ├── UnknownMetricError (LookupError) ..... no installed metric has this id (with close matches)
-    ├── AmbiguousMetricError (LookupError) ... a bare metric name matches several namespaces
+    ├── AmbiguousMetricError (LookupError) ... a bare metric name matches several namespaces, or names a metric set
     ├── MetricConflictError (LookupError) .... two distributions claim one metric id or namespace
     ├── SpecError (ValueError) ............... a metric spec field is invalid; names the field (and the spec)
     ├── PluginError .......................... a plugin failed to load (strict mode)
@@ -100,14 +100,17 @@ class UnknownMetricError(EvalcoreError, LookupError):
 
 
 class AmbiguousMetricError(EvalcoreError, LookupError):
-    """A bare metric name matches metrics in several namespaces."""
+    """A bare metric name matches metrics in several namespaces, or names a metric set (several
+    metrics: ``metric_set`` is its name) where one metric is asked for."""
 
-    def __init__(self, metric_id: str, candidates: Sequence[str]) -> None:
+    def __init__(self, metric_id: str, candidates: Sequence[str], *, metric_set: str | None = None) -> None:
         self.metric_id = metric_id
         self.candidates = list(candidates)
+        what = "is ambiguous" if metric_set is None else (
+            f"names the metric set {metric_set!r} of {len(self.candidates)} metrics (a list of metric "
+            f"ids takes them all, as `evalcore evaluate -m {metric_set}`)")
         super().__init__(
-            f"metric name {metric_id!r} is ambiguous; use one of "
-            + ", ".join(repr(c) for c in self.candidates)
+            f"metric name {metric_id!r} {what}; use one of " + ", ".join(repr(c) for c in self.candidates)
         )
 
 

@@ -425,6 +425,8 @@ class Registry:
         index = self._cached_index()
         if index is None or not self._load_only(index, index.set_providers(name)):
             self.load()
+        if "/" in name and name in self._metrics:  # a metric's own id, not the set of its name
+            return [metric_id]
         return list(self._sets.get(name, [metric_id]))
 
     def metric_sets(self) -> dict[str, list[str]]:
@@ -435,10 +437,14 @@ class Registry:
     def resolve(self, metric_id: str) -> tuple[MetricInfo, dict[str, Any]]:
         """The metric an id or an alias names and the parameters it gives.
 
-        An exact match wins; otherwise names and aliases are matched ignoring case (``MRR@10``,
-        ``BLEU``, ``ROUGE-L``), where only one metric matches. Text that matches no metric
-        (or does not even parse as an id) is reported with the closest known ids.
+        A metric set's bare name (``all_trec``, trec_eval's ``P`` and ``recall``) names several
+        metrics and is refused, in any case. An exact match wins; otherwise names and aliases are
+        matched ignoring case (``MRR@10``, ``BLEU``, ``ROUGE-L``), where only one metric matches.
+        Text that matches no metric (or does not even parse as an id) is reported with the closest
+        known ids.
         """
+        if isinstance(metric_id, str) and "/" not in metric_id:
+            self._refuse_set(metric_id, metric_id.strip(), self.expand(metric_id))
         found = self._resolve_on_demand(metric_id)
         if found is not None:
             return found
@@ -523,9 +529,20 @@ class Registry:
             raise MetricConflictError(key, sorted(e.origin.distribution for e in self._metrics[key]))
         return found
 
+    @staticmethod
+    def _refuse_set(text: str, name: str, members: list[str]) -> None:
+        """Raise when ``members``, what the set ``name`` expands to, are a metric set's (not ``text`` itself)."""
+        if members != [text]:
+            raise AmbiguousMetricError(text.strip(), members, metric_set=name)
+
     def _resolve_ignoring_case(self, text: str) -> tuple[MetricInfo, dict[str, Any]] | None:
         """The metric ``text`` names when case is ignored in its namespace, name and aliases
-        (parameter values keep their case); two different metrics matching are ambiguous."""
+        (parameter values keep their case); two different metrics matching are ambiguous, and
+        so is a metric set's bare name in another case (``Recall``)."""
+        sets = {name.casefold(): name for name in self._sets if "/" not in name}
+        name = sets.get(text.strip().casefold())
+        if name is not None:
+            self._refuse_set(text, name, self._sets[name])
         matches = self._alias_matches(text, ignore_case=True)
         lowered = _lowered_name(text)
         if lowered != text:

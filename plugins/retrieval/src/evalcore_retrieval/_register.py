@@ -130,7 +130,7 @@ ALL_TREC: tuple[str, ...] = (
     *(f"recall_{k}" for k in _CUTOFFS),
     "infAP", "gm_bpref",
     *(f"Rprec_mult_{x}" for x in _MULTIPLES),
-    "utility", "11pt_avg", "binG", "G", "ndcg(k=None)", "ndcg_rel", "Rndcg",
+    "utility", "11pt_avg", "binG", "G", "ndcg", "ndcg_rel", "Rndcg",
     *(f"ndcg_cut_{k}" for k in _CUTOFFS),
     *(f"map_cut_{k}" for k in _CUTOFFS),
     *(f"relative_P_{k}" for k in _CUTOFFS),
@@ -139,6 +139,14 @@ ALL_TREC: tuple[str, ...] = (
     "rbp", "rbp_resid", "unj_5", "unj_10", "unj_20",
 )
 """Every measure of ``trec_eval -m all_trec``, in the order trec_eval prints them."""
+
+TREC_FAMILIES: dict[str, list[str]] = {
+    family: [name for name in ALL_TREC if re.fullmatch(rf"{family}_{_FLOAT}", name)]
+    for family in ("P", "recall", "relative_P", "ndcg_cut", "map_cut", "success", "iprec_at_recall",
+                   "Rprec_mult", "unj")
+}
+"""trec_eval's measures of several cut-offs or levels: ``trec_eval -m P`` prints P_5 ... P_1000, so
+the bare name is a metric set of them (and ``evalcore.get_metric("recall")`` refuses it)."""
 
 
 def _float(name: str, default: float, description: str, **bounds: float) -> ParamSpec:
@@ -220,24 +228,25 @@ def _rank_specs(relevance: TargetCategory, accuracy: TargetCategory) -> list[Met
             accuracy, (_k(None), _LEVEL), aggregate="gmean", aliases=(_literal("GM_AP"),),
         ),
         _spec(
-            "ndcg", "NDCG", "Normalised discounted cumulative gain of the top k.",
-            "trec_eval `ndcg_cut_k` (`ndcg` with `k=None`, the whole ranking): DCG = sum over the "
-            "top k of gain / log2(rank + 1), divided by the DCG of the ideal ranking of all judged "
-            "documents cut at k. The gain is the relevance grade (linear, as trec_eval); "
-            "`gain='exp2'` uses 2^grade - 1; `gains` maps grades to gains as trec_eval's "
-            "`ndcg.1=3.5,2=9` and ir_measures' `nDCG(gains=...)` do. Grades <= 0 give no gain; as "
-            "in trec_eval, there is no relevance level (every positive grade counts), and a record "
-            "counts as having no relevant document when no grade is positive.",
+            "ndcg", "NDCG", "Normalised discounted cumulative gain (of the top k with k).",
+            "trec_eval `ndcg` over the whole ranking, `ndcg_cut_k` with `k` (ir_measures `nDCG` and "
+            "`nDCG@k`): DCG = sum over the ranking (its top k) of gain / log2(rank + 1), divided by the DCG "
+            "of the ideal ranking of all judged documents (cut at k). The gain is the relevance grade "
+            "(linear, as trec_eval); `gain='exp2'` uses 2^grade - 1; `gains` maps grades to gains as "
+            "trec_eval's `ndcg.1=3.5,2=9` and ir_measures' `nDCG(gains=...)` do. Grades <= 0 give no gain; "
+            "as in trec_eval, there is no relevance level (every positive grade counts), and a record "
+            "counts as having no relevant document when no grade is positive. Without `k` (`ndcg`, "
+            "`retrieval/ndcg`, `nDCG`, `NDCG`) it is the whole ranking, as trec_eval's and ir_measures' "
+            "names mean; write `ndcg@10` (`ndcg_cut_10`, `nDCG@10`) for the top 10. Before version 3 "
+            "the default was k=10.",
             accuracy,
-            (ParamSpec(name="k", type="int", default=10, nullable=True, identity=True, minimum=1,
-                       description="cut-off rank; None uses the whole ranking (trec_eval ndcg)"),
+            (_k(None),
              ParamSpec(name="gain", type="str", default="linear", identity=True,
                        choices=("linear", "exp2"),
                        description="gain of a grade: 'linear' (grade) or 'exp2' (2^grade - 1)"),
              _GAINS),
-            version="2",
-            aliases=(_trec_cut("ndcg_cut"), _literal("ndcg", k=None), _ir("nDCG", rel=False, k="required"),
-                     _literal("nDCG", k=None)),
+            version="3",
+            aliases=(_trec_cut("ndcg_cut"), _ir("nDCG", rel=False)),
         ),
         _spec(
             "r_precision", "RPrecision", "Precision at rank R, R the number of relevant documents.",
@@ -464,13 +473,12 @@ def _judgement_specs(relevance: TargetCategory, accuracy: TargetCategory) -> lis
               "trec_eval `unj_k`: documents in the top k with no judgement (or a negative grade) "
               "divided by k, even when fewer were retrieved. Lower is better.",
               relevance, (_k(10),), direction="lower", aliases=(_trec_cut("unj"),)),
-        _spec("judged", "Judged", "Share of the top k that is judged.",
+        _spec("judged", "Judged", "Share of the ranking (of the top k with k) that is judged.",
               "ir_measures `Judged@k`: documents in the top min(k, retrieved) with a judgement of any "
-              "grade divided by min(k, retrieved); without k, over the whole ranking; 0 when "
-              "nothing is retrieved.",
-              relevance,
-              (ParamSpec(name="k", type="int", default=10, nullable=True, identity=True, minimum=1,
-                         description="cut-off rank; None uses the whole ranking"),),
+              "grade divided by min(k, retrieved); without k (`judged`, ir_measures `Judged`), over the "
+              "whole ranking, as ir_measures' name means; 0 when nothing is retrieved. Before version 2 "
+              "the default was k=10.",
+              relevance, (_k(None),), version="2",
               aliases=(_ir("Judged", rel=False),)),
     ]
 
@@ -511,7 +519,7 @@ def evalcore_metrics() -> list[MetricSpec]:
 
 @hookimpl
 def evalcore_metric_sets() -> dict[str, list[str]]:
-    return {"all_trec": list(ALL_TREC)}
+    return {"all_trec": list(ALL_TREC), **TREC_FAMILIES}
 
 
 # -- the measures ir_measures adds over trec_eval: SDCG, alpha-nDCG, Compat ----------------------

@@ -20,8 +20,9 @@ _UNITS = (
 )
 _CORPUS = (
     "Corpus metric with mergeable state, so values over shards merge exactly. With no values "
-    "at all the result is skipped (the Auepora RAG metric spec reports 0.0, which would read as a perfect "
-    "latency), with num_samples = 0."
+    "at all the result is skipped by default (0.0 would read as a perfect latency), with num_samples = 0; "
+    "`convention='rag'` gives the Auepora RAG metric spec's value instead: \"If no samples are evaluated "
+    "[...] return value = `0.0` and `details[\"num_samples\"] = 0`\"."
 )
 
 
@@ -32,6 +33,9 @@ def _timing_params() -> tuple[ParamSpec, ...]:
         ParamSpec(name="source", type="str", default="auto", identity=True,
                   choices=("auto", "timings", "duration_ms"),
                   description="'auto': the timing at timing_field, else duration_ms"),
+        ParamSpec(name="convention", type="str", default="skip", identity=True, choices=("skip", "rag"),
+                  description="no latency at all: skip the result, or 0.0 with num_samples 0 "
+                              "(the Auepora RAG metric spec)"),
     )
 
 

@@ -34,7 +34,10 @@ class _LatencyMixin:
         return latency(prediction, timing_field=self.params["timing_field"], source=self.params["source"])
 
 
-def _no_values() -> Score:
+def _no_values(convention: str) -> Score:
+    """The result without any latency: skipped, or the Auepora RAG metric spec's 0.0 (``convention='rag'``)."""
+    if convention == "rag":
+        return Score(0.0, details={"num_samples": 0})
     return Score.skipped("no latency values: every sample was skipped or the corpus is empty",
                          num_samples=0)
 
@@ -55,7 +58,7 @@ class MeanLatency(_LatencyMixin, CorpusMetric[MeanState]):
     def compute(self, state: MeanState) -> Score:
         count, total = state
         if count == 0:
-            return _no_values()
+            return _no_values(self.params["convention"])
         return Score(float(total / count), details={"num_samples": count})
 
 
@@ -73,7 +76,7 @@ class QuantileLatency(_LatencyMixin, CorpusMetric[SortedValues]):
 
     def compute(self, state: SortedValues) -> Score:
         if not state:
-            return _no_values()
+            return _no_values(self.params["convention"])
         q = self.params["quantile"]
         index = quantile_index(q, len(state))
         return Score(state[index], details={"num_samples": len(state), "quantile": q, "index": index})
