@@ -91,7 +91,8 @@ def main() -> None:
                 times[label].append(time_once(python, scratch_path / f"cache-{label}", scratch_path / "result.json"))
         print(f"\nimport evalcore + evaluate (12 records, 1 metric), {args.repeats} fresh processes each:")
         for label, seconds in times.items():
-            print(f"  {label:<24} least {min(seconds) * 1000:6.0f} ms   median {statistics.median(seconds) * 1000:6.0f} ms")
+            least, median = min(seconds) * 1000, statistics.median(seconds) * 1000
+            print(f"  {label:<24} least {least:6.0f} ms   median {median:6.0f} ms")
         first, second = times.values()
         print(f"  ratio (before / now): least {min(first) / min(second):.2f}x, "
               f"median {statistics.median(first) / statistics.median(second):.2f}x")
