@@ -26,8 +26,8 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import attrs
 
-from evalcore._contract.env import list_cache_disabled, strict_from_env
 from evalcore._contract.components import COMPONENT_KINDS, ComponentSpec, collect_components
+from evalcore._contract.env import list_cache_disabled, strict_from_env
 from evalcore._contract.errors import (
     AmbiguousMetricError,
     EvalcoreError,
@@ -287,7 +287,8 @@ class Registry:
                      + ", ".join(sorted(claimants)))
         plugin = PluginInfo(**base, status=status, error=error, api_version=api_version,
                             metrics=tuple(s.key for s in specs),
-                            components={kind: tuple(c.name for c in found) for kind, found in components.items() if found})
+                            components={kind: tuple(c.name for c in found)
+                                        for kind, found in components.items() if found})
         infos = tuple(MetricInfo(spec, origin, conflicts_with=others) for spec in specs)
         return _Loaded(plugin, infos, sets, components)
 
