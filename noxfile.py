@@ -1,7 +1,9 @@
 """Development sessions: tests, ray, mlflow, demo, demo_models, bench, lint, docs, build, startup.
 
-Every package (``core`` and each ``plugins/*``) is installed as a real distribution, so
-plugin discovery runs through installed entry points exactly as it does for users.
+Every package (``core``, each ``plugins/*`` and ``extensions/*``) is installed as a real
+distribution, so plugin discovery runs through installed entry points exactly as it does for users.
+The ``tests`` session installs the core and the metric families; an extension with heavy
+dependencies (evalcore-ray brings Ray) is installed by its own session, which runs its tests.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import nox
 
 ROOT = pathlib.Path(__file__).parent
 PLUGINS = sorted(p.parent for p in ROOT.glob("plugins/*/pyproject.toml"))
+EXTENSIONS = sorted(p.parent for p in ROOT.glob("extensions/*/pyproject.toml"))
 # The packages ask for torch>=2.2; the sessions install this CPU build first (pip finds it on local
 # disk), since torch from the public index pulls gigabytes of CUDA packages.
 TORCH = "torch==2.13.0"
@@ -50,11 +53,12 @@ def tests(session: nox.Session) -> None:
 
 @nox.session
 def ray(session: nox.Session) -> None:
-    """The Ray executor's tests: a local Ray instance (``ray.init(num_cpus=2)``) against the local run."""
+    """evalcore-ray's tests: a local Ray instance (``ray.init(num_cpus=2)``) and a two-node cluster
+    against the local run, and what ``--executor ray`` says without Ray."""
     # the Ray tests score only the light plugins' metrics, so torch and the model plugins stay out
-    session.install(f"{ROOT / 'core'}[test,ray]", *(str(ROOT / "plugins" / name) for name in LIGHT))
-    session.install("pytest>=8", "hypothesis>=6")
-    session.run("pytest", str(ROOT / "tests" / "test_ray.py"), "-m", "ray", "-p", "no:cacheprovider", *session.posargs)
+    session.install(f"{ROOT / 'core'}[test]", f"{ROOT / 'extensions' / 'ray'}[test]",
+                    *(str(ROOT / "plugins" / name) for name in LIGHT))
+    session.run("pytest", str(ROOT / "extensions" / "ray" / "tests"), "-p", "no:cacheprovider", *session.posargs)
 
 
 @nox.session
@@ -98,9 +102,9 @@ def demo_models(session: nox.Session) -> None:
 
 @nox.session
 def bench(session: nox.Session) -> None:
-    """Speed against the reference libraries, printed as ratios."""
+    """Speed against the reference libraries, printed as ratios (and the extensions': Ray's executor)."""
     _install_all(session, "bench")
-    session.install("pytrec-eval-terrier", "ranx")
+    session.install("pytrec-eval-terrier", "ranx", *(str(path) for path in EXTENSIONS))
     for script in sorted((ROOT / "benchmarks").glob("bench_*.py")):
         session.run("python", str(script), *session.posargs)
 
@@ -108,7 +112,8 @@ def bench(session: nox.Session) -> None:
 @nox.session
 def lint(session: nox.Session) -> None:
     session.install("ruff")
-    session.run("ruff", "check", "core", "plugins", "tests", "benchmarks", "examples", "docs", "noxfile.py")
+    session.run("ruff", "check", "core", "plugins", "extensions", "tests", "benchmarks", "examples", "docs",
+                "noxfile.py")
 
 
 @nox.session

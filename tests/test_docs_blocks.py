@@ -1,4 +1,5 @@
-"""Every fenced ``python`` and ``bash`` block in README.md, docs/ and plugins/*/README.md runs as written.
+"""Every fenced ``python`` and ``bash`` block in README.md, docs/, plugins/*/README.md and
+extensions/*/README.md runs as written.
 
 Blocks run in order, in a fresh folder holding a copy of ``examples/``: each ``bash`` block with
 ``bash -euo pipefail``, the ``python`` blocks of a file as one script (later blocks see earlier
@@ -21,7 +22,8 @@ import attrs
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-FILES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md")), *sorted(ROOT.glob("plugins/*/README.md"))]
+FILES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md")), *sorted(ROOT.glob("plugins/*/README.md")),
+         *sorted(ROOT.glob("extensions/*/README.md"))]
 FENCE = re.compile(r"^```(\w*)")
 MARK = re.compile(r"^<!--\s*docs:\s*(skip|requires)\b(.*?)-->\s*$")
 RUN = {"python", "bash"}

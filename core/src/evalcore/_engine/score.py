@@ -1,8 +1,9 @@
 """Scoring one chunk: predictions, proxy metrics, the threshold gate, truth metrics, rows.
 
-The same function runs in the local executor and on Ray workers, so the numbers are the
-same by construction. Metrics run one at a time over the whole chunk, in plan order, so
-each sees the values of the metrics before it (``prediction["metrics"]``).
+The same function runs in the local executor and in the worker processes of a plugin's
+executor (Ray with evalcore-ray), so the numbers are the same by construction. Metrics run
+one at a time over the whole chunk, in plan order, so each sees the values of the metrics
+before it (``prediction["metrics"]``).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from evalcore._contract.metric import BatchMetric, CorpusMetric, Metric
 from evalcore._contract.records import Record
 from evalcore._contract.scores import Score
 from evalcore._contract.spec import Tier
+from evalcore._lazy import publish
 from evalcore._registry.functions import RecordView
 
 from .accumulate import Column
@@ -260,3 +262,6 @@ def _final(plan: Plan, gated: dict[str, Any], scores: dict[str, Score]) -> dict[
     truth = [scores[m.id].value for m in plan.tier(Tier.TRUTH) if scores[m.id].ok and scores[m.id].value is not None]
     final = sum(truth) / len(truth) if truth and gated["passed"] else gated["proxy_score"]
     return {**gated, "final": final}
+
+
+publish(globals())
