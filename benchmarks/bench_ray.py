@@ -1,6 +1,7 @@
 """The Ray executor with 1 and 2 workers against the local executor, printed as ratios.
 
-Standalone: ``python benchmarks/bench_ray.py [--records 20000] [--slow-records 2000]
+Standalone, with evalcore-ray installed (``pip install -e extensions/ray``; ``nox -s bench``
+installs it): ``python benchmarks/bench_ray.py [--records 20000] [--slow-records 2000]
 [--repeat 3]``. Three helper processes stay up for the whole run: one runs the local
 executor, one a local Ray instance with 1 CPU, one with 2 CPUs (Ray is started and its
 workers warmed once, outside the timings). The parent asks them in turn, repeat after

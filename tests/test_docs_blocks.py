@@ -1,5 +1,5 @@
-"""Every fenced ``python`` and ``bash`` block in README.md, docs/, plugins/*/README.md and extensions/*/README.md
-runs as written.
+"""Every fenced ``python`` and ``bash`` block in README.md, docs/, plugins/*/README.md and
+extensions/*/README.md runs as written.
 
 Blocks run in order, in a fresh folder holding a copy of ``examples/``: each ``bash`` block with
 ``bash -euo pipefail``, the ``python`` blocks of a file as one script (later blocks see earlier

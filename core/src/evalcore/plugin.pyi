@@ -55,6 +55,12 @@ from evalcore._contract.components import TrackerSpec as TrackerSpec
 from evalcore._contract.components import CommandSpec as CommandSpec
 from evalcore._engine.executors import ChunkExecutor as ChunkExecutor
 from evalcore._engine.score import score_chunk as score_chunk
+from evalcore._engine.plan import Plan as Plan
+from evalcore._engine.score import ChunkResult as ChunkResult
+from evalcore._engine.remote import PlanRecipe as PlanRecipe
+from evalcore._engine.remote import make_recipe as make_recipe
+from evalcore._engine.remote import WorkerPlan as WorkerPlan
+from evalcore._engine.remote import worker_plan as worker_plan
 from evalcore._engine.trackers import Tracker as Tracker
 from evalcore._engine.parameters import run_parameters as run_parameters
 from evalcore._contract.errors import ExecutorError as ExecutorError

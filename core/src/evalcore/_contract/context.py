@@ -44,10 +44,11 @@ class RunContext:
     ``cache_mode`` / ``cache_dir`` — the model-call cache (``None``: ``readwrite`` in the
     default folder); ``budget`` — the spending budget shared by every metric of the run;
     ``timeout_s`` — the per-sample time limit (``None``: the metric's default); ``seed`` — the
-    run's seed; ``executor`` — ``"local"`` or ``"ray"``; ``judge`` / ``embedding`` — the run's
-    model settings (``backend``, ``model``, ``base_url``, ``api_key_env``, ...), which a
-    metric's parameter of the same name overrides; ``environ`` — the environment as the run
-    started (API keys and prices are read from it, never from ``os.environ``).
+    run's seed; ``executor`` — ``"local"`` or the name of a plugin's executor (``"ray"``);
+    ``judge`` / ``embedding`` — the run's model settings (``backend``, ``model``, ``base_url``,
+    ``api_key_env``, ...), which a metric's parameter of the same name overrides; ``environ`` —
+    the environment as the run started (API keys and prices are read from it, never from
+    ``os.environ``).
     """
 
     cache_mode: CacheMode | None = None

@@ -27,8 +27,9 @@ class ChunkExecutor(Protocol):
     """What an executor's implementation, called as ``implementation(plan, program)``, returns."""
 
     async def run(self, chunks: Iterator[Chunk], on_result: OnResult) -> None:
-        """Score ``chunks`` (each with :func:`~evalcore.plugin.score_chunk`), handing each result to
-        ``on_result`` in any order, until the chunks end or ``on_result`` returns ``False``."""
+        """Score ``chunks`` with the local run's chunk function (in another process, on the plan
+        :func:`~evalcore.plugin.worker_plan` rebuilds there), handing each result to ``on_result``
+        in any order, until the chunks end or ``on_result`` returns ``False``."""
         ...
 
     def close(self) -> None:

@@ -12,6 +12,7 @@ from evalcore._contract.context import RunContext
 from evalcore._contract.errors import EvalcoreError
 from evalcore._contract.metric import Metric
 from evalcore._contract.spec import Tier
+from evalcore._lazy import publish
 from evalcore._registry.functions import metric_from_callable
 from evalcore._registry.registry import Registry
 
@@ -22,7 +23,12 @@ MetricLike = str | Metric | Callable[..., Any]
 
 @attrs.frozen
 class Plan:
-    """What to compute: the metrics in running order, the options and the run context."""
+    """What to compute: the metrics in running order, the options and the run context.
+
+    An executor's implementation is called with the run's plan: it finds its own options in
+    ``options.executor_options`` (by the ``dest`` its spec declares), the run's budget and cache
+    folder in ``context``, and sends the plan to other processes with
+    :func:`~evalcore.plugin.make_recipe`."""
 
     metrics: list[Metric]
     options: RunOptions
@@ -105,3 +111,6 @@ def bind_metrics(metrics: Sequence[MetricLike] | MetricLike, registry: Registry,
 
     ordered = sorted(bound, key=is_truth)
     return [m for m, _ in ordered], [s for _, s in ordered]
+
+
+publish(globals())

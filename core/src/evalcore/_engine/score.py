@@ -1,8 +1,9 @@
 """Scoring one chunk: predictions, proxy metrics, the threshold gate, truth metrics, rows.
 
-The same function runs in the local executor and on Ray workers, so the numbers are the
-same by construction. Metrics run one at a time over the whole chunk, in plan order, so
-each sees the values of the metrics before it (``prediction["metrics"]``).
+The same function runs in the local executor and in the worker processes of a plugin's
+executor (Ray with evalcore-ray), so the numbers are the same by construction. Metrics run
+one at a time over the whole chunk, in plan order, so each sees the values of the metrics
+before it (``prediction["metrics"]``).
 """
 
 from __future__ import annotations

@@ -1,11 +1,12 @@
 """Chunks scored as Ray tasks, on a local Ray instance or an existing cluster.
 
-Each task runs :func:`~evalcore._engine.score.score_chunk` (the local executor's chunk
-function) on a worker that rebuilt the run's plan (:mod:`.ray_worker`), so the rows and
-the raw corpus states are the ones a local run produces; the run merges them as usual.
-The budget lives in one actor that every worker reserves from (:mod:`.ray_budget`); the
-model-call cache is a folder every worker reads and writes, by default the driver's
-cache folder, which on a cluster must be a path every node shares (``cache_dir``).
+Each task rebuilds the run's plan on its worker from the recipe the core makes for executors
+that score elsewhere (:func:`~evalcore.plugin.make_recipe`; :mod:`.worker`) and scores the
+chunk with the local executor's chunk function, so the rows and the raw corpus states are the
+ones a local run produces; the run merges them as usual. The budget lives in one actor that
+every worker reserves from (:mod:`.budget`); the model-call cache is a folder every worker reads
+and writes, by default the driver's cache folder, which on a cluster must be a path every node
+shares (``cache_dir``).
 """
 
 from __future__ import annotations
@@ -16,19 +17,13 @@ import uuid
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from evalcore._contract.chunk import Chunk
-from evalcore._contract.errors import EvalcoreError
-from evalcore._contract.metric import Metric
+from evalcore.plugin import Chunk, ChunkResult, EvalcoreError, Plan, PlanRecipe, make_recipe
 
-from .executors import OnResult
-from .plan import Plan
-from .ray_budget import SharedBudget, Usage
-from .ray_worker import PlanRecipe, make_recipe, score_task
-from .score import ChunkResult
+from . import RayUnavailable
+from .budget import SharedBudget, Usage
+from .worker import score_task
 
-
-class RayUnavailable(EvalcoreError):
-    """``executor="ray"`` was asked for, but Ray is not installed or cannot be reached."""
+OnResult = Callable[[ChunkResult], bool]
 
 
 def import_ray() -> Any:
@@ -37,7 +32,7 @@ def import_ray() -> Any:
         import ray
     except ImportError:
         raise RayUnavailable("executor='ray' needs Ray, which is not installed: "
-                             "pip install 'evalcore-core[ray]'") from None
+                             "pip install 'ray[client]>=2.9' (evalcore-ray's dependency)") from None
     return ray
 
 
@@ -59,15 +54,12 @@ class RayExecutor:
     """Chunks scored as Ray tasks, at most ``in_flight`` at a time (twice the cluster's CPUs)."""
 
     def __init__(self, plan: Plan, program: Callable[..., Any] | None) -> None:
-        from evalcore._contract.cache import default_cache_dir
-
         ray = import_ray()
-        connect(ray, plan.options.ray_address)
+        connect(ray, plan.options.executor_options.get("address"))
         self.ray = ray
         self.budget = SharedBudget(ray, plan.context.budget)
-        cache_dir = plan.context.cache_dir or str(default_cache_dir())
         self.key = uuid.uuid4().hex
-        recipe = make_recipe(self.key, plan, program, self.budget.proxy(), cache_dir)
+        recipe = make_recipe(self.key, plan, program, self.budget.proxy())
         try:
             self.recipe_box = [self._put(recipe)]
         except BaseException:
@@ -81,8 +73,7 @@ class RayExecutor:
         try:
             return self.ray.put(recipe)
         except TypeError as exc:
-            shipped = [(m.id, m) for m in recipe.metrics if isinstance(m, Metric)]
-            for name, item in [*shipped, ("the program", recipe.program)]:
+            for name, item in recipe.shipped():
                 try:
                     self.ray.cloudpickle.dumps(item)
                 except Exception as item_exc:  # noqa: BLE001 - reported as the run's error

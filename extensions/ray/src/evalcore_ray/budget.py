@@ -18,8 +18,7 @@ import threading
 from typing import Any
 
 import attrs
-
-from evalcore._contract.budget import Budget
+from evalcore import Budget
 
 
 @attrs.define
