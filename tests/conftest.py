@@ -12,6 +12,8 @@ import pytest
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
 
+collect_ignore = ["fixtures"]  # third parties' distributions: their tests run where a test installs them
+
 
 @pytest.fixture
 def root() -> pathlib.Path:

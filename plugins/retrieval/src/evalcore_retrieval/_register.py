@@ -228,7 +228,7 @@ def _rank_specs(relevance: TargetCategory, accuracy: TargetCategory) -> list[Met
             accuracy, (_k(None), _LEVEL), aggregate="gmean", aliases=(_literal("GM_AP"),),
         ),
         _spec(
-            "ndcg", "NDCG", "Normalised discounted cumulative gain (of the top k with k).",
+            "ndcg", "NDCG", "Normalised discounted cumulative gain, of the whole ranking or its top k.",
             "trec_eval `ndcg` over the whole ranking, `ndcg_cut_k` with `k` (ir_measures `nDCG` and "
             "`nDCG@k`): DCG = sum over the ranking (its top k) of gain / log2(rank + 1), divided by the DCG "
             "of the ideal ranking of all judged documents (cut at k). The gain is the relevance grade "
