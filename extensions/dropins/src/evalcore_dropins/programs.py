@@ -9,8 +9,7 @@ import sys
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from evalcore._contract.errors import EvalcoreError
-from evalcore._lazy import publish
+from evalcore import EvalcoreError
 
 
 def is_dspy_module(program: Any) -> bool:
@@ -18,6 +17,12 @@ def is_dspy_module(program: Any) -> bool:
     dspy = sys.modules.get("dspy")
     module_class = getattr(dspy, "Module", None)
     return module_class is not None and isinstance(program, module_class)
+
+
+def adapt(program: Any) -> Callable[[Mapping[str, Any]], Any] | None:
+    """The program adapter :func:`evalcore.evaluate` asks (``evalcore_programs``): a DSPy module as a
+    program, ``None`` for anything else."""
+    return as_program(program) if is_dspy_module(program) else None
 
 
 def as_program(module: Any) -> Callable[[Mapping[str, Any]], Any]:
@@ -58,5 +63,3 @@ def _input_names(module: Any) -> list[str]:
         )
     return names
 
-
-publish(globals())
