@@ -309,28 +309,6 @@ def test_bad_options_are_clear_errors(options, message):
         evalcore.evaluate(records([0.5]), **kwargs)
 
 
-def test_scorer_gates_and_shares_its_budget_across_calls():
-    calls = []
-
-    class Judge(SampleMetric):
-        def score(self, example, prediction):
-            calls.append(example["id"])
-            return Score(0.8, feedback="well grounded", cost_msats=400)
-
-    scorer = evalcore.Scorer([build(Length, "v"), build(Judge, "judge", tier="truth", cost_msats=400)],
-                             threshold=0.5, budget_msats=1000)
-    low = scorer.score({"id": "a"}, {"value": 0.2})
-    assert (low.score, calls) == (0.2, [])  # proxy below threshold: the proxy score, no truth call
-    high = scorer.score({"id": "b"}, {"value": 0.9})
-    assert high.score == 0.8 and high.feedback == "t/judge: well grounded"
-    scorer.score({"id": "c"}, {"value": 0.9})
-    third = scorer.score({"id": "d"}, {"value": 0.9})  # 800 spent: another 400 would exceed 1000
-    assert calls == ["b", "c"] and third.details["scores"]["t/judge"]["reason"].startswith("budget")
-    assert scorer.budget.spent == 800
-    objectives = scorer.multi_objective({"id": "e"}, {"value": 0.1})
-    assert [o.details["metric"] for o in objectives] == ["t/v", "t/judge"]
-
-
 def test_corpus_metrics_can_opt_out_of_the_bootstrap():
     class Distinct(WordRatio):
         bootstrap = False

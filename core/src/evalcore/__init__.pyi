@@ -23,7 +23,7 @@ from evalcore._track.entry import aevaluate as aevaluate
 from evalcore._engine.result import EvaluationResult as EvaluationResult
 from evalcore._contract.records import Record as Record
 from evalcore._contract.budget import Budget as Budget
-from evalcore._compat.scorer import Scorer as Scorer
+from evalcore_dropins.scorer import Scorer as Scorer
 from evalcore._track.comparing import compare as compare
 from evalcore._compare.result import Comparison as Comparison
 from evalcore._compare.ppi import ppi as ppi

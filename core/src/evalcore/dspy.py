@@ -1,5 +1,5 @@
 """A drop-in for ``dspy.Evaluate`` on top of :func:`evalcore.evaluate`: change
-``from dspy import Evaluate`` to ``from evalcore.dspy import Evaluate``."""
+``from dspy import Evaluate`` to ``from evalcore.dspy import Evaluate``; from evalcore-dropins."""
 
 from evalcore._lazy import attach_stub
 

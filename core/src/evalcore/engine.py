@@ -1,6 +1,6 @@
 """A drop-in for the benchmark engine's metric registry: ``register_metric(key, fn)``,
 ``get_metric``, ``list_metrics`` / ``metric_keys``, ``apply_metrics`` and the aggregation
-helpers, over evalcore's metrics (see :mod:`evalcore._compat.engine` for the details)."""
+helpers, over evalcore's metrics, from evalcore-dropins (see :mod:`evalcore_dropins.engine` for the details)."""
 
 from evalcore._lazy import attach_stub
 

@@ -47,12 +47,13 @@ from evalcore._contract.regex import regex_search as regex_search
 from evalcore._contract.schema import schema_validator as schema_validator
 from evalcore._contract.records import iter_jsonl as iter_jsonl
 
-# readers, executors, trackers and commands (plugin API 2)
+# readers, executors, trackers, commands and program adapters (plugin API 2)
 from evalcore._contract.components import ReaderSpec as ReaderSpec
 from evalcore._contract.components import ReaderOption as ReaderOption
 from evalcore._contract.components import ExecutorSpec as ExecutorSpec
 from evalcore._contract.components import TrackerSpec as TrackerSpec
 from evalcore._contract.components import CommandSpec as CommandSpec
+from evalcore._contract.components import ProgramSpec as ProgramSpec
 from evalcore._engine.executors import ChunkExecutor as ChunkExecutor
 from evalcore._engine.score import score_chunk as score_chunk
 from evalcore._engine.plan import Plan as Plan
@@ -68,3 +69,10 @@ from evalcore._contract.errors import TrackingError as TrackingError
 from evalcore._contract.chunk import Source as Source
 from evalcore._contract.chunk import Chunk as Chunk
 from evalcore._engine.readers import file_fingerprint as file_fingerprint
+
+# building on the evaluator (drop-ins, scorers)
+from evalcore._registry.api import as_metric as as_metric
+from evalcore._engine.options import check_options as check_options
+from evalcore._engine.programs import call_program as call_program
+from evalcore._engine.stats import aggregate as aggregate
+from evalcore._engine.entry import without_unscored_warning as without_unscored_warning

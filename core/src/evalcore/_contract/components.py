@@ -10,7 +10,10 @@ without importing anything: the implementation is imported when the component is
   is called with the run's plan and program and returns a :class:`~evalcore.plugin.ChunkExecutor`;
 * a **tracker** logs finished runs (``--log-to NAME``): its implementation is called with the
   values of its options and returns a :class:`~evalcore.plugin.Tracker`;
-* a **command** is a click command added under ``evalcore`` (``evalcore NAME``).
+* a **command** is a click command added under ``evalcore`` (``evalcore NAME``);
+* a **program** adapter lets :func:`evalcore.evaluate` run programs of another kind (a DSPy
+  module): its implementation is called with the program given and returns a callable of one
+  record, or ``None`` when the program is not of its kind.
 """
 
 from __future__ import annotations
@@ -114,8 +117,18 @@ class CommandSpec(ComponentSpec):
     hook: ClassVar[str] = "evalcore_commands"
 
 
+@attrs.frozen
+class ProgramSpec(ComponentSpec):
+    """A program adapter: ``implementation(program)`` returns a callable of one record that runs
+    ``program`` (a DSPy module), or ``None`` when ``program`` is not of its kind."""
+
+    kind: ClassVar[str] = "program adapter"
+    hook: ClassVar[str] = "evalcore_programs"
+
+
 COMPONENT_KINDS: dict[str, type[ComponentSpec]] = {
     "readers": ReaderSpec, "executors": ExecutorSpec, "trackers": TrackerSpec, "commands": CommandSpec,
+    "programs": ProgramSpec,
 }
 """Each kind of component by the plural its hook and the listing use."""
 

@@ -67,6 +67,12 @@ class PluginHooks:
         commands added under ``evalcore``. Optional; plugin API 2."""
         raise NotImplementedError
 
+    @hookspec
+    def evalcore_programs(self) -> list[Any]:
+        """Return the plugin's program adapters (:class:`~evalcore.plugin.ProgramSpec` or dicts): kinds
+        of program ``evaluate(program=...)`` runs beside plain callables (a DSPy module). Optional; plugin API 2."""
+        raise NotImplementedError
+
 
 def new_plugin_manager() -> pluggy.PluginManager:
     """A plugin manager that knows the evalcore hook specifications."""

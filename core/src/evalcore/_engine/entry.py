@@ -20,7 +20,7 @@ from evalcore._registry.registry import Registry, default_registry
 from .diagnose import warn_if_unscored
 from .options import RunOptions, check_paths, make_options, run_context
 from .plan import MetricLike, Plan, bind_metrics, resolve_executor
-from .programs import as_program, is_dspy_module
+from .programs import adapt_program
 from .readers import DataSource, JsonlSource, stdin_source
 from .result import EvaluationResult
 from .run import Run
@@ -151,13 +151,12 @@ async def aevaluate(
     source = make_source(data, examples, predictions, program, columns, field_map=run_options.field_map)
     check_paths(run_options, source.inputs())
     _check_parquet(run_options)
-    if program is not None:
-        if is_dspy_module(program):  # called with its inputs as keywords, as dspy.Evaluate does
-            program = as_program(program)
     if run_options.rollouts > 1 and program is None:
         raise EvalcoreError("rollouts > 1 needs a program that produces the predictions")
-    context = run_context(run_options)
     registry = registry or default_registry()
+    if program is not None:
+        program = adapt_program(program, registry)
+    context = run_context(run_options)
     executor = resolve_executor(run_options, registry)
     bound, created_from = bind_metrics(metrics, registry, context, run_options.tiers)
     plan = Plan(bound, run_options, context, created_from, executor)

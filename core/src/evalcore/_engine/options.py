@@ -14,6 +14,7 @@ from evalcore._contract.budget import Budget
 from evalcore._contract.context import RunContext
 from evalcore._contract.errors import EvalcoreError
 from evalcore._contract.field_map import FieldMap
+from evalcore._lazy import publish
 
 from .baseline import BaselineValues, baseline_digest, baseline_values
 from .files import check_output, same_file
@@ -148,6 +149,11 @@ class RunOptions:
         }
 
 
+def check_options(**options: Any) -> None:
+    """Raise the error :func:`evalcore.evaluate` would raise for these options, before anything runs."""
+    make_options(**options)
+
+
 def make_options(**raw: Any) -> RunOptions:
     """Build :class:`RunOptions` from keyword options (paths and budget normalised)."""
     budget = raw.pop("budget_msats", None)
@@ -233,3 +239,6 @@ def run_context(options: RunOptions) -> RunContext:
         cache_mode=options.cache_mode, cache_dir=options.cache_dir, budget=options.budget,
         timeout_s=options.timeout_s, seed=options.seed, executor=options.executor,
         judge=options.judge, embedding=options.embedding)
+
+
+publish(globals())

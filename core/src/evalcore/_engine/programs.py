@@ -1,62 +1,34 @@
-"""DSPy modules as programs for the evaluator: called with their inputs as keywords, as
-``dspy.Evaluate`` calls them, in the context they were handed over in."""
+"""Programs for the evaluator: plain callables of one record, or programs of another kind (a DSPy
+module) that an installed extension adapts (its :class:`~evalcore.plugin.ProgramSpec`)."""
 
 from __future__ import annotations
 
-import contextvars
+import asyncio
 import inspect
-import sys
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from evalcore._contract.errors import EvalcoreError
 from evalcore._lazy import publish
+from evalcore._registry.functions import RecordView
+from evalcore._registry.registry import Registry, default_registry
 
 
-def is_dspy_module(program: Any) -> bool:
-    """Whether ``program`` is a ``dspy.Module`` (without importing DSPy when it is not in use)."""
-    dspy = sys.modules.get("dspy")
-    module_class = getattr(dspy, "Module", None)
-    return module_class is not None and isinstance(program, module_class)
-
-
-def as_program(module: Any) -> Callable[[Mapping[str, Any]], Any]:
-    """A program for :func:`evalcore.evaluate` that calls the DSPy ``module`` with keyword inputs.
-
-    A ``dspy.Example`` record gives ``example.inputs()``; a plain record gives the fields the
-    module's signature (``dspy.Predict`` and the like) or its ``forward`` parameters name. The
-    module runs in the context :func:`as_program` was called in (so ``dspy.context(lm=...)``
-    holds whichever thread the evaluator uses).
-    """
-    names = _input_names(module)
-    context = contextvars.copy_context()  # dspy.context(lm=...) where the program is made
-
-    def program(record: Any) -> Any:
-        if callable(getattr(record, "inputs", None)) and hasattr(record, "toDict"):
-            inputs = dict(record.inputs())
-        else:
-            missing = [n for n in names if n not in record]
-            if missing:
-                raise EvalcoreError(f"{type(module).__name__} takes {', '.join(names)}; the record has no "
-                                    f"example.{', example.'.join(missing)}")
-            inputs = {n: record[n] for n in names}
-        return context.copy().run(lambda: module(**inputs))
-
+def adapt_program(program: Callable[..., Any], registry: Registry | None = None) -> Callable[..., Any]:
+    """``program`` as a callable of one record: the first installed adapter that knows its kind
+    wraps it, else it is one already."""
+    for spec in (registry or default_registry()).components("programs"):
+        adapted = spec.load()(program)
+        if adapted is not None:
+            return adapted
     return program
 
 
-def _input_names(module: Any) -> list[str]:
-    signature = getattr(module, "signature", None)
-    if signature is not None and hasattr(signature, "input_fields"):
-        return list(signature.input_fields)
-    parameters = list(inspect.signature(type(module).forward).parameters.values())[1:]  # without self
-    names = [p.name for p in parameters if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
-    if not names:
-        raise EvalcoreError(
-            f"program: cannot tell which fields {type(module).__name__}.forward takes (it has only **kwargs); "
-            "give dspy.Example records with .with_inputs(...) or use evalcore.dspy.Evaluate"
-        )
-    return names
+def call_program(program: Callable[..., Any], example: Any) -> Any:
+    """The prediction ``program`` makes for one example, called as :func:`evalcore.evaluate` calls
+    it: adapted to its kind, given a mapping's fields with attribute access too, awaited if async."""
+    view = RecordView(example) if isinstance(example, Mapping) else example
+    output = adapt_program(program)(view)
+    return asyncio.run(output) if inspect.isawaitable(output) else output
 
 
 publish(globals())

@@ -15,7 +15,7 @@ from . import list_cache, listed
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Callable, Iterable
     from typing import Any
 
     from evalcore._contract.metric import Metric
@@ -67,6 +67,23 @@ def get_metric(metric_id: str, **params: Any) -> Metric:
     metric = default_registry().create(metric_id, **params)
     metric.ensure_open()
     return metric
+
+
+def as_metric(metric: Metric | str | Callable[..., Any]) -> Metric:
+    """A metric from what :func:`evalcore.evaluate` takes: a :class:`~evalcore.Metric` as it is, an id
+    through :func:`get_metric`, a callable (DSPy-style or ``fn(run, context)``) as an unregistered metric."""
+    from evalcore._contract.errors import EvalcoreError
+    from evalcore._contract.metric import Metric
+
+    from .functions import metric_from_callable
+
+    if isinstance(metric, Metric):
+        return metric
+    if isinstance(metric, str):
+        return get_metric(metric)
+    if callable(metric):
+        return metric_from_callable(metric)
+    raise EvalcoreError(f"not a metric: {metric!r}; give an id, a Metric or a callable")
 
 
 def expand_metrics(metric_ids: Iterable[str]) -> list[str]:

@@ -4,20 +4,11 @@ budget shared by every call made through one scorer."""
 
 from __future__ import annotations
 
-import asyncio
-import inspect
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from evalcore._contract.budget import Budget
-from evalcore._contract.errors import EvalcoreError
-from evalcore._contract.metric import FeedbackScore, Metric
-from evalcore._contract.spec import Tier
-from evalcore._engine.entry import evaluate, without_unscored_warning
-from evalcore._engine.plan import MetricLike
-from evalcore._engine.result import EvaluationResult
-from evalcore._engine.stats import AggregateMethod, aggregate
-from evalcore._lazy import publish
+from evalcore import Budget, EvalcoreError, EvaluationResult, FeedbackScore, Metric, Tier, evaluate, get_metric
+from evalcore.plugin import aggregate, as_metric, call_program, without_unscored_warning
 
 # The dsrs ScorerBuilder's defaults (metric id, parameters); the length check asks for a
 # non-empty output of at most 100,000 characters. The LLM judge needs a judge configured.
@@ -62,8 +53,8 @@ class Scorer:
     """
 
     def __init__(
-        self, metrics: Sequence[MetricLike], *, threshold: float | None = None, rollouts: int = 1,
-        aggregate_by: AggregateMethod = "mean", trim: float = 0.1, budget_msats: int | Budget | None = None,
+        self, metrics: Sequence[Metric | str | Callable[..., Any]], *, threshold: float | None = None,
+        rollouts: int = 1, aggregate_by: str = "mean", trim: float = 0.1, budget_msats: int | Budget | None = None,
         tiers: Mapping[str, str] | None = None,
     ) -> None:
         if not metrics:
@@ -74,7 +65,7 @@ class Scorer:
             aggregate([0.0], aggregate_by, trim=trim)
         except ValueError as exc:
             raise EvalcoreError(f"Scorer: parameter 'aggregate_by': {exc}") from None
-        self.metrics = [_bind(m) for m in metrics]
+        self.metrics = [as_metric(m) for m in metrics]
         self.tiers = {key: _tier(key, value) for key, value in (tiers or {}).items()}
         unknown = sorted(set(self.tiers) - {m.id for m in self.metrics})
         if unknown:
@@ -98,8 +89,6 @@ class Scorer:
     @classmethod
     def _extended(cls, base: Scorer | None, defaults: Sequence[tuple[str, dict[str, Any]]],
                   options: Mapping[str, Any]) -> Scorer:
-        from evalcore._registry.api import get_metric
-
         settings: dict[str, Any] = {}
         metrics: list[Metric] = []
         if base is not None:
@@ -169,26 +158,23 @@ class Scorer:
             if self.rollouts > 1:
                 raise EvalcoreError("Scorer: rollouts > 1 needs program= to produce the predictions")
             return [prediction]
-        return [_call_program(program, example) for _ in range(self.rollouts)]
+        return [call_program(program, example) for _ in range(self.rollouts)]
 
     def _run(self, metrics: Sequence[Metric], example: Any, predictions: Sequence[Any]) -> dict[str, dict[str, Any]]:
         """Each metric's result over the rollouts: per-rollout results and their aggregate."""
         if not metrics:
             return {}
-        from evalcore._contract.fields import as_record
+        rows = [self._row(metrics, example, prediction) for prediction in predictions]
+        return {metric.id: self._combine([row["scores"][metric.id] for row in rows]) for metric in metrics}
 
-        gold = as_record(example, role="example")
-        records = [{"id": f"rollout-{i}", "example": gold, "prediction": as_record(p, role="prediction")}
-                   for i, p in enumerate(predictions)]
+    def _row(self, metrics: Sequence[Metric], example: Any, prediction: Any) -> dict[str, Any]:
+        """The row of one rollout's prediction (one run each: the rollouts share the example's id)."""
         with without_unscored_warning():  # one example at a time: a skip is the scorer's answer, not news
-            result = evaluate(records, list(metrics), budget_msats=self.budget, n_boot=1)
+            result = evaluate(examples=[example], predictions=[prediction], metrics=list(metrics),
+                              budget_msats=self.budget, n_boot=1)
         if result.stopped and not result.samples:
             raise EvalcoreError(result.stopped)
-        combined = {}
-        for metric in metrics:
-            rollouts = [row["scores"][metric.id] for row in result.samples]
-            combined[metric.id] = self._combine(rollouts)
-        return combined
+        return result.samples[0]
 
     def _combine(self, rollouts: list[dict[str, Any]]) -> dict[str, Any]:
         if len(rollouts) == 1:
@@ -205,36 +191,8 @@ class Scorer:
         return combined
 
 
-def _bind(metric: MetricLike) -> Metric:
-    if isinstance(metric, Metric):
-        return metric
-    if isinstance(metric, str):
-        from evalcore._registry.api import get_metric
-
-        return get_metric(metric)
-    if callable(metric):
-        from evalcore._registry.functions import metric_from_callable
-
-        return metric_from_callable(metric)
-    raise EvalcoreError(f"Scorer: a metric must be an id, a Metric or a callable; got {type(metric).__name__}")
-
-
 def _tier(metric_id: str, value: Any) -> Tier:
     try:
         return Tier(value)
     except ValueError:
         raise EvalcoreError(f"Scorer: parameter 'tiers': {metric_id!r} -> {value!r}; use 'proxy' or 'truth'") from None
-
-
-def _call_program(program: Callable[..., Any], example: Any) -> Any:
-    from evalcore._engine.programs import as_program, is_dspy_module
-    from evalcore._registry.functions import RecordView
-
-    if is_dspy_module(program):
-        program = as_program(program)
-    view = RecordView(example) if isinstance(example, Mapping) else example
-    output = program(view)
-    return asyncio.run(output) if inspect.isawaitable(output) else output
-
-
-publish(globals())

@@ -6,7 +6,7 @@ import warnings
 
 import pytest
 from evalcore import DeprecatedParameterWarning, EvalcoreError, engine
-from evalcore._compat.engine import KNOB_PARAMS
+from evalcore_dropins.engine import KNOB_PARAMS
 
 RUN = {"duration_ms": 1234, "status": "ok",
        "output": {"summary": "Q3 revenue grew while costs fell", "policy_violations": 0,

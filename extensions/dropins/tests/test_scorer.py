@@ -95,3 +95,25 @@ def test_default_metric_sets(tmp_path, monkeypatch):
     # gate open (proxy 1.0); truth: judge 1.0, diff (whitespace-normalised) 1.0
     assert result.score == 1.0 and result.details["scores"]["checks/diff"]["value"] == 1.0
     assert len(server.requests) == 1
+
+
+def test_scorer_gates_and_shares_its_budget_across_calls():
+    calls = []
+
+    class Judge(SampleMetric):
+        def score(self, example, prediction):
+            calls.append(example["id"])
+            return Score(0.8, feedback="well grounded", cost_msats=400)
+
+    scorer = evalcore.Scorer([build(Proxy, "v"), build(Judge, "judge", tier="truth", cost_msats=400)],
+                             threshold=0.5, budget_msats=1000)
+    low = scorer.score({"id": "a"}, {"proxy": 0.2})
+    assert (low.score, calls) == (0.2, [])  # proxy below threshold: the proxy score, no truth call
+    high = scorer.score({"id": "b"}, {"proxy": 0.9})
+    assert high.score == 0.8 and high.feedback == "t/judge: well grounded"
+    scorer.score({"id": "c"}, {"proxy": 0.9})
+    third = scorer.score({"id": "d"}, {"proxy": 0.9})  # 800 spent: another 400 would exceed 1000
+    assert calls == ["b", "c"] and third.details["scores"]["t/judge"]["reason"].startswith("budget")
+    assert scorer.budget.spent == 800
+    objectives = scorer.multi_objective({"id": "e"}, {"proxy": 0.1})
+    assert [o.details["metric"] for o in objectives] == ["t/v", "t/judge"]

@@ -34,8 +34,8 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from evalcore._contract.errors import EvalcoreError
-from evalcore._lazy import publish
+import evalcore
+from evalcore import EvalcoreError, Status
 
 __all__ = [
     "aggregate_all", "aggregate_metric_values", "apply_metrics", "get_metric", "list_metrics", "metric_keys",
@@ -77,11 +77,9 @@ def register_metric(key: str, fn: EngineFn) -> None:
     """Register ``fn(run, context) -> dict`` under ``key`` (replacing an earlier function)."""
     if not callable(fn):
         raise EvalcoreError(f"engine metric {key!r}: fn must be callable; got {type(fn).__name__}")
-    from evalcore._registry.functions import register_metric as register_with_evalcore
-
     with _lock:
         _registered[key] = fn
-    register_with_evalcore(key, fn, style="engine", replace=True)
+    evalcore.register_metric(key, fn, style="engine", replace=True)
 
 
 def get_metric(key: str) -> EngineFn:
@@ -123,9 +121,6 @@ def _builtin(key: str) -> EngineFn:
     metric_id, value_field, knob_names = BUILTINS[key]
 
     def fn(run: dict[str, Any], context: dict[str, Any] | None = None) -> dict[str, Any]:
-        from evalcore._contract.scores import Status
-        from evalcore._registry.api import get_metric as get_evalcore_metric
-
         knobs = _knobs(context)
         given = {name: knobs[name] for name in knob_names if name in knobs}
         if "field_path" in knob_names:
@@ -133,7 +128,7 @@ def _builtin(key: str) -> EngineFn:
             if path is not None:
                 given["field_path"] = _run_path(run, path)
         params = {KNOB_PARAMS.get(name, name): value for name, value in given.items()}
-        score = get_evalcore_metric(metric_id, **params).score_one(knobs, _prediction(run))
+        score = evalcore.get_metric(metric_id, **params).score_one(knobs, _prediction(run))
         details = dict(score.details)
         if score.status is Status.ERROR:
             return {**details, "error": f"{score.error_type}: {score.error_message}"}
@@ -214,5 +209,3 @@ def aggregate_all(runs: Sequence[Mapping[str, Any]], metric_keys: Sequence[str])
     """:func:`aggregate_metric_values` for each key."""
     return {key: aggregate_metric_values(runs, key) for key in metric_keys}
 
-
-publish(globals())

@@ -16,8 +16,8 @@ dspy = pytest.importorskip("dspy")
 import evalcore  # noqa: E402
 from dspy.utils import DummyLM  # noqa: E402
 from dspy.utils.callback import BaseCallback  # noqa: E402
-from evalcore._compat.dspy import RETURN_OUTPUTS_ERROR  # noqa: E402
 from evalcore.dspy import Evaluate, as_program  # noqa: E402
+from evalcore_dropins.dspy import RETURN_OUTPUTS_ERROR  # noqa: E402
 
 QUESTIONS = {"capital of France": "Paris", "capital of Italy": "Rome", "capital of Spain": "Lisbon",
              "largest planet": "Jupiter", "red planet": "Venus"}
@@ -169,9 +169,11 @@ def dspy_log():
     handler = logging.Handler()
     handler.emit = records.append
     logger = logging.getLogger("dspy.utils.parallelizer")
+    disabled, logger.disabled = logger.disabled, False  # a logging.config call of an earlier test may disable it
     logger.addHandler(handler)
     yield records
     logger.removeHandler(handler)
+    logger.disabled = disabled
 
 
 @EVALUATES

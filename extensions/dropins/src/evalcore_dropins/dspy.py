@@ -17,8 +17,8 @@ The finished scores then go through :func:`evalcore.evaluate`: the report of the
 :attr:`Evaluate.report`, and the report options ``output``, ``samples``, ``csv``, ``seed``,
 ``n_boot`` and ``confidence`` may be passed to the constructor.
 
-:func:`as_program` turns a ``dspy.Module`` into a program for :func:`evalcore.evaluate`,
-called with the record fields the module takes as inputs.
+:func:`evalcore.dspy.as_program` (:mod:`evalcore_dropins.programs`) turns a ``dspy.Module`` into a
+program for :func:`evalcore.evaluate`, called with the record fields the module takes as inputs.
 """
 
 from __future__ import annotations
@@ -35,14 +35,10 @@ import dspy
 from dspy.evaluate.evaluate import EvaluationResult
 from dspy.utils.callback import with_callbacks
 from dspy.utils.parallelizer import ParallelExecutor
+from evalcore import EvalcoreError, ParameterError, evaluate
+from evalcore.plugin import check_options
 
-from evalcore._contract.errors import EvalcoreError, ParameterError
-from evalcore._engine.entry import evaluate
-from evalcore._engine.options import make_options
-from evalcore._engine.programs import as_program, is_dspy_module
-from evalcore._lazy import publish
-
-__all__ = ["Evaluate", "as_program", "is_dspy_module"]
+__all__ = ["Evaluate"]
 
 logger = logging.getLogger("dspy.evaluate.evaluate")  # DSPy's: its messages show and filter as dspy.Evaluate's
 
@@ -78,7 +74,7 @@ class Evaluate(dspy.Evaluate):
             failure_score=failure_score, save_as_csv=save_as_csv, save_as_json=save_as_json,
         )
         self.options = {k: v for k, v in kwargs.items() if k in REPORT_OPTIONS}
-        make_options(**self.options)  # a bad option fails here, before any program runs
+        check_options(**self.options)  # a bad option fails here, before any program runs
         self.report: Any = None
         """evalcore's report of the last call (an :class:`evalcore.EvaluationResult`)."""
 
@@ -163,5 +159,3 @@ class _Scores:
             raise self.failures[index]  # the example's own error, kept in the report's row
         return self.scores[index]
 
-
-publish(globals())
