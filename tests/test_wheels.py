@@ -14,8 +14,9 @@ import pytest
 pytestmark = pytest.mark.slow
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-PACKAGES = [ROOT / "core", *sorted(p.parent for p in ROOT.glob("plugins/*/pyproject.toml"))]
-PLUGINS = [p.name for p in PACKAGES[1:]]
+PLUGIN_FOLDERS = sorted(p.parent for p in ROOT.glob("plugins/*/pyproject.toml"))
+PACKAGES = [ROOT / "core", ROOT / "extensions" / "pytest", *PLUGIN_FOLDERS]  # evalcore-pytest: in core's all extra
+PLUGINS = [p.name for p in PLUGIN_FOLDERS]
 
 
 def _run(*args: str | os.PathLike, env: dict[str, str] | None = None, timeout: int = 900) -> str:

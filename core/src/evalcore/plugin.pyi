@@ -61,3 +61,12 @@ from evalcore._contract.errors import TrackingError as TrackingError
 from evalcore._contract.chunk import Source as Source
 from evalcore._contract.chunk import Chunk as Chunk
 from evalcore._engine.readers import file_fingerprint as file_fingerprint
+
+# testing a plugin (the conformance kit of evalcore-pytest checks with these)
+from evalcore._registry.registry import default_registry as default_registry
+from evalcore._registry.registry import load_implementation as load_implementation
+from evalcore._contract.metric import implementation_kind as implementation_kind
+from evalcore._contract.identity import parse_metric_id as parse_metric_id
+from evalcore._contract.identity import canonical_id as canonical_id
+from evalcore._contract.vocabulary import naming_problems as naming_problems
+from evalcore._engine.trackers import open_tracker as open_tracker

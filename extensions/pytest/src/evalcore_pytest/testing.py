@@ -1,4 +1,5 @@
-"""Test helpers for evalcore and plugin authors (the conformance kit is :mod:`evalcore.testkit`).
+"""Test helpers for evalcore and plugin authors (public as :mod:`evalcore.testing`; the conformance kit
+is :mod:`evalcore.testkit`).
 
 * :class:`ScriptedServer`: a scripted OpenAI-compatible server on loopback, for testing
   model-backed metrics offline::
@@ -15,7 +16,7 @@
   in a fresh interpreter, so a plugin can check that its registration module stays light.
 * :func:`write_records` and :func:`run_evalcore`: a JSONL file of records, and the ``evalcore``
   command run on it in a fresh process (as users reach a metric), with the caller's evalcore and
-  OpenAI settings left out of its environment. The conformance kit's pytest plugin also gives a
+  OpenAI settings left out of its environment. The pytest plugin ``evalcore`` also gives a
   ``scripted_server`` fixture: a running :class:`ScriptedServer`.
 * :func:`assert_metric` and :func:`assert_no_regression`: quality gates in ordinary tests, over
   an :class:`~evalcore.EvaluationResult` or a saved run; the pytest plugin's ``evalcore_run``
@@ -37,8 +38,7 @@ from types import ModuleType
 from typing import Any
 
 import attrs
-
-from evalcore._contract.errors import PluginError
+from evalcore import PluginError
 
 __all__ = [
     "Reply", "ScriptedServer", "assert_metric", "assert_no_regression", "compiled_part", "default_reply",
@@ -46,6 +46,10 @@ __all__ = [
     "modules_imported_by_listing", "nested_list", "requested_schema", "run_evalcore", "schema_instance",
     "write_journal", "write_records",
 ]
+
+REQUIRE_COMPILED_ENV = "EVALCORE_REQUIRE_COMPILED"
+"""Set to ``1`` (the test sessions do), a plugin's C extension that was not built fails its tests
+instead of skipping them (:func:`compiled_part`)."""
 
 
 @attrs.frozen
@@ -224,10 +228,8 @@ def compiled_part(module: ModuleType | None, what: str) -> ModuleType:
     the test is skipped where it was not built, and fails with ``EVALCORE_REQUIRE_COMPILED=1``."""
     import pytest
 
-    from evalcore._contract.env import compiled_parts_required
-
     if module is None:
-        if compiled_parts_required():
+        if os.environ.get(REQUIRE_COMPILED_ENV, "").strip().lower() in ("1", "true", "yes", "on"):
             pytest.fail(f"{what} was not built (is a C compiler installed?)")
         pytest.skip(f"{what} was not built here")
     return module
@@ -325,7 +327,7 @@ def assert_metric(result: Any, metric: str, at_least: float | None = None, at_mo
     :class:`~evalcore.InputError`.
     """
     __tracebackhide__ = True  # pytest shows the caller's line, not this function's
-    from evalcore._compare.gate import gate
+    from evalcore import gate
 
     if at_least is None and at_most is None:
         raise TypeError("assert_metric needs at_least, at_most or both")
@@ -347,7 +349,7 @@ def assert_no_regression(result: Any, baseline: Any, metric: str, alpha: float =
     :class:`~evalcore.InputError`.
     """
     __tracebackhide__ = True  # pytest shows the caller's line, not this function's
-    from evalcore._compare.gate import gate
+    from evalcore import gate
 
     outcome = gate(result, baseline=baseline, no_worse=[metric], alpha=alpha, **options)
     if not outcome.passed:

@@ -1,9 +1,5 @@
-"""The conformance kit for plugin authors: a pytest plugin and a test class to subclass.
+"""The conformance kit for plugin authors (public as :mod:`evalcore.testkit`): test classes to subclass.
 
-Installed with ``evalcore-core`` as the pytest plugin ``evalcore`` (entry point ``pytest11``),
-which also gives every test suite the fixtures ``scripted_server`` (a scripted OpenAI-compatible
-server) and ``evalcore_run`` (an evaluation run once per test session, for
-:func:`evalcore.testing.assert_metric` and :func:`evalcore.testing.assert_no_regression`).
 A plugin's tests subclass :class:`PluginConformance` and get, for every metric of its
 namespace, the checks every evalcore metric must pass::
 
@@ -34,27 +30,35 @@ logs a run of them.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
 
+import evalcore
 import pytest
+from evalcore.plugin import (
+    CorpusMetric,
+    Granularity,
+    Metric,
+    MetricSpec,
+    Score,
+    Status,
+    canonical_id,
+    canonical_name,
+    default_registry,
+    implementation_kind,
+    load_implementation,
+    naming_problems,
+    open_tracker,
+    parse_metric_id,
+)
 
-from evalcore._contract.components import COMPONENT_KINDS
-from evalcore._contract.identity import canonical_id, parse_metric_id
-from evalcore._contract.metric import CorpusMetric, Metric, implementation_kind
-from evalcore._contract.scores import Score, Status
-from evalcore._contract.spec import Granularity, MetricSpec
-from evalcore._contract.vocabulary import canonical_name, naming_problems
-from evalcore._registry.registry import default_registry, load_implementation
-
-if TYPE_CHECKING:
-    from evalcore._engine.result import EvaluationResult
-
-    from .testing import ScriptedServer
+from .testing import modules_imported_by_listing
 
 __all__ = ["ComponentConformance", "PluginConformance"]
 
 Pair = Mapping[str, Mapping[str, Any]]
+COMPONENT_KINDS = ("readers", "executors", "trackers", "commands")
+"""The kinds of component a plugin provides (plugin API 2), as :meth:`evalcore.Registry.components` names them."""
 
 
 def _only(granularity: Granularity) -> Any:
@@ -86,6 +90,12 @@ class PluginConformance:
     """Pairs every metric must answer with ``skipped`` or ``error`` and a message."""
     accepts_bad_inputs: ClassVar[Mapping[str, str]] = {}
     """Metrics (by key) that score ``bad_inputs`` on purpose, with the reason."""
+
+    def pytest_generate_tests(self, metafunc: pytest.Metafunc) -> None:
+        """Parametrise the per-metric checks with the metrics of the subclass's namespace."""
+        if "metric_key" in metafunc.fixturenames:
+            granularity = getattr(metafunc.function, "kit_granularity", None)
+            metafunc.parametrize("metric_key", self.metric_keys(granularity))
 
     # -- helpers -------------------------------------------------------------------------
 
@@ -121,8 +131,6 @@ class PluginConformance:
         assert self.metric_keys(), f"plugin {self.namespace!r} registers no metrics"
 
     def test_listing_imports_nothing_heavy(self) -> None:
-        from .testing import modules_imported_by_listing
-
         implementations = {self.spec(key).implementation.partition(":")[0] for key in self.metric_keys()}
         loaded = modules_imported_by_listing()
         assert not implementations & loaded, sorted(implementations & loaded)
@@ -251,8 +259,6 @@ class ComponentConformance:
         assert self.every_component(), f"plugin {self.namespace!r} provides no executor, tracker, command or reader"
 
     def test_listing_imports_nothing_heavy(self) -> None:
-        from .testing import modules_imported_by_listing
-
         implementations = {spec.implementation.partition(":")[0] for spec in self.every_component()}
         loaded = modules_imported_by_listing()
         assert not implementations & loaded, sorted(implementations & loaded)
@@ -281,75 +287,24 @@ class ComponentConformance:
                 assert callable(loaded), f"{spec.kind} {spec.name}: {spec.implementation} is not callable"
 
     def test_executors_give_the_local_numbers(self) -> None:
-        from ._engine.entry import evaluate
-
         for spec in self.components("executors"):
-            local = evaluate(list(self.examples), [_exact], progress=False)
-            there = evaluate(list(self.examples), [_exact], progress=False, executor=spec.name,
-                             executor_options=dict(self.executor_options.get(spec.name, {})))
+            local = evalcore.evaluate(list(self.examples), [_exact], progress=False)
+            there = evalcore.evaluate(list(self.examples), [_exact], progress=False, executor=spec.name,
+                                      executor_options=dict(self.executor_options.get(spec.name, {})))
             assert there.provenance["executor"] == spec.name
             summaries = {k: m.to_dict() for k, m in local.metrics.items()}
             assert {k: m.to_dict() for k, m in there.metrics.items()} == summaries
             assert [(r["id"], r["scores"]) for r in there.samples] == [(r["id"], r["scores"]) for r in local.samples]
 
     def test_trackers_log_a_run(self, tmp_path: Any) -> None:
-        from ._engine.entry import evaluate
-        from ._engine.trackers import open_tracker
-
         for spec in self.components("trackers"):
             options = {k: str(v).replace("{tmp_path}", str(tmp_path)) if isinstance(v, str) else v
                        for k, v in self.tracker_options.get(spec.name, {}).items()}
             tracker = open_tracker(spec.name, options)
-            where = tracker.log_evaluation(evaluate(list(self.examples), [_exact], progress=False))
+            where = tracker.log_evaluation(evalcore.evaluate(list(self.examples), [_exact], progress=False))
             assert isinstance(where, str) and where.strip(), f"tracker {spec.name}: log_evaluation returned {where!r}"
 
 
 def _comparable(score: Score) -> tuple[Any, ...]:
     value = None if score.value is None else round(score.value, 12)
     return score.status, value, score.reason, score.error_type
-
-
-@pytest.fixture
-def scripted_server() -> Iterator[ScriptedServer]:
-    """A running :class:`~evalcore.testing.ScriptedServer` on 127.0.0.1 (OpenAI-compatible, scripted answers)."""
-    from .testing import ScriptedServer
-
-    with ScriptedServer() as server:
-        yield server
-
-
-@pytest.fixture(scope="session")
-def evalcore_run() -> Callable[..., EvaluationResult]:
-    """``evalcore_run(data, metrics, **options)``: :func:`evalcore.evaluate`, run once per test session
-    for the same arguments; later calls with equal arguments return the same
-    :class:`~evalcore.EvaluationResult`, so many tests can assert on one evaluation."""
-    cache: dict[str, EvaluationResult] = {}
-
-    def run(data: Any, metrics: Any, **options: Any) -> EvaluationResult:
-        from evalcore._engine.entry import evaluate
-
-        key = _run_key(data, metrics, options)
-        if key not in cache:
-            cache[key] = evaluate(data, metrics, **options)
-        return cache[key]
-
-    return run
-
-
-def _run_key(data: Any, metrics: Any, options: Mapping[str, Any]) -> str:
-    """Equal arguments, equal key: paths by their absolute form, the rest as JSON (else ``repr``)."""
-    import json
-    import os
-
-    if isinstance(data, (str, os.PathLike)) and os.fspath(data) != "-":
-        data = os.path.abspath(os.fspath(data))
-    metrics = [metrics] if isinstance(metrics, str) else list(metrics)
-    return json.dumps([data, metrics, dict(options)], sort_keys=True, default=repr)
-
-
-def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    """Parametrise the kit's per-metric checks with the metrics of the subclass's namespace."""
-    cls = metafunc.cls
-    if cls is not None and issubclass(cls, PluginConformance) and "metric_key" in metafunc.fixturenames:
-        granularity = getattr(metafunc.function, "kit_granularity", None)
-        metafunc.parametrize("metric_key", cls().metric_keys(granularity))
