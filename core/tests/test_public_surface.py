@@ -15,6 +15,7 @@ import zipfile
 
 import evalcore
 import pytest
+from evalcore._lazy import stub_exports
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "core" / "src" / "evalcore"
@@ -79,7 +80,10 @@ def test_public_classes_and_functions_say_which_public_module_documents_them(mod
     for name in namespace.__all__:
         value = getattr(namespace, name)
         if inspect.isclass(value) or inspect.isfunction(value):
-            if value.__module__ != home(name, value):
+            # a name an extension defines keeps its module: the one its stub line names
+            extension = value.__module__.partition(".")[0] != "evalcore"
+            expected = stub_exports(module)[name] if extension else home(name, value)
+            if value.__module__ != expected:
                 wrong[name] = value.__module__
     assert wrong == {}
 
@@ -173,3 +177,24 @@ def test_importing_evalcore_reads_the_stub_but_imports_nothing_else():
     assert proc.returncode == 0, proc.stderr
     assert eval(proc.stdout) == ["evalcore", "evalcore._lazy", "evalcore._version"]
     assert sys.modules["evalcore"].__version__
+
+
+@pytest.mark.parametrize(("module", "name"), [("evalcore.testing", "ScriptedServer"),
+                                              ("evalcore.testkit", "PluginConformance")])
+def test_a_name_from_a_missing_extension_says_which_distribution_to_install(module, name):
+    code = (
+        "import sys\n"
+        "class Refuse:\n"
+        "    def find_spec(self, fullname, path=None, target=None):\n"
+        "        if fullname.partition('.')[0] == 'evalcore_pytest':\n"
+        "            raise ModuleNotFoundError(f'No module named {fullname!r}', name=fullname)\n"
+        "sys.meta_path.insert(0, Refuse())\n"
+        f"import {module}\n"
+        f"assert {name!r} in {module}.__all__\n"
+        f"from {module} import {name}\n"
+    )
+    proc = run_python(code)
+    assert proc.returncode == 1
+    assert proc.stderr.strip().splitlines()[-1] == (
+        f"ModuleNotFoundError: {module}.{name} is part of evalcore-pytest, which is not installed: "
+        "pip install evalcore-pytest")

@@ -14,7 +14,6 @@ import pytest
 from evalcore import DeprecatedParameterWarning, MetricSpec, ParameterError, ParamSpec, SpecError
 from evalcore._contract import vocabulary
 from evalcore.plugin import canonical_name
-from evalcore.testkit import PluginConformance
 
 REGISTRATION = '''
 from evalcore.plugin import PLUGIN_API_VERSION, MetricSpec, ParamSpec, hookimpl
@@ -197,38 +196,3 @@ def test_the_synonym_table():
     for fine in ("k", "ignore_case", "field", "score_field", "timeout_s", "cost_msats", "relevance_level",
                  "threshold", "baseline_path", "n"):
         assert canonical_name(fine) is None, fine
-
-
-# -- the conformance kit --------------------------------------------------------------------
-
-
-class _Kit(PluginConformance):
-    """The kit's check run on one spec, without a plugin installed."""
-
-    def __init__(self, spec: MetricSpec) -> None:
-        self._spec = spec
-
-    def spec(self, key: str) -> MetricSpec:
-        return self._spec
-
-
-def _spec(*params: ParamSpec) -> MetricSpec:
-    return MetricSpec(name="x", namespace="toy", implementation="m:X", summary="s", params=params)
-
-
-def test_the_kit_flags_a_parameter_named_with_a_synonym():
-    kit = _Kit(_spec(ParamSpec(name="top_k", type="int", default=5, description="cut-off"),
-                     ParamSpec(name="lowercase", type="bool", default=False, description="fold case")))
-    with pytest.raises(AssertionError) as failure:
-        kit.test_parameter_names_follow_the_vocabulary("toy/x")
-    message = str(failure.value)
-    assert "toy/x: parameter 'top_k' should be named 'k'" in message
-    assert "ParamSpec(name='k', aliases=('top_k',))" in message
-    assert "parameter 'lowercase' should be named 'ignore_case'" in message
-
-
-def test_the_kit_accepts_the_canonical_name_with_the_old_one_as_alias():
-    kit = _Kit(_spec(ParamSpec(name="k", type="int", default=5, description="cut-off", aliases=("top_k",)),
-                     ParamSpec(name="ignore_case", type="bool", default=False, description="fold case",
-                               aliases=("lowercase",))))
-    kit.test_parameter_names_follow_the_vocabulary("toy/x")

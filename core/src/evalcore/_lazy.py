@@ -1,7 +1,8 @@
 """Public namespaces that list each name once, in a type stub, and import it on first access.
 
-A public module that re-exports names of the private layers (``evalcore``, ``evalcore.plugin``,
-``evalcore.cache``, ``evalcore.http``, ``evalcore.judge``, ``evalcore.dspy``, ``evalcore.engine``)
+A public module that re-exports names of the private layers or of an extension (``evalcore``, ``evalcore.plugin``,
+``evalcore.cache``, ``evalcore.http``, ``evalcore.judge``, ``evalcore.dspy``, ``evalcore.engine``,
+``evalcore.testing``, ``evalcore.testkit``)
 is a type stub ``<module>.pyi`` of explicit re-exports, one name a line::
 
     from evalcore._contract.spec import MetricSpec as MetricSpec
@@ -13,8 +14,9 @@ that defines it, ``__all__`` is the stub's names in the stub's order, and a name
 first access (PEP 562), so importing the namespace loads nothing else. A private module may be
 re-exported whole (``from evalcore._contract import inputs as inputs``). Type checkers, IDEs and
 the API reference read the same stub. A name may come from an extension's package
-(``from evalcore_stats import compare as compare``): without that distribution, using the name
-raises a :class:`ModuleNotFoundError` that names the distribution to install.
+(``from evalcore_pytest.testing import ScriptedServer as ScriptedServer``): without that
+distribution, using the name raises a :class:`ModuleNotFoundError` that names the distribution to
+install; with it, the name keeps the extension's module as its ``__module__``.
 
 Where a public object says it lives: a private module that defines public classes or functions
 ends with ``publish(globals())``, which sets their ``__module__`` to the public module that
@@ -117,12 +119,14 @@ def publish(namespace: dict[str, object]) -> None:
 
 
 def home_modules() -> dict[str, dict[str, str]]:
-    """``{defining module: {name: public module}}`` over every stub of the package."""
+    """``{defining module: {name: public module}}`` over every stub of the package, for evalcore's own
+    modules: a name an extension defines keeps its extension's module, whichever path imports it."""
     if not _HOMES:
         publics = sorted((_public_name(f) for f in os.listdir(_FOLDER) if f.endswith(".pyi")), key=_rank)
         for public in publics:
             for name, module in stub_exports(public).items():
-                _HOMES.setdefault(module, {}).setdefault(name, public)
+                if module.partition(".")[0] == _PACKAGE:
+                    _HOMES.setdefault(module, {}).setdefault(name, public)
     return _HOMES
 
 

@@ -76,3 +76,11 @@ from evalcore._engine.options import check_options as check_options
 from evalcore._engine.programs import call_program as call_program
 from evalcore._engine.stats import aggregate as aggregate
 from evalcore._engine.entry import without_unscored_warning as without_unscored_warning
+# testing a plugin (the conformance kit of evalcore-pytest checks with these)
+from evalcore._registry.registry import default_registry as default_registry
+from evalcore._registry.registry import load_implementation as load_implementation
+from evalcore._contract.metric import implementation_kind as implementation_kind
+from evalcore._contract.identity import parse_metric_id as parse_metric_id
+from evalcore._contract.identity import canonical_id as canonical_id
+from evalcore._contract.vocabulary import naming_problems as naming_problems
+from evalcore._engine.trackers import open_tracker as open_tracker

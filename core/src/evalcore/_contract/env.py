@@ -14,7 +14,6 @@ from collections.abc import Mapping
 STRICT_ENV = "EVALCORE_STRICT_PLUGINS"
 CACHE_DIR_ENV = "EVALCORE_CACHE_DIR"
 NO_LIST_CACHE_ENV = "EVALCORE_NO_LIST_CACHE"
-REQUIRE_COMPILED_ENV = "EVALCORE_REQUIRE_COMPILED"
 
 _TRUE = {"1", "true", "yes", "on"}
 
@@ -31,12 +30,6 @@ def strict_from_env() -> bool:
 def list_cache_disabled() -> bool:
     """Whether ``$EVALCORE_NO_LIST_CACHE`` turns the cache of ``evalcore list`` off."""
     return _flag(NO_LIST_CACHE_ENV)
-
-
-def compiled_parts_required() -> bool:
-    """Whether ``$EVALCORE_REQUIRE_COMPILED`` says every plugin's optional C extension must have been
-    built (the test sessions set it, so a missing compiler fails them instead of skipping)."""
-    return _flag(REQUIRE_COMPILED_ENV)
 
 
 def one_blas_thread() -> None:

@@ -13,6 +13,8 @@ import ast
 import re
 from typing import Any, NamedTuple
 
+from evalcore._lazy import publish
+
 from .errors import MetricIdError
 from .spec import MetricSpec
 
@@ -176,3 +178,6 @@ def _from_json(value: Any) -> Any:
 
 def _hashable(value: Any) -> Any:
     return tuple(_hashable(item) for item in value) if isinstance(value, list) else value
+
+
+publish(globals())
