@@ -23,7 +23,8 @@ documents them, whatever imports the private module first. Reprs, tracebacks and
 namespace. A name exported by several public modules belongs to the first of them in this order:
 ``evalcore``, then ``evalcore.plugin``, then the others alphabetically. So ``MetricSpec``, which
 both ``evalcore`` and ``evalcore.plugin`` export, is ``evalcore.MetricSpec``, and the reference
-documents it there.
+documents it there. A name an extension defines keeps its own module (``evalcore_http.client.OpenAIClient``),
+which is public in that distribution.
 """
 
 from __future__ import annotations
@@ -122,7 +123,8 @@ def home_modules() -> dict[str, dict[str, str]]:
         publics = sorted((_public_name(f) for f in os.listdir(_FOLDER) if f.endswith(".pyi")), key=_rank)
         for public in publics:
             for name, module in stub_exports(public).items():
-                _HOMES.setdefault(module, {}).setdefault(name, public)
+                if module.partition(".")[0] == _PACKAGE:  # an extension's names keep their own module
+                    _HOMES.setdefault(module, {}).setdefault(name, public)
     return _HOMES
 
 

@@ -16,6 +16,7 @@ import uuid
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from evalcore._contract.cache_settings import default_cache_dir
 from evalcore._contract.chunk import Chunk
 from evalcore._contract.errors import EvalcoreError
 from evalcore._contract.metric import Metric
@@ -59,8 +60,6 @@ class RayExecutor:
     """Chunks scored as Ray tasks, at most ``in_flight`` at a time (twice the cluster's CPUs)."""
 
     def __init__(self, plan: Plan, program: Callable[..., Any] | None) -> None:
-        from evalcore._contract.cache import default_cache_dir
-
         ray = import_ray()
         connect(ray, plan.options.ray_address)
         self.ray = ray
