@@ -16,7 +16,8 @@ ALLOWED = {
     ROOT / "core" / "src" / "evalcore" / "_contract" / "env.py",  # the one place a run's environment is read
     ROOT / "core" / "src" / "evalcore" / "testing.py",  # test helpers: the environment of a command they start
 }
-SOURCES = sorted([*(ROOT / "core" / "src").rglob("*.py"), *ROOT.glob("plugins/*/src/**/*.py")])
+SOURCES = sorted([*(ROOT / "core" / "src").rglob("*.py"), *ROOT.glob("extensions/*/src/**/*.py"),
+                  *ROOT.glob("plugins/*/src/**/*.py")])
 
 
 def environment_reads(path: pathlib.Path, root: pathlib.Path = ROOT) -> list[str]:

@@ -14,8 +14,9 @@ import pytest
 pytestmark = pytest.mark.slow
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-PACKAGES = [ROOT / "core", *sorted(p.parent for p in ROOT.glob("plugins/*/pyproject.toml"))]
-PLUGINS = [p.name for p in PACKAGES[1:]]
+FAMILIES = sorted(p.parent for p in ROOT.glob("plugins/*/pyproject.toml"))
+PACKAGES = [ROOT / "core", ROOT / "extensions" / "http", *FAMILIES]  # the families' client and cache: evalcore-http
+PLUGINS = [p.name for p in FAMILIES]
 
 
 def _run(*args: str | os.PathLike, env: dict[str, str] | None = None, timeout: int = 900) -> str:
@@ -50,7 +51,7 @@ def _install(bin_dir: pathlib.Path, wheelhouse: pathlib.Path, *requirements: str
 
 def test_every_wheel_is_built(wheelhouse):
     names = {w.name.split("-")[0] for w in wheelhouse.glob("*.whl")}
-    assert {"evalcore_core", *(f"evalcore_{name}" for name in PLUGINS)} <= names
+    assert {"evalcore_core", "evalcore_http", *(f"evalcore_{name}" for name in PLUGINS)} <= names
     assert "evalcore" not in names  # the unrelated project of that name is never pulled
 
 
@@ -58,7 +59,7 @@ def test_core_all_extra_installs_every_family_and_lists_them(wheelhouse, tmp_pat
     bin_dir = _fresh_venv(tmp_path / "venv")
     _install(bin_dir, wheelhouse, "evalcore-core[all]")
     plugins = json.loads(_run(bin_dir / "evalcore", "plugins", "--json", env=_isolated_env()))
-    assert sorted(p["name"] for p in plugins) == sorted(PLUGINS)
+    assert sorted(p["name"] for p in plugins) == sorted([*PLUGINS, "http"])  # evalcore-http: no metrics
     assert all(p["status"] == "loaded" for p in plugins), plugins
     listed = json.loads(_run(bin_dir / "evalcore", "--strict", "list", "--json", env=_isolated_env()))
     assert {m["namespace"] for m in listed} == set(PLUGINS)
