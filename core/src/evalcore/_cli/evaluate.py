@@ -16,6 +16,7 @@ from typing import Any
 
 import click
 
+from evalcore._contract.cache_settings import CACHE_MODES
 from evalcore._contract.errors import EvalcoreError, InputError
 
 from .common import echo_json
@@ -80,7 +81,7 @@ class _EvaluateCommand(click.Command):
               help="Score records in a seeded random order and stop once every metric's anytime-valid confidence "
                    "sequence for the difference from --baseline excludes 0.")
 @click.option("--dry-run", is_flag=True, help="Print the calls and estimated tokens and cost; call nothing.")
-@click.option("--cache-mode", type=click.Choice(["readwrite", "readonly", "refresh", "off"]),
+@click.option("--cache-mode", type=click.Choice(CACHE_MODES),
               help="Model-call cache mode of judge and embedding metrics.")
 @click.option("--cache-dir", type=click.Path(file_okay=False), help="Model-call cache folder.")
 @click.option("--judge-backend", type=click.Choice(["http", "litellm", "dspy", "callable", "transformers"]),

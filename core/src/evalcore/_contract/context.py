@@ -3,32 +3,24 @@
 The environment is read once, where a run starts (:meth:`RunContext.from_environment`, called
 by the CLI and :func:`evalcore.evaluate`); metric and backend code asks the context instead:
 :meth:`RunContext.setting` for a model setting (the metric's own parameter wins over the
-run's), :meth:`RunContext.cache` for the model-call cache, :meth:`RunContext.client` for an
-OpenAI-compatible client, :meth:`RunContext.prices` for the price table and
-:meth:`RunContext.secret` for an API key.
+run's) and :meth:`RunContext.secret` for an API key. evalcore-http builds the model-call cache,
+the OpenAI-compatible client and the price table from a context (``evalcore.cache.run_cache``,
+``evalcore.http.run_client``, ``evalcore.http.run_prices``).
 """
 
 from __future__ import annotations
 
-import json
-import random
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any
 
 import attrs
 
 from evalcore._lazy import publish
 
 from .budget import Budget
+from .cache_settings import CacheMode, check_cache_mode
 from .env import cache_root, environment, model_settings
-from .errors import ParameterError
 
-if TYPE_CHECKING:
-    from .cache import ContentCache
-    from .http import OpenAIClient, PriceTable
-
-CacheMode = Literal["readwrite", "readonly", "refresh", "off"]
-CACHE_MODES: tuple[str, ...] = ("readwrite", "readonly", "refresh", "off")
 MODEL_GROUPS = ("judge", "embedding")
 """The kinds of model a run configures: the judge (LLM-as-judge metrics) and the embedding model."""
 
@@ -80,8 +72,7 @@ class RunContext:
                                                    if v is not None}}
         values.setdefault("cache_mode", env.get("EVALCORE_CACHE_MODE") or None)
         values.setdefault("cache_dir", cache_root(env))
-        if values["cache_mode"] not in (None, *CACHE_MODES):
-            raise ParameterError(f"cache_mode must be one of {', '.join(CACHE_MODES)}; got {values['cache_mode']!r}")
+        check_cache_mode(values["cache_mode"])
         return cls(environ=env, **values)
 
     # -- what metrics ask for ------------------------------------------------------------
@@ -94,41 +85,6 @@ class RunContext:
     def secret(self, variable: str | None) -> str | None:
         """The value of the environment variable ``variable`` as the run started."""
         return self.environ.get(variable) or None if variable else None
-
-    def cache(self, mode: str | None = None, folder: str | None = None) -> ContentCache | None:
-        """The model-call cache: ``mode`` / ``folder`` (a metric's own parameters) when given, else
-        the run's, else ``readwrite`` in the default folder; ``None`` when the mode is ``off``."""
-        from .cache import ContentCache
-
-        mode = mode or self.cache_mode or "readwrite"
-        if mode == "off":
-            return None
-        return ContentCache(folder or self.cache_dir, mode)
-
-    def prices(self, explicit: Mapping[str, Any] | None = None) -> PriceTable:
-        """The price table: ``explicit`` (a metric's ``prices``), else ``$EVALCORE_PRICES`` as the run started."""
-        from .http import PriceTable
-
-        if explicit:
-            return PriceTable(explicit)
-        raw = self.environ.get("EVALCORE_PRICES")
-        if not raw:
-            return PriceTable()
-        try:
-            return PriceTable(json.loads(raw))
-        except ValueError as exc:
-            raise ParameterError(f"$EVALCORE_PRICES is not a JSON price table: {exc}") from None
-
-    def client(self, base_url: str, model: str, *, api_key_env: str | None = None, seed: int | None = None,
-               **options: Any) -> OpenAIClient:
-        """An OpenAI-compatible client for ``model`` at ``base_url``, its key read from ``api_key_env``
-        (default ``OPENAI_API_KEY``) as the run started; ``options`` go to :class:`OpenAIClient`."""
-        from .http import ENV_API_KEY, OpenAIClient
-
-        variable = api_key_env or ENV_API_KEY
-        rng = random.Random(self.seed if seed is None else seed)
-        return OpenAIClient(base_url, model, api_key=self.secret(variable), api_key_env=variable, rng=rng,
-                            **options)
 
 
 publish(globals())

@@ -32,7 +32,7 @@ derives from it (an ``InputError`` is a ``ValueError``)::
     ├── StateCodecError (ValueError) ......... a corpus state cannot be journalled or read back
     ├── ScoringError (RuntimeError) .......... a metric could not score what it was called on
     ├── TrackingError ........................ a run could not be logged to a tracker (client missing, store refused)
-    ├── BackendError ......................... evalcore.http: a call to a model backend failed (names the URL)
+    ├── BackendError ......................... evalcore-http: a call to a model backend failed (names the URL)
     │   ├── BackendUnreachable ............... no connection (retryable)
     │   ├── BackendTimeout ................... no answer within the time limit (retryable)
     │   ├── RateLimited ...................... HTTP 429 (retryable)

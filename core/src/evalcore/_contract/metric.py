@@ -103,8 +103,8 @@ class Metric:
         """Join a run: build what scoring needs from ``context`` (override, calling ``super().open``).
 
         Take settings with ``context.setting(self.params, name)`` (the metric's own parameter
-        wins over the run's), the cache with ``context.cache(mode, folder)``, clients with
-        ``context.client(...)`` and keys with ``context.secret(...)``; never from ``os.environ``.
+        wins over the run's) and keys with ``context.secret(...)``, never from ``os.environ``;
+        evalcore-http builds caches and clients from ``context`` (``run_cache``, ``run_client``).
         """
         self.context = context
 

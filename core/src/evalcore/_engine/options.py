@@ -11,6 +11,7 @@ from typing import Any, Literal
 import attrs
 
 from evalcore._contract.budget import Budget
+from evalcore._contract.cache_settings import CacheMode, check_cache_mode
 from evalcore._contract.context import RunContext
 from evalcore._contract.errors import EvalcoreError
 from evalcore._contract.field_map import FieldMap
@@ -59,7 +60,7 @@ class RunOptions:
     seed: int = attrs.field(default=0, validator=_at_least(0, "seed"))
     n_boot: int = attrs.field(default=1000, validator=_at_least(0, "n_boot"))
     confidence: float = 0.95
-    cache_mode: str | None = None
+    cache_mode: CacheMode | None = None
     cache_dir: str | None = None
     judge: dict[str, Any] = attrs.field(factory=dict)
     embedding: dict[str, Any] = attrs.field(factory=dict)
@@ -101,8 +102,7 @@ class RunOptions:
             raise OptionError(f"executor must be 'local' or the name of an installed executor; got {self.executor!r}")
         if self.executor == "local" and self.executor_options:
             raise OptionError(f"executor options {sorted(self.executor_options)} need an executor other than 'local'")
-        if self.cache_mode not in (None, "readwrite", "readonly", "refresh", "off"):
-            raise OptionError(f"cache_mode must be readwrite, readonly, refresh or off; got {self.cache_mode!r}")
+        check_cache_mode(self.cache_mode)
         bad_tiers = {k: v for k, v in self.tiers.items() if v not in ("proxy", "truth")}
         if bad_tiers:
             raise OptionError(f"tiers: {bad_tiers}; each metric's tier is 'proxy' or 'truth'")

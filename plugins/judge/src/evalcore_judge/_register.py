@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from evalcore.plugin import MetricSpec, ParamSpec, TargetCategory, Tier, hookimpl
+from evalcore.plugin import CACHE_MODES, MetricSpec, ParamSpec, TargetCategory, Tier, hookimpl
 
 __all__ = ["PLUGIN_API_VERSION", "evalcore_metrics"]
 
@@ -50,7 +50,7 @@ COMMON = (
     ParamSpec(name="backoff_base", type="float", default=0.5, minimum=0.0, description="first retry wait, seconds"),
     ParamSpec(name="concurrency", type="int", default=8, minimum=1, description="concurrent calls at most"),
     ParamSpec(name="cache_mode", type="str", nullable=True, aliases=("cache",),
-              choices=("readwrite", "readonly", "refresh", "off"),
+              choices=CACHE_MODES,
               description="how the answer cache is used (default: the run's --cache-mode, else readwrite)"),
     ParamSpec(name="cache_dir", type="str",
               description="default: the run's --cache-dir, else $EVALCORE_CACHE_DIR or ~/.cache/evalcore"),
@@ -130,8 +130,8 @@ def _spec(name: str, summary: str, description: str, **fields: object) -> Metric
 _EMBEDDING = (
     ParamSpec(name="embed", type="any", description="callable: list of texts -> list of vectors"),
     ParamSpec(name="embedding_model", type="str",
-              description="embedding model: a local model directory, or the endpoint's model (default: the "
-                          "run's --embedding-model, else $EVALCORE_EMBEDDING_MODEL)"),
+              description="the embeddings endpoint's model (default: the run's --embedding-model, else "
+                          "$EVALCORE_EMBEDDING_MODEL)"),
     ParamSpec(name="embedding_base_url", type="str",
               description="OpenAI-compatible API root serving /embeddings (default: the run's "
                           "--embedding-base-url)"),
@@ -148,9 +148,9 @@ def _relevancy_specs() -> list[MetricSpec]:
         _spec("answer_relevancy", "Mean cosine of questions generated from the answer to the real question.",
               "ragas' ResponseRelevancy. One call: the judge writes `strictness` questions that the response "
               "answers, each with a noncommittal flag (1 for an evasive, vague or ambiguous answer). The "
-              "question and the generated questions are embedded (`embed`, or the semantic plugin's local or "
-              "/v1/embeddings embedders from `embedding_model` / `embedding_base_url`, defaulting to the run's "
-              "--embedding-model / --embedding-base-url; vectors cached like the semantic metrics'). Value = "
+              "question and the generated questions are embedded (`embed`, or an OpenAI-compatible "
+              "/v1/embeddings endpoint from `embedding_base_url` / `embedding_model`, defaulting to the run's "
+              "--embedding-base-url / --embedding-model; vectors cached like the semantic metrics'). Value = "
               "mean over generated questions of cos(generated, question), times 0 when every generated question "
               "is noncommittal (as ragas' code does: np.all over the flags). ragas asks for `strictness` "
               "completions of one question (n=strictness, temperature 0.3); evalcore asks once for "

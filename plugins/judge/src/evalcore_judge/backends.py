@@ -1,7 +1,7 @@
 """Judge backends: something that turns chat messages into an answer text.
 
 * :class:`HTTPBackend` — any OpenAI-compatible chat-completions endpoint (OpenAI, vLLM,
-  Ollama, llama.cpp's server, a LiteLLM proxy) through :class:`evalcore.http.OpenAIClient`.
+  Ollama, llama.cpp's server, a LiteLLM proxy) through :class:`evalcore_http.client.OpenAIClient`.
 * :class:`LiteLLMBackend` — a LiteLLM model string (``anthropic/...``, ``gemini/...``) in
   process (``pip install evalcore-judge[litellm]``).
 * :class:`DSPyBackend` — the LM DSPy is configured with.
@@ -31,8 +31,10 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 
 import attrs
-from evalcore.http import BackendError, OpenAIClient, Usage
 from evalcore.plugin import EvalcoreError
+from evalcore_http.client import OpenAIClient
+from evalcore_http.errors import BackendError
+from evalcore_http.prices import Usage
 
 from .schemas import SCALES, JudgeAnswer, with_instruction
 
@@ -168,7 +170,7 @@ class Backend(Protocol):
 
 
 class HTTPBackend(_StructuredOutputs):
-    """Chat completions over HTTP through :class:`evalcore.http.OpenAIClient`; a schema is sent as
+    """Chat completions over HTTP through :class:`evalcore_http.client.OpenAIClient`; a schema is sent as
     OpenAI structured output while the server takes it (remembered on the client)."""
 
     name = "http"

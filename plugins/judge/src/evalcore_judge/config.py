@@ -36,8 +36,10 @@ import sys
 from collections.abc import Mapping
 from typing import Any
 
-from evalcore.http import OpenAIClient
 from evalcore.plugin import RunContext, SetupError
+from evalcore_http.cache import run_cache
+from evalcore_http.client import OpenAIClient, run_client
+from evalcore_http.prices import run_prices
 
 from .backends import Backend, CallableBackend, CriticBackend, Decoding, DSPyBackend, HTTPBackend, LiteLLMBackend
 from .critic import LLMCritic
@@ -58,8 +60,8 @@ def build_critic(params: Mapping[str, Any], context: RunContext, metric_id: str 
     mode = params["cache_mode"]
     if isinstance(backend, DSPyBackend) and mode is None and context.cache_mode is None:
         mode = "off"  # DSPy's LM caches for itself (dspy.LM(cache=...)), as it does for DSPy's own metrics
-    cache = context.cache(mode, params.get("cache_dir"))
-    return LLMCritic(backend, decoding=decoding, cache=cache, prices=context.prices(params.get("prices")),
+    cache = run_cache(context, mode, params.get("cache_dir"))
+    return LLMCritic(backend, decoding=decoding, cache=cache, prices=run_prices(context, params.get("prices")),
                      budget=context.budget)
 
 
@@ -171,8 +173,8 @@ def _client(params: Mapping[str, Any], context: RunContext, metric_id: str) -> O
                                "$EVALCORE_JUDGE_MODEL)")
     if not str(base_url).startswith(("http://", "https://")):
         raise JudgeConfigError(metric_id, "base_url", f"must start with http:// or https://; got {base_url!r}")
-    return context.client(
-        base_url, model, api_key_env=context.setting(params, "api_key_env") or DEFAULT_API_KEY_ENV,
+    return run_client(
+        context, base_url, model, api_key_env=context.setting(params, "api_key_env") or DEFAULT_API_KEY_ENV,
         seed=params["seed"], timeout=params["timeout_s"], max_retries=params["max_retries"],
         max_concurrency=params["concurrency"], backoff_base=params["backoff_base"],
     )

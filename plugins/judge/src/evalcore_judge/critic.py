@@ -18,8 +18,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import attrs
-from evalcore.cache import ContentCache, cache_key, content_hash
-from evalcore.http import PriceTable, Usage, estimate_tokens
+from evalcore_http.cache import ContentCache, cache_key, content_hash
+from evalcore_http.prices import PriceTable, Usage, estimate_tokens
 
 from .backends import INSTRUCTIONS, Backend, Completion, Decoding, DSPyTask, Messages
 from .parsing import Parsed, UnparseableJudgement, parse_judgement, read_answer

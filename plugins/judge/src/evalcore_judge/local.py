@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import attrs
-from evalcore.http import Usage
+from evalcore_http.prices import Usage
 
 from .backends import INSTRUCTIONS, Completion, Decoding, Messages
 from .schemas import JudgeAnswer, with_instruction

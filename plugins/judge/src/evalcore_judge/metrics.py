@@ -26,7 +26,6 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import attrs
-from evalcore.http import Usage, estimate_tokens
 from evalcore.plugin import (
     InputError,
     Record,
@@ -38,6 +37,7 @@ from evalcore.plugin import (
     inputs,
     reference_answers,
 )
+from evalcore_http.prices import Usage, estimate_tokens
 
 from .backends import STRUCTURED_FORMATS, DSPyTask
 from .config import build_critic

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import attrs
-from evalcore.cache import content_hash
+from evalcore_http.cache import content_hash
 
 from .schemas import (
     AnswerQualityAnswer,

@@ -3,9 +3,8 @@
 * :class:`AnswerRelevancy` — ragas' ``ResponseRelevancy``: the judge writes ``strictness``
   questions the response would answer, each flagged noncommittal or not; the value is the mean
   cosine similarity of their embeddings to the real question's, times 0 when every generated
-  question is flagged noncommittal. Embeddings come from the semantic plugin's embedders (a
-  callable, a local model, or an OpenAI-compatible ``/v1/embeddings`` endpoint) over the run's
-  embedding settings.
+  question is flagged noncommittal. Embeddings come from a callable or an OpenAI-compatible
+  ``/v1/embeddings`` endpoint (:mod:`evalcore_http.embedders`) over the run's embedding settings.
 * :class:`AnswerStatementRelevancy` — DeepEval's ``AnswerRelevancyMetric``: the response broken
   into statements, each judged relevant to the input (``yes``), not (``no``) or ambiguous
   (``borderline``); the value is the share of ``yes`` and ``borderline``.
@@ -76,10 +75,10 @@ def response_relevancy(question: Sequence[float], generated: Sequence[Sequence[f
 
 
 def _embedding_params(params: Mapping[str, Any]) -> dict[str, Any]:
-    """This metric's embedding parameters under the names the semantic plugin's embedders take."""
+    """This metric's embedding parameters under the names :func:`build_embedder` takes."""
     return {"embed": params["embed"], "model": params["embedding_model"], "base_url": params["embedding_base_url"],
-            "api_key_env": params["embedding_api_key_env"], "batch_size": params["batch_size"], "device": "cpu",
-            "allow_download": False, "cache_mode": params["cache_mode"], "cache_dir": params.get("cache_dir")}
+            "api_key_env": params["embedding_api_key_env"], "batch_size": params["batch_size"],
+            "cache_mode": params["cache_mode"], "cache_dir": params.get("cache_dir")}
 
 
 class AnswerRelevancy(StagedJudgeMetric):
@@ -88,24 +87,19 @@ class AnswerRelevancy(StagedJudgeMetric):
 
     def open(self, context: RunContext) -> None:
         """The critic, and the embedder from the ``embed`` / ``embedding_*`` parameters over the
-        run's embedding settings (``--embedding-model``, ``--embedding-base-url``)."""
+        run's embedding settings (``--embedding-base-url``, ``--embedding-model``)."""
+        from evalcore_http.embedders import build_embedder  # imports numpy: only where it embeds
+
         super().open(context)
-        try:
-            from evalcore_semantic.embedders import build_embedder
-            from evalcore_semantic.models import ModelUnavailable
-        except ImportError:  # pragma: no cover - the extra is installed with the plugin's tests
-            raise self.parameter_error(
-                "embedding_model", "needs the semantic plugin's embedders: pip install evalcore-semantic") from None
         params = _embedding_params(self.params)
-        if params["embed"] is None and not any(context.setting(params, name, "embedding") for name in ("model",
-                                                                                                       "base_url")):
+        if params["embed"] is None and not context.setting(params, "base_url", "embedding"):
             raise self.parameter_error(
-                "embedding_model", "no embedder given: pass embed=<callable>, embedding_model=<local model "
-                "directory>, or embedding_base_url and embedding_model for an OpenAI-compatible /v1/embeddings "
-                "endpoint (--embedding-model / --embedding-base-url set the run's default)")
+                "embedding_base_url", "no embedder given: pass embed=<callable>, or embedding_base_url and "
+                "embedding_model for an OpenAI-compatible /v1/embeddings endpoint (--embedding-base-url / "
+                "--embedding-model set the run's default)")
         try:
             self.embedder = build_embedder(params, context)
-        except (ModelUnavailable, ValueError) as exc:
+        except ValueError as exc:
             raise self.parameter_error("embedding_model", str(exc)) from None
         except TypeError as exc:
             raise self.parameter_error("embed", str(exc)) from None

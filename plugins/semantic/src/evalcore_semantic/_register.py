@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from evalcore.plugin import MetricSpec, ParamSpec, TargetCategory, Tier, hookimpl
+from evalcore.plugin import CACHE_MODES, MetricSpec, ParamSpec, TargetCategory, Tier, hookimpl
 
 __all__ = ["PLUGIN_API_VERSION", "evalcore_metrics"]
 
@@ -28,7 +28,7 @@ _EMBEDDER = (
     ParamSpec(name="base_url", type="str", description="OpenAI-compatible API root serving /embeddings"),
     ParamSpec(name="api_key_env", type="str", description="environment variable holding the API key"),
     ParamSpec(name="cache_mode", type="str", nullable=True, aliases=("cache",),
-              choices=("readwrite", "readonly", "refresh", "off"),
+              choices=CACHE_MODES,
               description="how the vector cache is used (default: the run's --cache-mode, else readwrite)"),
     ParamSpec(name="cache_dir", type="str",
               description="default: the run's --cache-dir, else $EVALCORE_CACHE_DIR or ~/.cache/evalcore"),

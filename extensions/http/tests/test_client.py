@@ -6,10 +6,7 @@ import random
 import time
 
 import pytest
-
-pytest.importorskip("aiohttp")
-
-from evalcore.http import (  # noqa: E402
+from evalcore.http import (
     AuthenticationError,
     BackendTimeout,
     BackendUnreachable,
@@ -21,9 +18,11 @@ from evalcore.http import (  # noqa: E402
     ServerError,
     Usage,
     parse_retry_after,
+    run_client,
+    run_prices,
 )
-from evalcore.plugin import RunContext  # noqa: E402
-from evalcore.testing import Reply, ScriptedServer  # noqa: E402
+from evalcore.plugin import RunContext
+from evalcore.testing import Reply, ScriptedServer
 
 CHAT_OK = {"choices": [{"message": {"content": "0.5"}, "finish_reason": "stop"}],
            "usage": {"prompt_tokens": 12, "completion_tokens": 2}, "model": "m"}
@@ -48,7 +47,7 @@ def client(url, **kw):
 def test_chat_sends_decoding_and_reads_usage(monkeypatch):
     monkeypatch.setenv("MY_KEY", "sekret")
     with Server(ok()) as server:  # the key is read from the environment as the run starts
-        result = RunContext.from_environment().client(server.base_url, "m", api_key_env="MY_KEY").chat(
+        result = run_client(RunContext.from_environment(), server.base_url, "m", api_key_env="MY_KEY").chat(
             [{"role": "user", "content": "hi"}], temperature=0.0, seed=7, max_tokens=5)
     request = server.requests[0]
     path, payload, headers = request["path"], request["json"], request["headers"]
@@ -196,8 +195,8 @@ def test_price_table_and_retry_after_parsing(monkeypatch):
     assert PriceTable(default=None).cost_msats("x", Usage(10**6, 10**6)) == 0
     assert Price(1, 1).cost_msats(Usage(1, 0)) == 1  # rounded up
     monkeypatch.setenv("EVALCORE_PRICES", '{"local": [0, 0]}')
-    assert RunContext.from_environment().prices().cost_msats("local", Usage(10, 10)) == 0
-    assert RunContext.from_environment().prices({"local": (1000, 0)}).cost_msats("local", Usage(10, 10)) == 10
+    assert run_prices(RunContext.from_environment()).cost_msats("local", Usage(10, 10)) == 0
+    assert run_prices(RunContext.from_environment(), {"local": (1000, 0)}).cost_msats("local", Usage(10, 10)) == 10
     assert parse_retry_after("2") == 2.0
     assert parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT", now=1445412470.0) == pytest.approx(10.0)
     assert parse_retry_after("soon") is None
@@ -227,5 +226,5 @@ def test_openai_environment_variables_read_where_the_run_starts(monkeypatch):
         monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
         monkeypatch.setenv("OPENAI_API_KEY", "sk-from-env")
         context = RunContext.from_environment()
-        result = context.client(context.judge["base_url"], "m").chat([{"role": "user", "content": "x"}])
+        result = run_client(context, context.judge["base_url"], "m").chat([{"role": "user", "content": "x"}])
     assert result.text == "0.5" and server.requests[0]["headers"]["authorization"] == "Bearer sk-from-env"

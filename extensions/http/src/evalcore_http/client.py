@@ -3,12 +3,12 @@
 It covers OpenAI, vLLM, Ollama, llama.cpp's server and LiteLLM proxies (anything that
 serves ``POST {base_url}/chat/completions`` and ``POST {base_url}/embeddings``), with:
 
-* one connection pool per event loop (a run), :class:`~evalcore._contract.http_pool.HTTPPool`,
+* one connection pool per event loop (a run), :class:`~evalcore_http.pool.HTTPPool`,
   and a concurrency limit; the request is the JSON body as it is (``orjson``), the answer read
   as JSON, with no request or response objects built on the way (on a fast local server the
   ``openai`` SDK's request path cost more CPU than the call took);
 * the key passed in (a run reads ``$OPENAI_API_KEY``, or the variable a metric names, where
-  it starts: :meth:`evalcore.plugin.RunContext.client`);
+  it starts: :func:`run_client`);
 * a per-call timeout; retries with exponential backoff and jitter on HTTP 429, 5xx,
   timeouts and refused connections, honouring ``Retry-After``;
 * errors that say what went wrong (:class:`BackendError` and its subclasses);
@@ -20,147 +20,34 @@ from __future__ import annotations
 import asyncio
 import email.utils
 import json
-import math
 import random
 import time
 import weakref
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 import orjson
+from evalcore import __version__
+from evalcore.plugin import ParameterError
 
-from evalcore._lazy import publish
-from evalcore._version import __version__
+from .errors import (
+    AuthenticationError,
+    BackendError,
+    BackendTimeout,
+    BackendUnreachable,
+    MalformedResponse,
+    RateLimited,
+    RequestRejected,
+    ServerError,
+)
+from .pool import HTTPPool, _BodyTooLarge, _ConnectFailed, _ConnectionLost
+from .prices import Usage, estimate_tokens
 
-from .errors import EvalcoreError, ParameterError
-from .http_pool import HTTPPool, _BodyTooLarge, _ConnectFailed, _ConnectionLost
+if TYPE_CHECKING:
+    from evalcore.plugin import RunContext
 
 ENV_API_KEY = "OPENAI_API_KEY"
-
-
-class BackendError(EvalcoreError):
-    """A call to a model backend failed; ``retryable`` says whether trying again may help. The
-    message names the URL called."""
-
-    retryable = False
-
-    def __init__(
-        self, message: str, *, status: int | None = None, body: str | None = None,
-        retry_after: float | None = None,
-    ) -> None:
-        self.status = status
-        self.body = body
-        self.retry_after = retry_after
-        super().__init__(message)
-
-
-class BackendUnreachable(BackendError):
-    """No connection could be made (wrong URL, server down)."""
-
-    retryable = True
-
-
-class BackendTimeout(BackendError):
-    """The call took longer than the per-call timeout."""
-
-    retryable = True
-
-
-class RateLimited(BackendError):
-    """HTTP 429."""
-
-    retryable = True
-
-
-class ServerError(BackendError):
-    """HTTP 5xx."""
-
-    retryable = True
-
-
-class AuthenticationError(BackendError):
-    """HTTP 401 or 403: a missing or wrong API key."""
-
-
-class RequestRejected(BackendError):
-    """Another 4xx answer (unknown model, prompt too long, bad parameters)."""
-
-
-class MalformedResponse(BackendError):
-    """The answer is not the JSON an OpenAI-compatible API returns; ``body`` keeps it."""
-
-
-@attrs.frozen
-class Usage:
-    """Tokens of one call; ``reported`` is false when the backend sent no usage (estimated)."""
-
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    reported: bool = True
-
-    @property
-    def total_tokens(self) -> int:
-        return self.prompt_tokens + self.completion_tokens
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens,
-                "reported": self.reported}
-
-
-def estimate_tokens(text: str) -> int:
-    """A rough token count (four characters a token), for budgets and missing usage."""
-    return max(1, math.ceil(len(text) / 4)) if text else 0
-
-
-@attrs.frozen
-class Price:
-    """Millisatoshis per 1000 prompt tokens and per 1000 completion tokens."""
-
-    prompt: float
-    completion: float
-
-    def cost_msats(self, usage: Usage) -> int:
-        return math.ceil((usage.prompt_tokens * self.prompt + usage.completion_tokens * self.completion) / 1000)
-
-
-DEFAULT_PRICE = Price(prompt=100.0, completion=500.0)
-
-
-class PriceTable:
-    """Prices by model name; models not listed use ``default`` (``None``: they cost 0).
-
-    ``prices`` maps a model to a :class:`Price`, a ``(prompt, completion)`` pair or a
-    mapping with those keys, all in millisatoshis per 1000 tokens (key ``"*"`` sets the
-    default). A run reads the same mapping as JSON from ``$EVALCORE_PRICES``
-    (:meth:`RunContext.prices`).
-    """
-
-    def __init__(self, prices: Mapping[str, Any] | None = None, default: Price | None = DEFAULT_PRICE) -> None:
-        table = dict(prices or {})
-        if "*" in table:
-            default = _as_price("*", table.pop("*"))
-        self.prices = {model: _as_price(model, value) for model, value in table.items()}
-        self.default = default
-
-    def price(self, model: str) -> Price | None:
-        return self.prices.get(model, self.default)
-
-    def cost_msats(self, model: str, usage: Usage) -> int:
-        """What ``usage`` of ``model`` costs, rounded up to whole millisatoshis."""
-        price = self.price(model)
-        return price.cost_msats(usage) if price else 0
-
-
-def _as_price(model: str, value: Any) -> Price:
-    if isinstance(value, Price):
-        return value
-    if isinstance(value, Mapping):
-        return Price(float(value["prompt"]), float(value["completion"]))
-    if isinstance(value, Sequence) and len(value) == 2:
-        return Price(float(value[0]), float(value[1]))
-    raise ParameterError(f"prices: the price of {model!r} must be (prompt, completion) msats per 1000 tokens; "
-                         f"got {value!r}")
 
 
 @attrs.frozen
@@ -205,7 +92,7 @@ class OpenAIClient:
 
     ``base_url`` includes the API prefix (``http://127.0.0.1:8000/v1``). The API key is
     ``api_key`` (local servers need none); ``api_key_env`` names the variable it was read
-    from, for error messages. A run builds its clients with :meth:`RunContext.client`,
+    from, for error messages. A run's metrics build their clients with :func:`run_client`,
     which reads the key from the environment as the run started. ``timeout`` bounds each
     attempt; ``max_retries`` retries follow retryable failures after ``backoff_base * 2**attempt``
     seconds (at most ``backoff_max``, with jitter), or after ``Retry-After`` (at most
@@ -436,4 +323,12 @@ def _usage(raw: Any, *, prompt: str, completion: str) -> Usage:
     return Usage(estimate_tokens(prompt), estimate_tokens(completion), reported=False)
 
 
-publish(globals())
+
+def run_client(context: RunContext, base_url: str, model: str, *, api_key_env: str | None = None,
+               seed: int | None = None, **options: Any) -> OpenAIClient:
+    """An OpenAI-compatible client of a run for ``model`` at ``base_url``, its key read from
+    ``api_key_env`` (default ``OPENAI_API_KEY``) as the run started, its retries jittered from the
+    run's seed (or ``seed``); ``options`` go to :class:`OpenAIClient`."""
+    variable = api_key_env or ENV_API_KEY
+    rng = random.Random(context.seed if seed is None else seed)
+    return OpenAIClient(base_url, model, api_key=context.secret(variable), api_key_env=variable, rng=rng, **options)

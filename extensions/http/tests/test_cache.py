@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from evalcore.cache import ContentCache, cache_key, content_hash
+from evalcore.cache import ContentCache, cache_key, content_hash, run_cache
 
 KEY_PARTS = dict(metric="judge/faithfulness", version="1", template_hash="abc", model="m",
                  decoding={"temperature": 0.0, "seed": 0}, inputs=[{"role": "user", "content": "hi"}])
@@ -80,7 +80,7 @@ def test_environment_sets_directory_and_mode_where_the_run_starts(tmp_path, monk
     monkeypatch.setenv("EVALCORE_CACHE_MODE", "readonly")
     context = RunContext.from_environment()
     monkeypatch.delenv("EVALCORE_CACHE_MODE")  # read once: later changes do not reach the run
-    cache = context.cache()
+    cache = run_cache(context)
     assert cache.directory == tmp_path / "env" and cache.mode == "readonly"
-    assert context.cache("refresh", str(tmp_path / "own")).mode == "refresh"  # a metric's own setting wins
-    assert context.cache("off") is None and RunContext(cache_mode="off").cache() is None
+    assert run_cache(context, "refresh", str(tmp_path / "own")).mode == "refresh"  # a metric's own setting wins
+    assert run_cache(context, "off") is None and run_cache(RunContext(cache_mode="off")) is None

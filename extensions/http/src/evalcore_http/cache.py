@@ -26,22 +26,16 @@ import tempfile
 import threading
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any
 
 import attrs
+from evalcore.plugin import CACHE_MODES, CacheMode, check_cache_mode, default_cache_dir
 
-from evalcore._lazy import publish
+if TYPE_CHECKING:
+    from evalcore.plugin import RunContext
 
-from .env import cache_root
-from .errors import ParameterError
-
-CacheMode = Literal["readwrite", "readonly", "refresh", "off"]
-MODES: tuple[str, ...] = ("readwrite", "readonly", "refresh", "off")
-
-
-def default_cache_dir() -> Path:
-    """``$EVALCORE_CACHE_DIR``, else ``$XDG_CACHE_HOME/evalcore``, else ``~/.cache/evalcore``."""
-    return Path(cache_root())
+MODES: tuple[CacheMode, ...] = CACHE_MODES
+"""The cache modes (:data:`evalcore.plugin.CACHE_MODES`)."""
 
 
 def canonical_json(value: Any) -> str:
@@ -91,14 +85,11 @@ class ContentCache:
     """JSON values stored under their content address in ``directory``.
 
     ``mode`` is one of :data:`MODES` (default ``readwrite``; a run takes ``$EVALCORE_CACHE_MODE``
-    or ``--cache-mode`` and builds its caches with :meth:`evalcore.plugin.RunContext.cache`).
+    or ``--cache-mode``, and metrics build their caches with :func:`run_cache`).
     """
 
     def __init__(self, directory: str | os.PathLike[str] | None = None, mode: str | None = None) -> None:
-        mode = mode or "readwrite"
-        if mode not in MODES:
-            raise ParameterError(f"cache mode must be one of {', '.join(MODES)}; got {mode!r}")
-        self.mode: str = mode
+        self.mode: CacheMode = check_cache_mode(mode, "cache mode") or "readwrite"
         self.directory = Path(directory) if directory is not None else default_cache_dir()
         self.stats = CacheStats()
         self._lock = threading.Lock()
@@ -159,4 +150,11 @@ class ContentCache:
                 self.stats.saved_cost_msats += int(value.get("cost_msats") or 0)
 
 
-publish(globals())
+
+def run_cache(context: RunContext, mode: str | None = None, folder: str | None = None) -> ContentCache | None:
+    """The model-call cache of a run: ``mode`` / ``folder`` (a metric's own parameters) when given,
+    else the run's, else ``readwrite`` in the default folder; ``None`` when the mode is ``off``."""
+    mode = mode or context.cache_mode or "readwrite"
+    if mode == "off":
+        return None
+    return ContentCache(folder or context.cache_dir, mode)

@@ -1,5 +1,5 @@
 """Kept-alive connections to one server through aiohttp: the transport of
-:class:`evalcore.http.OpenAIClient`.
+:class:`evalcore_http.client.OpenAIClient`.
 
 The request is the JSON body as bytes and the answer the body as bytes: no request or response
 objects are built on the way (the ``openai`` SDK spends about a millisecond of the client's CPU
@@ -16,8 +16,6 @@ from collections.abc import Mapping
 from typing import Any
 
 import attrs
-
-from .errors import EvalcoreError
 
 
 class _ConnectFailed(OSError):
@@ -72,7 +70,8 @@ class HTTPPool:
 
     async def post(self, path: str, body: bytes) -> HTTPResponse:
         """The answer to ``POST base_url + path`` with ``body``."""
-        aiohttp = _aiohttp()
+        import aiohttp  # on first use: listing the plugins imports nothing heavy
+
         try:
             url = self._urls.get(path)
             if url is None:
@@ -105,15 +104,6 @@ class HTTPPool:
         self._closed = True
         if self._session is not None:
             await self._session.close()
-
-
-def _aiohttp() -> Any:
-    """The ``aiohttp`` module, or an error saying how to install it."""
-    try:
-        import aiohttp
-    except ImportError:
-        raise EvalcoreError("the OpenAI-compatible client needs aiohttp: pip install 'evalcore-core[http]'") from None
-    return aiohttp
 
 
 def _ssl_context() -> ssl.SSLContext:
