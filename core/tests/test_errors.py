@@ -119,7 +119,7 @@ def test_errors_print_as_one_line():
     pytest.param(lambda: __import__("evalcore.cache").cache.ContentCache("unused", mode="sometimes"), id="cache-mode"),
     pytest.param(lambda: __import__("evalcore.http").http.OpenAIClient("ftp://x", "m"), id="base-url"),
     pytest.param(lambda: __import__("evalcore.http").http.PriceTable({"m": "cheap"}), id="price"),
-    pytest.param(lambda: importlib.import_module("evalcore._compare.correct").adjust([0.1], "sidak"), id="correction"),
+    pytest.param(lambda: importlib.import_module("evalcore_stats.correct").adjust([0.1], "sidak"), id="correction"),
     pytest.param(lambda: importlib.import_module("evalcore._engine.stats").aggregate([1.0], "mode"), id="aggregation"),
 ])
 def test_converted_errors_are_evalcore_errors_and_still_value_errors(call):

@@ -85,12 +85,15 @@ def test_public_classes_and_functions_say_which_public_module_documents_them(mod
 
 
 def test_the_defining_modules_publish_their_names_when_imported_first():
-    """Whatever imports a private module first, its public names already say where they live."""
+    """Whatever imports a private module first, its public names already say where they live (an
+    extension's names, such as evalcore-stats', say it once they are reached through ``evalcore``)."""
     code = (
         "import importlib, inspect, json\n"
         "from evalcore._lazy import home_modules\n"
         "wrong = []\n"
         "for module, names in home_modules().items():\n"
+        "    if not module.startswith('evalcore.'):\n"
+        "        continue\n"
         "    loaded = importlib.import_module(module)\n"
         "    for name, public in names.items():\n"
         "        value = getattr(loaded, name, None)\n"

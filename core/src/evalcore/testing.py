@@ -325,7 +325,7 @@ def assert_metric(result: Any, metric: str, at_least: float | None = None, at_mo
     :class:`~evalcore.InputError`.
     """
     __tracebackhide__ = True  # pytest shows the caller's line, not this function's
-    from evalcore._compare.gate import gate
+    from evalcore import gate
 
     if at_least is None and at_most is None:
         raise TypeError("assert_metric needs at_least, at_most or both")
@@ -347,7 +347,7 @@ def assert_no_regression(result: Any, baseline: Any, metric: str, alpha: float =
     :class:`~evalcore.InputError`.
     """
     __tracebackhide__ = True  # pytest shows the caller's line, not this function's
-    from evalcore._compare.gate import gate
+    from evalcore import gate
 
     outcome = gate(result, baseline=baseline, no_worse=[metric], alpha=alpha, **options)
     if not outcome.passed:

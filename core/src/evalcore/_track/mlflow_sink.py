@@ -18,15 +18,17 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from numbers import Real
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from evalcore._compare.load import Run
-from evalcore._compare.result import Comparison
 from evalcore._contract.errors import EvalcoreError
 from evalcore._engine.result import EvaluationResult
+from evalcore._engine.saved import Run, load_runs
 from evalcore._lazy import publish
 
 from .keys import flat_params, mlflow_keys, param_value
+
+if TYPE_CHECKING:
+    from evalcore import Comparison
 
 INSTALL = "pip install 'evalcore-core[mlflow]'"
 _SUMMARY_FIELDS = ("stderr", "n", "n_skipped", "n_errors", "cost_msats")
@@ -154,7 +156,7 @@ class MlflowTracker:
         system's values, the difference with its interval, the effect size, each test's p-value
         (raw and corrected) and whether the difference is significant.
         Returns the :class:`~evalcore.Comparison` and the parent run's id."""
-        from evalcore._compare import compare, load_runs
+        from evalcore import compare
         from evalcore._report.page import render
 
         runs = load_runs([baseline, *systems], options.pop("names", None))

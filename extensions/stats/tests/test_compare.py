@@ -9,9 +9,9 @@ import pytest
 from click.testing import CliRunner
 from evalcore import EvalcoreError, compare
 from evalcore._cli.main import main
-from evalcore._compare import RecordMismatchError
-from evalcore._compare.correct import adjust
 from evalcore.testing import write_journal
+from evalcore_stats.compare import RecordMismatchError
+from evalcore_stats.correct import adjust
 from scipy import stats
 
 METRIC = "toy/score"

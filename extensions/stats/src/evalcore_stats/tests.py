@@ -16,8 +16,7 @@ import math
 from typing import Any
 
 import numpy as np
-
-from evalcore._contract.errors import EvalcoreError
+from evalcore.plugin import EvalcoreError
 
 _TOLERANCE = 1e-12
 
