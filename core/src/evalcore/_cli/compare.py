@@ -33,10 +33,16 @@ from .common import comparison_options, reports_errors
 def report_command(ctx: click.Context, result: str, others: Sequence[str], history: str | None, output: str,
                    records: int, inputs: str | None, labels: Sequence[str], comparison: dict[str, Any]) -> None:
     """Write one self-contained HTML page about a saved run (and its comparison with others)."""
-    import evalcore
+    import os
+
     from evalcore._report import write_report
 
-    first, *rest = [result, *others] if history is None else evalcore.locate_runs([result, *others], history)
+    refs = [result, *others]
+    if not all(os.path.isfile(ref) for ref in refs):  # run names in a history (evalcore-stats)
+        import evalcore
+
+        refs = evalcore.locate_runs(refs, history)
+    first, *rest = refs
     write_report(first, output, compare_with=rest, records=records, inputs=inputs, labels=list(labels) or None,
                  **comparison)
     click.echo(f"wrote {output}")

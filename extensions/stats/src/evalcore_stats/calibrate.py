@@ -13,8 +13,8 @@ from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import Any
 
 import attrs
-from evalcore import ScoringError
-from evalcore.plugin import InputError, Metric, Record
+from evalcore import Record, ScoringError
+from evalcore.plugin import InputError, Metric
 
 
 @attrs.frozen

@@ -56,7 +56,7 @@ def compare(
     records = _shared_records(base, others, intersect)
     resamples = {k: n_resamples or v for k, v in DEFAULT_RESAMPLES.items()}
     if tests is None and not stat_tests.scipy_available():
-        notes.append("scipy is not installed: t-test and Wilcoxon left out (pip install 'evalcore-core[stats]')")
+        notes.append("scipy is not installed: t-test and Wilcoxon left out (pip install scipy)")
         chosen = [t for t in chosen if t not in ("ttest", "wilcoxon")]
     notes += require_same_definitions(runs, metric_ids, allow=allow_version_mismatch)
     pairing = _Pairing(base, seed=seed, resamples=resamples, confidence=confidence)

@@ -31,7 +31,7 @@ def scipy_stats() -> Any:
         from scipy import stats
     except ImportError:
         raise MissingStatsError(
-            "the t-test and Wilcoxon tests need scipy: pip install 'evalcore-core[stats]'"
+            "the t-test and Wilcoxon tests need scipy: pip install scipy"
         ) from None
     return stats
 
