@@ -17,7 +17,7 @@ the judge's own bias and the coverage of the true mean over the seeds.
 from __future__ import annotations
 
 import numpy as np
-from evalcore._compare.ppi import classical_mean, ppi_mean
+from evalcore_stats.ppi import classical_mean, ppi_mean
 
 RECORDS, LABELLED, SEEDS, AGREEMENT = 10_000, 500, 50, 0.8
 

@@ -303,8 +303,8 @@ def test_a_damaged_line_is_an_error_with_its_line_in_report_and_compare(data):
 
 
 def test_nan_and_infinity_round_trip_through_a_journal(tmp_path):
-    from evalcore._compare.load import read_journal
     from evalcore._engine.journal import JournalWarning
+    from evalcore._engine.saved import read_journal
 
     values = {"r0": 0.5, "r1": float("nan"), "r2": float("inf"), "r3": 1.0}
     for checksums in (True, False):

@@ -132,7 +132,7 @@ def test_errors_print_as_one_line():
     pytest.param(lambda: __import__("evalcore.judge").judge.calibrate(None, []), id="calibrate-empty"),
     pytest.param(lambda: __import__("evalcore.judge").judge.cohen_kappa([1], [1, 2]), id="kappa-lengths"),
     pytest.param(lambda: importlib.import_module("evalcore.plugin").check_cache_mode("sometimes"), id="cache-mode"),
-    pytest.param(lambda: importlib.import_module("evalcore._compare.correct").adjust([0.1], "sidak"), id="correction"),
+    pytest.param(lambda: importlib.import_module("evalcore_stats.correct").adjust([0.1], "sidak"), id="correction"),
     pytest.param(lambda: importlib.import_module("evalcore._engine.stats").aggregate([1.0], "mode"), id="aggregation"),
 ])
 def test_converted_errors_are_evalcore_errors_and_still_value_errors(call):

@@ -91,7 +91,8 @@ def test_public_classes_and_functions_say_which_public_module_documents_them(mod
 
 
 def test_the_defining_modules_publish_their_names_when_imported_first():
-    """Whatever imports a private module first, its public names already say where they live."""
+    """Whatever imports a private module first, its public names already say where they live (an
+    extension's names, such as evalcore-stats', say it once they are reached through ``evalcore``)."""
     code = (
         "import importlib, inspect, json\n"
         "from evalcore._lazy import home_modules\n"

@@ -300,7 +300,7 @@ def test_comparison_says_what_difference_the_records_could_detect(tmp_path, runs
     standard deviation of the per-record differences."""
     power = pytest.importorskip("statsmodels.stats.power")
     from evalcore import compare
-    from evalcore._compare.load import load_runs
+    from evalcore._engine.saved import load_runs
 
     page = Page(open(write_report(runs[0], tmp_path / "r.html", compare_with=[runs[1]], n_resamples=400),
                      encoding="utf-8").read())

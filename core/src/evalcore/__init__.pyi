@@ -24,17 +24,23 @@ from evalcore._engine.result import EvaluationResult as EvaluationResult
 from evalcore._contract.records import Record as Record
 from evalcore._contract.budget import Budget as Budget
 from evalcore_dropins.scorer import Scorer as Scorer
-from evalcore._track.comparing import compare as compare
-from evalcore._compare.result import Comparison as Comparison
-from evalcore._compare.ppi import ppi as ppi
-from evalcore._compare.power import plan_sample_size as plan_sample_size
-from evalcore._compare.gate import gate as gate
 from evalcore._report import write_report as write_report
-from evalcore._compare.history import runs as runs
-from evalcore._compare.history import trend as trend
-from evalcore._compare.history import RunRecord as RunRecord
-from evalcore._compare.history import RunMetric as RunMetric
-from evalcore._compare.history import TrendPoint as TrendPoint
+from evalcore._report.trend import write_trend as write_trend
+
+# statistics over finished runs (evalcore-stats)
+from evalcore_stats.comparing import compare as compare
+from evalcore_stats.result import Comparison as Comparison
+from evalcore_stats.ppi import ppi as ppi
+from evalcore_stats.ppi import ppi_differences as ppi_differences
+from evalcore_stats.ppi import read_labels as read_labels
+from evalcore_stats.power import plan_sample_size as plan_sample_size
+from evalcore_stats.gate import gate as gate
+from evalcore_stats.history import runs as runs
+from evalcore_stats.history import trend as trend
+from evalcore_stats.history import locate_runs as locate_runs
+from evalcore_stats.history import RunRecord as RunRecord
+from evalcore_stats.history import RunMetric as RunMetric
+from evalcore_stats.history import TrendPoint as TrendPoint
 
 # the metric contract
 from evalcore._contract.metric import Metric as Metric
@@ -66,7 +72,7 @@ from evalcore._contract.errors import PluginError as PluginError
 from evalcore._contract.errors import ScoringError as ScoringError
 from evalcore._contract.errors import TrackingError as TrackingError
 from evalcore._contract.errors import ExecutorError as ExecutorError
-from evalcore._compare.compare import RecordMismatchError as RecordMismatchError
+from evalcore_stats.compare import RecordMismatchError as RecordMismatchError
 from evalcore._contract.errors import SkipSample as SkipSample
 from evalcore._contract.vocabulary import DeprecatedParameterWarning as DeprecatedParameterWarning
 from evalcore._engine.diagnose import NothingScoredWarning as NothingScoredWarning

@@ -1,4 +1,5 @@
-"""Calibrating a judged metric against human labels: agreement, Cohen's kappa, confusion matrix."""
+"""Calibrating a judged metric against human labels: agreement, Cohen's kappa, confusion matrix
+(from evalcore-stats)."""
 
 from evalcore._lazy import attach_stub
 

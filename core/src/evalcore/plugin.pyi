@@ -52,6 +52,7 @@ from evalcore._contract.fields import doc_texts as doc_texts
 from evalcore._contract.regex import regex_search as regex_search
 from evalcore._contract.schema import schema_validator as schema_validator
 from evalcore._contract.records import iter_jsonl as iter_jsonl
+from evalcore._contract.records import read_records as read_records
 
 # readers, executors, trackers, commands and program adapters (plugin API 2)
 from evalcore._contract.components import ReaderSpec as ReaderSpec
@@ -70,6 +71,7 @@ from evalcore._engine.remote import WorkerPlan as WorkerPlan
 from evalcore._engine.remote import worker_plan as worker_plan
 from evalcore._engine.trackers import Tracker as Tracker
 from evalcore._engine.parameters import run_parameters as run_parameters
+from evalcore._engine.trackers import open_tracker as open_tracker
 from evalcore._contract.errors import ExecutorError as ExecutorError
 from evalcore._contract.errors import TrackingError as TrackingError
 from evalcore._contract.chunk import Source as Source
@@ -89,4 +91,16 @@ from evalcore._contract.metric import implementation_kind as implementation_kind
 from evalcore._contract.identity import parse_metric_id as parse_metric_id
 from evalcore._contract.identity import canonical_id as canonical_id
 from evalcore._contract.vocabulary import naming_problems as naming_problems
-from evalcore._engine.trackers import open_tracker as open_tracker
+# saved runs, for extensions that work on finished runs (statistics, reports)
+from evalcore._engine.saved import Run as Run
+from evalcore._engine.saved import load_run as load_run
+from evalcore._engine.saved import load_runs as load_runs
+from evalcore._engine.saved import metric_of as metric_of
+from evalcore._engine.sequential import paired_difference_interval as paired_difference_interval
+
+# command-line helpers for a plugin's commands
+from evalcore._cli.common import reports_errors as reports_errors
+from evalcore._cli.common import echo_json as echo_json
+from evalcore._cli.common import echo_rows as echo_rows
+from evalcore._cli.common import comparison_options as comparison_options
+from evalcore._contract.display import table_lines as table_lines

@@ -143,7 +143,7 @@ def _evaluate(ctx: click.Context, data: str | None, metric_ids: Sequence[str], p
 
     options["field_map"] = map_arguments(options["field_map"]) or None  # --map NEW=OLD -> {NEW: OLD}
     if options["baseline"] is not None:
-        from evalcore._compare.load import load_run
+        from evalcore._engine.saved import load_run
 
         options["baseline"] = list(load_run(options["baseline"]).rows.values())
     reader_name = options.pop("reader_name", None)

@@ -1,5 +1,5 @@
-"""The ``evalcore`` command line: list, describe, plugins, evaluate, compare, report, and the
-commands plugins add.
+"""The ``evalcore`` command line: list, describe, plugins, evaluate, report, and the commands
+plugins add (evalcore-stats adds compare, gate, plan, ppi, runs and calibrate).
 
 Only click is imported up front, so ``--help`` stays fast; each command imports what it needs. A
 plugin's command (the ``evalcore_commands`` hook) is looked up only when a name is not one of
@@ -16,14 +16,16 @@ from typing import TYPE_CHECKING, Any, TextIO
 import click
 
 from evalcore._contract.env import one_blas_thread
-from evalcore._contract.errors import EvalcoreError, InputError
+from evalcore._contract.errors import EvalcoreError
 
 from .common import echo_json, echo_rows, registry_of, render_listing, reports_errors
 
 if TYPE_CHECKING:
     from evalcore._registry.listing import Listing
 
-EXTENSION_COMMANDS: dict[str, str] = {}
+EXTENSION_COMMANDS: dict[str, str] = {
+    name: "evalcore-stats" for name in ("compare", "gate", "plan", "ppi", "runs", "calibrate")
+}
 """The commands of evalcore's own extensions, by the distribution that adds them: without it, the
 command says what to install instead of click's 'No such command'."""
 
@@ -31,10 +33,7 @@ command says what to install instead of click's 'No such command'."""
 class _LazyGroup(click.Group):
     """Commands that live in their own modules, or in plugins, load only when they run (or help lists them)."""
 
-    lazy = {"evaluate": "_cli.evaluate:evaluate_command", "compare": "_cli.compare:compare_command",
-            "report": "_cli.compare:report_command", "gate": "_cli.gate:gate_command",
-            "ppi": "_cli.plan:ppi_command", "plan": "_cli.plan:plan_command",
-            "runs": "_cli.runs:runs_command"}
+    lazy = {"evaluate": "_cli.evaluate:evaluate_command", "report": "_cli.compare:report_command"}
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         own = [*super().list_commands(ctx), *self.lazy]
@@ -253,30 +252,3 @@ def new_plugin(ctx: click.Context, name: str, kind: str, parent: str) -> None:
     shown = {"metrics": f"evalcore list --family {namespace}"}.get(kind, "evalcore plugins")
     click.echo(f"created {root} (namespace {namespace}); next: pip install -e '{root}[test]' && "
                f"{shown} && pytest {root / 'tests'}")
-
-
-@main.command()
-@click.argument("labels", type=click.Path(dir_okay=False, exists=True))
-@click.option("-m", "--metric", "metric_id", required=True, help="The metric (usually a judge) to calibrate.")
-@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-@click.pass_context
-@reports_errors
-def calibrate(ctx: click.Context, labels: str, metric_id: str, as_json: bool) -> None:
-    """Compare a metric with human labels (JSONL records with a "label" field)."""
-    from evalcore._contract.records import read_records
-    from evalcore._engine.calibrate import calibrate as run_calibration
-
-    record_set = read_records(labels)
-    for error in record_set.errors:
-        click.echo(f"error: {error}", err=True)
-    missing = [r.id for r in record_set.records if "label" not in r.raw]
-    if missing:
-        raise InputError(f"records without a 'label': {', '.join(missing[:5])}", source=labels, field="label")
-    result = run_calibration(registry_of(ctx).create(metric_id), record_set.records)
-    if as_json:
-        echo_json(result.to_dict())
-        return
-    click.echo(f"{metric_id}: n={result.n}  agreement={result.agreement:.4f}  kappa={result.kappa:.4f}"
-               f"  skipped={result.skipped}  errors={result.errors}")
-    echo_rows(("human \\ metric", *map(str, result.labels)),
-               [(str(label), *map(str, row)) for label, row in zip(result.labels, result.confusion)])

@@ -7,6 +7,8 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from evalcore._lazy import publish
+
 from .env import terminal_columns
 
 USD_PER_MSAT = 1e-6  # one millisatoshi at 100 000 US dollars per bitcoin, the rate prices are written at
@@ -97,3 +99,6 @@ def terminal_width() -> int | None:
 
 def _number(value: float) -> str:
     return f"{value:g}"
+
+
+publish(globals())

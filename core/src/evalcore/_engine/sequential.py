@@ -26,6 +26,8 @@ sequences are computed at once.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import attrs
 import numpy as np
 
@@ -116,6 +118,29 @@ def final_interval(sequence: tuple[np.ndarray, np.ndarray, np.ndarray]) -> Seque
     if not len(centre):
         return None
     return SequenceInterval(float(centre[-1]), float(low[-1]), float(high[-1]), len(centre))
+
+
+def paired_difference_interval(baseline: np.ndarray, system: np.ndarray, low: float, high: float, *,
+                               confidence: float = 0.95, seed: int = 0) -> SequenceInterval | None:
+    """The last interval of the confidence sequence of the mean difference ``system - baseline``
+    over paired values in ``[low, high]``, the pairs taken in an order drawn with ``seed``
+    (``None`` without a pair)."""
+    pairs = np.column_stack([np.asarray(baseline, dtype=float), np.asarray(system, dtype=float)])
+    order = np.argsort(draw_keys(range(len(pairs)), seed), kind="stable")
+    return final_interval(paired_sequence(pairs[order, 1], pairs[order, 0], low, high, confidence=confidence))
+
+
+_MASK = (1 << 64) - 1
+
+
+def draw_keys(positions: Iterable[int], seed: int) -> np.ndarray:
+    """A seeded pseudo-random sort key per input position (SplitMix64 of ``seed`` and the position)."""
+    with np.errstate(over="ignore"):
+        z = np.fromiter(positions, dtype=np.uint64) + np.uint64((seed * 0x9E3779B97F4A7C15) & _MASK)
+        z = z + np.uint64(0x9E3779B97F4A7C15)
+        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        return z ^ (z >> np.uint64(31))
 
 
 publish(globals())

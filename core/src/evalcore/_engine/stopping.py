@@ -14,7 +14,7 @@ up to the first one still being scored.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -28,23 +28,10 @@ from .baseline import BaselineValues, baseline_digest
 from .options import OptionError
 from .plan import Plan
 from .score import ChunkResult
-from .sequential import SequenceInterval, final_interval, mean_sequence
+from .sequential import SequenceInterval, draw_keys, final_interval, mean_sequence
 
 CHECK_EVERY = 100
 """At most this many records per chunk while a stopping rule is on (how often it is checked)."""
-
-_MASK = (1 << 64) - 1
-
-
-def draw_keys(positions: Iterable[int], seed: int) -> np.ndarray:
-    """A seeded pseudo-random sort key per input position (SplitMix64 of ``seed`` and the position)."""
-    with np.errstate(over="ignore"):
-        z = np.fromiter(positions, dtype=np.uint64) + np.uint64((seed * 0x9E3779B97F4A7C15) & _MASK)
-        z = z + np.uint64(0x9E3779B97F4A7C15)
-        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-        return z ^ (z >> np.uint64(31))
-
 
 class ShuffledSource:
     """Another source's records, read whole, handed out in the seeded order in chunks of at most

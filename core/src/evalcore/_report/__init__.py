@@ -6,9 +6,9 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from evalcore._compare import compare, load_run, load_runs
-from evalcore._compare.ppi import ppi, ppi_differences
+import evalcore
 from evalcore._contract.errors import InputError
+from evalcore._engine.saved import load_run, load_runs
 from evalcore._lazy import publish
 
 
@@ -44,7 +44,7 @@ def write_report(
     check_output(path, "-o", named, probed=probed)
     if compare_with:
         runs = load_runs([result, *compare_with])
-        run, comparison = runs[0], comparison if comparison is not None else compare(*runs, **options)
+        run, comparison = runs[0], comparison if comparison is not None else evalcore.compare(*runs, **options)
     else:
         if comparison is not None:
             raise InputError("a comparison is shown with the runs it compares: give them as compare_with",
@@ -57,8 +57,8 @@ def write_report(
              if (data := recorded_input(other)[0]) is not None and os.path.exists(data)]
     check_output(path, "-o", [(file, f"an input of this report ({what})") for file, what in read], probed=probed)
     estimates = [] if labels is None else (
-        ppi_differences(run, runs[1:], labels, alpha=options.get("alpha", 0.05)) if compare_with
-        else [ppi(run, labels if isinstance(labels, (str, os.PathLike, Mapping)) else _one(labels),
+        evalcore.ppi_differences(run, runs[1:], labels, alpha=options.get("alpha", 0.05)) if compare_with
+        else [evalcore.ppi(run, labels if isinstance(labels, (str, os.PathLike, Mapping)) else _one(labels),
                   alpha=options.get("alpha", 0.05))])
     html = render(run, comparison, others=runs[1:], records=records, inputs=inputs, ppi=estimates)
     # a lone surrogate read from JSON ("\ud800") is written as its escape, which the page's script reads back

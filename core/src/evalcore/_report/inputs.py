@@ -17,10 +17,10 @@ from typing import Any
 import attrs
 import orjson
 
-from evalcore._compare.load import Run
 from evalcore._contract.errors import InputError
 from evalcore._contract.jsonl import iter_json_lines
 from evalcore._contract.records import Record, parse_record
+from evalcore._engine.saved import Run
 
 
 @attrs.frozen

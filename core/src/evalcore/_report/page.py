@@ -22,12 +22,10 @@ from typing import Any
 
 import numpy as np
 
-from evalcore._compare.load import Run
-from evalcore._compare.power import detectable_effect
-from evalcore._compare.ppi import PPIResult
-from evalcore._compare.result import TEST_NAMES, Comparison, format_p
+import evalcore
 from evalcore._engine.diagnose import why_lines
 from evalcore._engine.noise import noise_lines
+from evalcore._engine.saved import Run
 
 from .inputs import Inputs, load_inputs
 from .plots import histogram
@@ -112,8 +110,8 @@ def _plain(value: Any) -> Any:
     return str(value)
 
 
-def render(run: Run, comparison: Comparison | None = None, *, others: Sequence[Run] = (),
-           records: int = DEFAULT_RECORDS, inputs: Any = None, ppi: Sequence[PPIResult] = ()) -> str:
+def render(run: Run, comparison: evalcore.Comparison | None = None, *, others: Sequence[Run] = (),
+           records: int = DEFAULT_RECORDS, inputs: Any = None, ppi: Sequence[Any] = ()) -> str:
     """The whole page for ``run`` (and its comparison with the runs ``others``).
 
     ``ppi``: prediction-powered estimates to explain, of ``run`` or of its differences from ``others``;
@@ -235,11 +233,11 @@ def _slices_section(run: Run, metric_ids: Sequence[str], matrix: Any, found: Inp
             f"</table></div>{note}</section>")
 
 
-def _comparison_section(comparison: Comparison) -> str:
-    tests = comparison.options["tests"]
+def _comparison_section(comparison: evalcore.Comparison) -> str:
+    tests, names = comparison.options["tests"], comparison.test_names
     head = ("<tr><th>metric</th><th>system</th><th class=\"num\">baseline</th><th class=\"num\">system</th>"
             "<th class=\"num\">difference</th><th class=\"num\">95% interval</th><th class=\"num\">effect</th>"
-            + "".join(f"<th class=\"num\" title=\"{escape(TEST_NAMES[t])}\">{_SHORT[t]} p</th>" for t in tests)
+            + "".join(f"<th class=\"num\" title=\"{escape(names[t])}\">{_SHORT[t]} p</th>" for t in tests)
             + "<th>result</th></tr>")
     rows = []
     for entry in comparison.entries:
@@ -252,7 +250,7 @@ def _comparison_section(comparison: Comparison) -> str:
             else:
                 mark = " *" if test == entry.decided_by and entry.significant else ""
                 cells.append(f"<td class=\"num\" title=\"uncorrected {_num(outcome.p_value, '.4g')}\">"
-                             f"{_text(format_p(outcome.p_adjusted))}{mark}</td>")
+                             f"{_text(comparison.format_p(outcome.p_adjusted))}{mark}</td>")
         verdict = {"system": ("better", "▲ better"), "baseline": ("worse", "▼ worse"),
                    None: ("muted", "no significant difference")}[entry.winner]
         if entry.difference is None:
@@ -285,7 +283,7 @@ def _comparison_section(comparison: Comparison) -> str:
 DETECTION_POWER = 0.8
 
 
-def detectable_lines(comparison: Comparison) -> list[str]:
+def detectable_lines(comparison: evalcore.Comparison) -> list[str]:
     """For each per-record metric compared: the smallest difference its records could detect with
     80 % power in the paired t-test at the comparison's alpha (the minimum detectable effect, in
     standard deviations of the differences and in the metric's own units)."""
@@ -295,7 +293,7 @@ def detectable_lines(comparison: Comparison) -> list[str]:
         if entry.effect_size_kind != "cohen_dz" or not entry.effect_size or entry.n < 2 or not entry.difference:
             continue
         spread = abs(entry.difference / entry.effect_size)  # d_z = mean difference / sd of the differences
-        effect = detectable_effect(entry.n, alpha, DETECTION_POWER)
+        effect = evalcore.plan_sample_size(sd=1.0, n=entry.n, alpha=alpha, power=DETECTION_POWER).detectable
         lines.append(f"{entry.metric} ({entry.system}): with {entry.n} paired records a difference of "
                      f"±{effect * spread:.4g} (d_z {effect:.3f}) is detected with {DETECTION_POWER:.0%} power at "
                      f"alpha {alpha:g}; evalcore plan gives the records a smaller one needs")

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from html import escape
+from typing import Any
 
-from evalcore._compare.ppi import PPIResult
 
-
-def ppi_section(estimates: Sequence[PPIResult]) -> str:
+def ppi_section(estimates: Sequence[Any]) -> str:
     """One line per metric (and per difference of two runs), as :meth:`PPIEntry.line` words it."""
     if not estimates:
         return ""

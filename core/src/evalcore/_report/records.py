@@ -15,8 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from evalcore._compare.load import Run
 from evalcore._contract.records import Record
+from evalcore._engine.saved import Run
 
 from .summary import ok_value
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import attrs
 import numpy as np
 
-from evalcore._compare.load import Run
+from evalcore._engine.saved import Run
 
 from .records import value_matrix
 

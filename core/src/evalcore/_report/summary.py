@@ -7,8 +7,8 @@ from typing import Any
 
 import numpy as np
 
-from evalcore._compare.load import Run, metric_of
 from evalcore._contract.errors import EvalcoreError
+from evalcore._engine.saved import Run, metric_of
 from evalcore._engine.stats import bootstrap_intervals, standard_error
 
 

@@ -12,8 +12,12 @@ import math
 import os
 from collections.abc import Sequence
 from html import escape
+from typing import TYPE_CHECKING
 
-from evalcore._compare.history import TrendPoint, iso_time
+from evalcore._lazy import publish
+
+if TYPE_CHECKING:
+    from evalcore import TrendPoint
 
 from .page import _inline, _interval, _num, content_security_policy
 
@@ -83,7 +87,7 @@ def trend_svg(points: Sequence[TrendPoint], metric_id: str) -> str:
                          'stroke="#2f6fdd" stroke-opacity="0.5" stroke-width="3"/>')
         if p.value is not None:
             parts.append(f'<circle cx="{x(i):.1f}" cy="{y(p.value):.1f}" r="3.5" fill="#2f6fdd"><title>'
-                         f'{escape(p.run)} ({escape(iso_time(p.when))}): {p.value:.4f} {_interval(p.ci)}'
+                         f'{escape(p.run)} ({escape(_when(p))}): {p.value:.4f} {_interval(p.ci)}'
                          '</title></circle>')
     first, last = points[0].when.date().isoformat(), points[-1].when.date().isoformat()
     parts += [f'<text x="{x(0):.1f}" y="{HEIGHT - 14}" fill="#6b7585">{first}</text>',
@@ -94,10 +98,18 @@ def trend_svg(points: Sequence[TrendPoint], metric_id: str) -> str:
 
 def _table(points: Sequence[TrendPoint]) -> str:
     rows = "".join(
-        f"<tr><td>{escape(p.run)}</td><td>{escape(iso_time(p.when))}</td><td class=\"num\">{_num(p.value)}</td>"
+        f"<tr><td>{escape(p.run)}</td><td>{escape(_when(p))}</td><td class=\"num\">{_num(p.value)}</td>"
         f"<td class=\"num\">{_interval(p.ci)}</td><td class=\"num\">{_num(p.n, 'd')}</td>"
         f"<td>{escape(str(p.metric_version or '–'))}</td><td>{escape(p.input or '–')}</td></tr>"
         for p in points)
     return ("<section id=\"runs\"><h2>Runs</h2><table><thead><tr><th>run</th><th>when (UTC)</th>"
             "<th class=\"num\">value</th><th class=\"num\">95% interval</th><th class=\"num\">n</th>"
             "<th>metric version</th><th>input</th></tr></thead><tbody>" + rows + "</tbody></table></section>")
+
+
+def _when(point: TrendPoint) -> str:
+    """The run's time as the point's JSON gives it (ISO 8601, ``Z`` for UTC)."""
+    return str(point.to_dict()["when"])
+
+
+publish(globals())

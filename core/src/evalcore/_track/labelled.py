@@ -1,9 +1,9 @@
 """A finished run corrected by labels on some of its records: ``evaluate(..., labels=...)`` and
 ``evalcore evaluate --labels``.
 
-The engine knows nothing of prediction-powered inference (it sits in the comparison layer above
-it), so the estimates are made here, from the finished result, and added to it and to the JSON
-report the run wrote.
+The estimates are evalcore-stats' (:func:`evalcore.read_labels`, :func:`evalcore.ppi`), reached
+through their public names; without that distribution, labels fail before the run with one line
+naming it. The estimates are added to the finished result and to the JSON report the run wrote.
 """
 
 from __future__ import annotations
@@ -14,27 +14,29 @@ from typing import Any
 
 import attrs
 
-from evalcore._compare.load import load_run
-from evalcore._compare.ppi import ppi as estimate
-from evalcore._compare.ppi import read_labels
 from evalcore._engine.files import OutputError
 from evalcore._engine.output import write_json
 from evalcore._engine.result import EvaluationResult
+from evalcore._engine.saved import load_run
 
 
 def check_labels(labels: Any) -> dict[str, float] | None:
     """The labels by record id, read before the run so that a bad file costs no evaluation."""
-    return None if labels is None else read_labels(labels, "labels")
+    import evalcore
+
+    return None if labels is None else evalcore.read_labels(labels, "labels")
 
 
 def with_ppi(result: EvaluationResult, labels: dict[str, float] | None, *,
              output: str | os.PathLike[str] | None = None) -> EvaluationResult:
     """``result`` with the prediction-powered estimate of every per-record metric (``result.ppi``),
     also written as the ``"ppi"`` section of the JSON report at ``output`` when the run wrote one."""
+    import evalcore
+
     if labels is None:
         return result
     name = os.path.splitext(os.path.basename(output))[0] if output is not None else "this run"
-    found = estimate(load_run(result, name), labels)
+    found = evalcore.ppi(load_run(result, name), labels)
     if output is not None and os.path.isfile(output):
         try:
             with open(output, encoding="utf-8") as handle:

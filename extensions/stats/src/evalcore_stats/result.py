@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import attrs
-
-from evalcore._contract.display import table_lines
-from evalcore._lazy import publish
+from evalcore.plugin import table_lines
 
 TEST_NAMES = {
     "bootstrap": "paired bootstrap",
@@ -16,6 +14,11 @@ TEST_NAMES = {
     "wilcoxon": "Wilcoxon signed-rank",
     "fisher": "Fisher randomization",
 }
+
+
+def format_p(p: float) -> str:
+    """A p-value with four decimals; ``<0.0001`` below that."""
+    return "<0.0001" if p < 0.0001 else f"{p:.4f}"
 
 
 @attrs.frozen
@@ -83,6 +86,10 @@ class Comparison:
     options: dict[str, Any]
     notes: list[str] = attrs.field(factory=list)
 
+    test_names: ClassVar[dict[str, str]] = TEST_NAMES
+    """Each test's name in words, by its key in ``options["tests"]`` and in an entry's ``tests``."""
+    format_p = staticmethod(format_p)
+
     def entry(self, metric: str, system: str) -> MetricComparison:
         """The comparison of ``system`` with the baseline on ``metric``."""
         for item in self.entries:
@@ -119,11 +126,6 @@ def _number(value: float | None, signed: bool = False) -> str:
     if value is None:
         return "-"
     return f"{value:+.4f}" if signed else f"{value:.4f}"
-
-
-def format_p(p: float) -> str:
-    """A p-value with four decimals; ``<0.0001`` below that."""
-    return "<0.0001" if p < 0.0001 else f"{p:.4f}"
 
 
 def marker(entry: MetricComparison) -> str:
@@ -167,6 +169,3 @@ def format_comparison(comparison: Comparison) -> str:
                          f"{counts['only_in_system']} only in the system")
     lines += [f"note: {note}" for note in comparison.notes]
     return "\n".join(lines)
-
-
-publish(globals())

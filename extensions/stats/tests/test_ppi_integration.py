@@ -16,7 +16,7 @@ from statistics import NormalDist
 import evalcore
 import numpy as np
 import pytest
-from evalcore._compare.load import read_journal
+from evalcore._engine.saved import read_journal
 from evalcore.testing import run_evalcore, write_records
 
 ppi_py = pytest.importorskip("ppi_py")

@@ -1,7 +1,7 @@
 """Anytime-valid intervals for the differences of finished runs (``compare --sequential``).
 
 For each system and per-record metric with a bounded value range, the paired PrPl-EB confidence
-sequence (:mod:`evalcore._engine.sequential`) of the per-record difference ``system - baseline``
+sequence (:func:`evalcore.plugin.paired_difference_interval`) of the per-record difference ``system - baseline``
 over the records both scored, taken in an order drawn with ``seed``; its last interval is
 reported beside the bootstrap one. A finished run has scored every record of its file, so the
 sequence is the with-replacement form: its target is the mean difference of the systems on
@@ -15,25 +15,21 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+import evalcore
 import numpy as np
+from evalcore.plugin import EvalcoreError, Run, load_runs, paired_difference_interval
 
-from evalcore._contract.errors import EvalcoreError
-from evalcore._engine.sequential import final_interval, paired_sequence
-from evalcore._engine.stopping import draw_keys
-from evalcore._registry.registry import Registry, default_registry
-
-from .load import Run, RunLike, load_runs
+from ._types import RunLike
 
 
 def sequence_differences(baseline: RunLike, *systems: RunLike, metrics: Sequence[str] | None = None,
                          confidence: float = 0.95, seed: int = 0,
-                         registry: Registry | None = None) -> list[dict[str, Any]]:
+                         registry: evalcore.Registry | None = None) -> list[dict[str, Any]]:
     """Per system and metric: the difference's estimate, the sequence's ``low`` / ``high`` after
     ``n`` shared records, and whether it excludes 0 (``decided``). Metrics without per-record
     values or a bounded range are listed with ``note`` instead."""
     runs = load_runs([baseline, *systems])
     base = runs[0]
-    registry = registry or default_registry()
     found = []
     for system in runs[1:]:
         for metric_id in metrics or [m for m in base.metrics if m in system.metrics]:
@@ -42,8 +38,8 @@ def sequence_differences(baseline: RunLike, *systems: RunLike, metrics: Sequence
             if base.granularity(metric_id) != "sample" or span is None:
                 found.append({**entry, "note": "needs per-record values in a bounded value range"})
                 continue
-            a, b = _paired(base, system, metric_id, seed)
-            interval = final_interval(paired_sequence(b, a, *span, confidence=confidence))
+            a, b = _paired(base, system, metric_id)
+            interval = paired_difference_interval(a, b, *span, confidence=confidence, seed=seed)
             if interval is None:
                 found.append({**entry, "note": "no record scored by both"})
                 continue
@@ -51,9 +47,10 @@ def sequence_differences(baseline: RunLike, *systems: RunLike, metrics: Sequence
     return found
 
 
-def _value_range(registry: Registry, metric_id: str) -> tuple[float, float] | None:
+def _value_range(registry: evalcore.Registry | None, metric_id: str) -> tuple[float, float] | None:
     try:
-        low, high = registry.resolve(metric_id)[0].spec.value_range
+        info = evalcore.describe(metric_id) if registry is None else registry.resolve(metric_id)[0]
+        low, high = info.spec.value_range
     except EvalcoreError:
         return None
     if low is None or high is None or not (math.isfinite(low) and math.isfinite(high)):
@@ -61,16 +58,15 @@ def _value_range(registry: Registry, metric_id: str) -> tuple[float, float] | No
     return float(low), float(high)
 
 
-def _paired(base: Run, system: Run, metric_id: str, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """The two runs' ok values on the records both scored, in the seeded order."""
+def _paired(base: Run, system: Run, metric_id: str) -> tuple[np.ndarray, np.ndarray]:
+    """The two runs' ok values on the records both scored."""
     pairs = []
     for record_id, row in base.rows.items():
         other = system.rows.get(record_id)
         first, second = row["scores"].get(metric_id), (other or {}).get("scores", {}).get(metric_id)
         if _ok(first) and _ok(second):
             pairs.append((first["value"], second["value"]))  # type: ignore[index]
-    order = np.argsort(draw_keys(range(len(pairs)), seed), kind="stable")
-    values = np.asarray(pairs, dtype=float).reshape(-1, 2)[order]
+    values = np.asarray(pairs, dtype=float).reshape(-1, 2)
     return values[:, 0], values[:, 1]
 
 

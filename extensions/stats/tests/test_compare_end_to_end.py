@@ -1,6 +1,7 @@
 """compare and report over runs the engine really wrote: results, reports and journals agree."""
 
 import json
+import pathlib
 
 import pytest
 from click.testing import CliRunner
@@ -10,9 +11,12 @@ from evalcore._cli.main import main
 METRICS = ["retrieval/ndcg@10", "overlap/bleu(variable_references=True)", "overlap/token_f1"]
 
 
+EXAMPLES = pathlib.Path(__file__).resolve().parents[3] / "examples"
+
+
 @pytest.fixture
-def runs(root, tmp_path):
-    records = [json.loads(line) for line in (root / "examples" / "rag.jsonl").read_text().splitlines()]
+def runs(tmp_path):
+    records = [json.loads(line) for line in (EXAMPLES / "rag.jsonl").read_text().splitlines()]
     worse = [{**r, "prediction": {**r["prediction"], "response": r["prediction"]["response"] + " indeed",
                                   "retrieved": list(reversed(r["prediction"]["retrieved"]))}} for r in records]
     results = []

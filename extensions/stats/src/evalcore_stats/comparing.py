@@ -5,10 +5,10 @@ from __future__ import annotations
 import inspect
 from typing import Any
 
-from evalcore._compare.compare import compare as compare_runs
-from evalcore._compare.result import Comparison
-from evalcore._engine.trackers import Tracker, open_tracker
-from evalcore._lazy import publish
+from evalcore.plugin import Tracker, TrackingError, load_runs, open_tracker
+
+from .compare import compare as compare_runs
+from .result import Comparison
 
 
 def compare(baseline: Any, *systems: Any, log_to: str | None = None, tracker_options: dict[str, Any] | None = None,
@@ -21,8 +21,6 @@ def compare(baseline: Any, *systems: Any, log_to: str | None = None, tracker_opt
 
 def comparison_tracker(log_to: str | None, options: dict[str, Any] | None) -> Tracker | None:
     """The tracker ``log_to`` names, opened, if it can log comparisons."""
-    from evalcore._contract.errors import TrackingError
-
     tracker = open_tracker(log_to, options)
     if tracker is not None and not callable(getattr(tracker, "log_comparison", None)):
         raise TrackingError(f"the {log_to} tracker logs runs, not comparisons (it has no log_comparison)")
@@ -31,8 +29,6 @@ def comparison_tracker(log_to: str | None, options: dict[str, Any] | None) -> Tr
 
 def log_comparison(tracker: Tracker, baseline: Any, systems: Any, options: dict[str, Any]) -> tuple[Comparison, str]:
     """Compare ``systems`` with ``baseline`` and log the comparison; the comparison and where it went."""
-    from evalcore._compare import load_runs
-
     options = dict(options)
     runs = load_runs([baseline, *systems], options.pop("names", None))
     comparison = compare_runs(*runs, **options)
@@ -51,5 +47,3 @@ compare.__doc__ = (compare_runs.__doc__ or "").rstrip() + """
     metric, both values, the difference with its interval, the effect size and every test's
     p-value); ``tracker_options`` are the tracker's own options.
     """
-
-publish(globals())

@@ -15,10 +15,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from evalcore._contract.errors import InputError
-from evalcore._contract.identity import params_to_json
-
-from .load import Run
+from evalcore.plugin import InputError, Run
 
 RUN_SETTINGS = frozenset({
     "timeout_s", "base_url", "api_key_env", "cache_mode", "cache_dir", "concurrency", "max_retries",
@@ -75,4 +72,4 @@ def _by_run(label: str, values: dict[str, str]) -> str:
 
 
 def _text(value: Any) -> str:
-    return json.dumps(params_to_json({"v": value})["v"], sort_keys=True, default=str)
+    return json.dumps(value, sort_keys=True, default=str)

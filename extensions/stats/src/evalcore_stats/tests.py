@@ -16,8 +16,7 @@ import math
 from typing import Any
 
 import numpy as np
-
-from evalcore._contract.errors import EvalcoreError
+from evalcore.plugin import EvalcoreError
 
 _TOLERANCE = 1e-12
 
@@ -32,7 +31,7 @@ def scipy_stats() -> Any:
         from scipy import stats
     except ImportError:
         raise MissingStatsError(
-            "the t-test and Wilcoxon tests need scipy: pip install 'evalcore-core[stats]'"
+            "the t-test and Wilcoxon tests need scipy: pip install scipy"
         ) from None
     return stats
 

@@ -32,11 +32,9 @@ from typing import Any
 
 import attrs
 import numpy as np
+from evalcore.plugin import InputError, Run, load_run
 
-from evalcore._contract.errors import InputError
-from evalcore._lazy import publish
-
-from .load import Run, RunLike, load_run
+from ._types import RunLike
 
 _ALTERNATIVES = ("two-sided", "larger", "smaller")
 
@@ -408,6 +406,3 @@ def _difference(parts: list[PPIEntry], alpha: float) -> PPIEntry:
     return PPIEntry(metric, **counts, judge_mean=judge, labelled=minus(system.labelled, base.labelled, None),
                     ppi=minus(system.ppi, base.ppi, None), note=base.note or system.note,
                     lams=(*base.lams, *system.lams), difference=True)
-
-
-publish(globals())

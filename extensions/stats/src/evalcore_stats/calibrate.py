@@ -13,11 +13,8 @@ from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import Any
 
 import attrs
-
-from evalcore._contract.errors import InputError, ScoringError
-from evalcore._contract.metric import Metric
-from evalcore._contract.records import Record
-from evalcore._lazy import publish
+from evalcore import Record, ScoringError
+from evalcore.plugin import InputError, Metric
 
 
 @attrs.frozen
@@ -156,6 +153,3 @@ def _sort_key(label: Any) -> tuple[int, str, Any]:
     if isinstance(label, (int, float)):
         return (0, "", label)
     return (1, type(label).__name__, label)
-
-
-publish(globals())

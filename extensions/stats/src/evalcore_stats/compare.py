@@ -7,15 +7,13 @@ from typing import Any
 
 import attrs
 import numpy as np
-
-from evalcore._contract.errors import EvalcoreError, InputError
-from evalcore._lazy import publish
+from evalcore.plugin import EvalcoreError, InputError, Run, load_runs, metric_of
 
 from . import resample
 from . import tests as stat_tests
+from ._types import RunLike
 from .correct import CORRECTIONS, adjust
 from .definitions import require_same_definitions
-from .load import Run, RunLike, load_runs, metric_of
 from .result import TEST_NAMES, Comparison, MetricComparison, TestOutcome
 
 DEFAULT_TESTS = ("bootstrap", "randomization", "ttest", "wilcoxon", "fisher")
@@ -46,7 +44,7 @@ def compare(
     records and reports how many were left out. ``names`` labels the runs (default: file
     names, or ``baseline`` / ``system N`` for results in memory). A metric the runs computed
     by different metric versions or different non-identity parameters raises
-    :class:`~evalcore._compare.definitions.MetricMismatchError` naming them, unless
+    :class:`~evalcore_stats.definitions.MetricMismatchError` naming them, unless
     ``allow_version_mismatch=True`` (then each difference is a note).
     """
     if not systems:
@@ -58,7 +56,7 @@ def compare(
     records = _shared_records(base, others, intersect)
     resamples = {k: n_resamples or v for k, v in DEFAULT_RESAMPLES.items()}
     if tests is None and not stat_tests.scipy_available():
-        notes.append("scipy is not installed: t-test and Wilcoxon left out (pip install 'evalcore-core[stats]')")
+        notes.append("scipy is not installed: t-test and Wilcoxon left out (pip install scipy)")
         chosen = [t for t in chosen if t not in ("ttest", "wilcoxon")]
     notes += require_same_definitions(runs, metric_ids, allow=allow_version_mismatch)
     pairing = _Pairing(base, seed=seed, resamples=resamples, confidence=confidence)
@@ -309,6 +307,3 @@ def _correct(entries: list[MetricComparison], chosen: list[str], method: str, al
         significant = decided_by is not None and outcomes[decided_by].p_adjusted < alpha
         out.append(attrs.evolve(entry, tests=outcomes, decided_by=decided_by, significant=bool(significant)))
     return out
-
-
-publish(globals())

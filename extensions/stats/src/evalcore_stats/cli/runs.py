@@ -6,13 +6,12 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import click
-
-from .common import echo_json, echo_rows, reports_errors
+from evalcore.plugin import echo_json, echo_rows, reports_errors
 
 if TYPE_CHECKING:
     from datetime import datetime
 
-    from evalcore._compare.history import RunRecord, TrendPoint
+    from ..history import RunRecord, TrendPoint
 
 
 @click.command("runs")
@@ -30,7 +29,7 @@ def runs_command(ctx: click.Context, folder: str | None, store: str | None, metr
                  as_json: bool) -> None:
     """List the runs (JSON reports of 'evalcore evaluate -o', found recursively) in FOLDER (default: the
     current folder, unless --store is given), oldest first: when, input, metrics and values."""
-    from evalcore._compare.history import runs, trend
+    from ..history import runs, trend
 
     if html and not metric:
         raise click.UsageError("--html needs --trend METRIC")
@@ -45,9 +44,9 @@ def runs_command(ctx: click.Context, folder: str | None, store: str | None, metr
         return
     points = trend(folder, metric, store=store)
     if html:
-        from evalcore._report.trend import write_trend
+        import evalcore
 
-        write_trend(points, points[0].metric, html)
+        evalcore.write_trend(points, points[0].metric, html)
         click.echo(f"wrote {html}", err=as_json)
     if as_json:
         echo_json([p.to_dict() for p in points])

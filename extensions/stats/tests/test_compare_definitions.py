@@ -5,8 +5,8 @@ import json
 import evalcore
 import pytest
 from evalcore import InputError
-from evalcore._compare.definitions import RUN_SETTINGS
 from evalcore.testing import run_evalcore, write_journal
+from evalcore_stats.definitions import RUN_SETTINGS
 
 METRIC = "toy/score"
 VALUES = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6]

@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import sqlite3
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import closing
@@ -25,11 +26,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 import attrs
-
-from evalcore._contract.errors import InputError
-from evalcore._lazy import publish
-
-from .load import _stem
+from evalcore.plugin import InputError
 
 PathLike = str | os.PathLike[str]
 _STORE_VERSION = 1
@@ -145,7 +142,7 @@ def find_run(history: Sequence[RunRecord], name: str, where: PathLike) -> RunRec
     _ambiguous(name, [r.name for r in matches], where)
 
 
-def locate(refs: Sequence[str], history: PathLike | None) -> list[str]:
+def locate_runs(refs: Sequence[str], history: PathLike | None) -> list[str]:
     """The report file each of ``refs`` means: a file path as it is, else a run name (or unambiguous
     prefix) in ``history`` (a folder of runs, or a store file), which is read once."""
     records: list[RunRecord] | None = None
@@ -186,6 +183,11 @@ def iso_time(when: datetime) -> str:
 
 
 # -- reading reports ---------------------------------------------------------------
+
+
+def _stem(path: str) -> str:
+    """A report's file name without ``.json`` / ``.jsonl``."""
+    return re.sub(r"\.jsonl?$", "", os.path.basename(path))
 
 
 def _json_files(root: str) -> Iterator[str]:
@@ -341,6 +343,3 @@ def _read_store(db: sqlite3.Connection) -> list[RunRecord]:
         for fingerprint, path, started, source, input_, n_records in db.execute(
             "SELECT fingerprint, path, started, time_source, input, n_records FROM runs ORDER BY rowid")]
     return sorted(records, key=lambda r: r.when)  # stable: runs of one second stay in the order they were added
-
-
-publish(globals())

@@ -21,13 +21,10 @@ that means summed in another order do not pass for larger ones.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import attrs
 import numpy as np
-
-if TYPE_CHECKING:
-    from evalcore._contract.array_state import ArrayStates
 
 _TOLERANCE = 1e-12
 
@@ -123,7 +120,7 @@ def corpus_values(
 
 
 def declared_values(
-    base: ArrayStates, system: ArrayStates, values: Callable[[np.ndarray], np.ndarray],
+    base: Any, system: Any, values: Callable[[np.ndarray], np.ndarray],
 ) -> tuple[ValuesOf, Callable[[np.ndarray], Any]]:
     """Resampling functions for declared (integer array) corpus states: every resample's merged
     state at once (a matrix product), then ``values`` of them all."""

@@ -5,10 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import click
-
-from evalcore._contract.errors import InputError
-
-from .common import echo_json, reports_errors
+from evalcore.plugin import InputError, echo_json, reports_errors
 
 
 @click.command("ppi")
@@ -29,7 +26,7 @@ def ppi_command(ctx: click.Context, result: str, system: str | None, labels: Seq
 
     With SYSTEM (a second run and a second --labels), the estimate of the difference SYSTEM - RESULT.
     """
-    from evalcore._compare.ppi import ppi
+    from ..ppi import ppi
 
     wanted = 1 if system is None else 2
     if len(labels) != wanted:
@@ -62,7 +59,7 @@ def plan_command(ctx: click.Context, pilot: Sequence[str], sd: float | None, dif
 
     PILOT is two runs (baseline, system) over the same records; without them give --sd.
     """
-    from evalcore._compare.power import plan_sample_size
+    from ..power import plan_sample_size
 
     if pilot and len(pilot) != 2:
         raise InputError(f"a pilot is two runs (baseline, system); {len(pilot)} given", field="PILOT")

@@ -10,9 +10,9 @@ import pytest
 from click.testing import CliRunner
 from evalcore import EvalcoreError, plan_sample_size, ppi
 from evalcore._cli.main import main
-from evalcore._compare.power import detectable_effect, records_needed, ttest_power
-from evalcore._compare.ppi import classical_mean, ppi_mean
 from evalcore.testing import write_journal
+from evalcore_stats.power import detectable_effect, records_needed, ttest_power
+from evalcore_stats.ppi import classical_mean, ppi_mean
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

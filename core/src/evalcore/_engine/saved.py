@@ -1,4 +1,4 @@
-"""Saved runs for comparison and reports: an EvaluationResult, a JSON report or a samples journal.
+"""Saved runs, read back for comparisons and reports: an EvaluationResult, a JSON report or a samples journal.
 
 A journal's first line may be a header (``{"evalcore_journal": 1, "metrics": {...}}``);
 each record line has an ``"id"`` and ``"scores"``; checkpoint lines (no ``"id"``) are
@@ -18,6 +18,7 @@ from typing import Any
 import attrs
 
 from evalcore._contract.errors import EvalcoreError, InputError
+from evalcore._lazy import publish
 
 RunLike = Any
 """An :class:`~evalcore.EvaluationResult`, or the path of a JSON report or samples journal."""
@@ -226,3 +227,6 @@ def _stem(path: str) -> str:
         if base.endswith(suffix):
             return base[: -len(suffix)]
     return base
+
+
+publish(globals())

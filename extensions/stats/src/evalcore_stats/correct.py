@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from evalcore._contract.errors import ParameterError
+from evalcore.plugin import ParameterError
 
 CORRECTIONS = ("holm", "bonferroni", "none")
 

@@ -21,11 +21,9 @@ from typing import Any
 
 import attrs
 import numpy as np
+from evalcore.plugin import InputError, load_runs
 
-from evalcore._contract.errors import InputError
-from evalcore._lazy import publish
-
-from .load import RunLike, load_runs
+from ._types import RunLike
 from .tests import scipy_stats
 
 _ALTERNATIVES = ("two-sided", "one-sided")
@@ -211,6 +209,3 @@ def _pilot_differences(pilot: Sequence[RunLike], metric: str | None) -> tuple[st
         raise InputError(f"the pilot runs share {len(diffs)} scored record(s) of {metric}; at least 2 are needed",
                          field="pilot")
     return metric, np.asarray(diffs, dtype=float)
-
-
-publish(globals())

@@ -7,10 +7,10 @@ from collections.abc import Sequence
 from typing import Any
 
 import click
+from evalcore.plugin import echo_json, reports_errors
 
-from .common import echo_json, reports_errors
+from ..result import TEST_NAMES
 
-_TESTS = ("bootstrap", "randomization", "ttest", "wilcoxon", "fisher")
 EXIT_FAILED = 1
 
 
@@ -27,7 +27,7 @@ EXIT_FAILED = 1
                    "and correction as in 'evalcore compare').")
 @click.option("--alpha", default=0.05, show_default=True, type=float,
               help="Significance level of the corrected p-values of --no-worse.")
-@click.option("--test", "tests", multiple=True, type=click.Choice(_TESTS),
+@click.option("--test", "tests", multiple=True, type=click.Choice(tuple(TEST_NAMES)),
               help="Test to run for --no-worse (repeatable; the first that applies decides). Default: all.")
 @click.option("--correction", default="holm", show_default=True, type=click.Choice(["holm", "bonferroni", "none"]),
               help="Multiple-comparison correction across the --no-worse metrics.")
@@ -52,7 +52,7 @@ def gate_command(ctx: click.Context, result: str, minimums: Sequence[str], maxim
     evalcore gate result.json --min overlap/token_f1=0.70 --max system/mean_latency=800
     evalcore gate result.json --baseline base.json --no-worse retrieval/ndcg@10
     """
-    from evalcore._compare.gate import gate, parse_bound
+    from ..gate import gate, parse_bound
 
     outcome = gate(result, at_least=dict(parse_bound(t) for t in minimums),
                    at_most=dict(parse_bound(t) for t in maximums), baseline=baseline, no_worse=list(no_worse),

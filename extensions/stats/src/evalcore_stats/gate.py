@@ -14,13 +14,11 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import attrs
+from evalcore.plugin import InputError, Run, load_run, metric_of
 
-from evalcore._contract.errors import InputError
-from evalcore._lazy import publish
-
+from ._types import RunLike
 from .compare import compare
 from .definitions import require_same_definitions
-from .load import Run, RunLike, load_run, metric_of
 from .result import TEST_NAMES, MetricComparison, format_p
 
 WORST_SHOWN = 5
@@ -324,6 +322,3 @@ def _value(value: float | None, ci: tuple[float, float] | None) -> str:
 def _md(text: str) -> str:
     """Text for a markdown table cell: pipes, backticks and line breaks made harmless."""
     return str(text).replace("|", "\\|").replace("`", "'").replace("\n", " ")
-
-
-publish(globals())

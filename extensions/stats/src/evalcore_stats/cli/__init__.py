@@ -1,0 +1,1 @@
+"""The commands of evalcore-stats, each loaded when it runs."""
