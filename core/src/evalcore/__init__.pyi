@@ -29,7 +29,8 @@ from evalcore._compare.result import Comparison as Comparison
 from evalcore._compare.ppi import ppi as ppi
 from evalcore._compare.power import plan_sample_size as plan_sample_size
 from evalcore._compare.gate import gate as gate
-from evalcore._report import write_report as write_report
+from evalcore_report.write import write_report as write_report
+from evalcore_report.trend import write_trend as write_trend
 from evalcore._compare.history import runs as runs
 from evalcore._compare.history import trend as trend
 from evalcore._compare.history import RunRecord as RunRecord

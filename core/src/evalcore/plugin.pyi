@@ -62,3 +62,25 @@ from evalcore._contract.errors import TrackingError as TrackingError
 from evalcore._contract.chunk import Source as Source
 from evalcore._contract.chunk import Chunk as Chunk
 from evalcore._engine.readers import file_fingerprint as file_fingerprint
+
+# views of a record in the report (plugin API 2)
+from evalcore._contract.components import RecordViewSpec as RecordViewSpec
+from evalcore._contract.views import RecordView as RecordView
+from evalcore._registry.api import record_views as record_views
+
+# extensions that show saved runs (the report)
+from evalcore._compare.load import Run as Run
+from evalcore._compare.load import load_runs as load_runs
+from evalcore._compare.load import metric_of as metric_of
+from evalcore._compare.history import locate as locate
+from evalcore._compare.ppi import ppi_differences as ppi_differences
+from evalcore._compare.power import detectable_effect as detectable_effect
+from evalcore._compare.result import TEST_NAMES as TEST_NAMES
+from evalcore._compare.result import format_p as format_p
+from evalcore._engine.output import summary_notes as summary_notes
+from evalcore._engine.stats import standard_error as standard_error
+from evalcore._engine.stats import bootstrap_intervals as bootstrap_intervals
+from evalcore._engine.files import check_output as check_output
+from evalcore._engine.files import replacing as replacing
+from evalcore._contract.records import parse_record as parse_record
+from evalcore._cli.comparison import comparison_options as comparison_options

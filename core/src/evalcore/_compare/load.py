@@ -18,6 +18,7 @@ from typing import Any
 import attrs
 
 from evalcore._contract.errors import EvalcoreError, InputError
+from evalcore._lazy import publish
 
 RunLike = Any
 """An :class:`~evalcore.EvaluationResult`, or the path of a JSON report or samples journal."""
@@ -226,3 +227,6 @@ def _stem(path: str) -> str:
         if base.endswith(suffix):
             return base[: -len(suffix)]
     return base
+
+
+publish(globals())

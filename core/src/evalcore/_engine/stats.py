@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 
 from evalcore._contract.errors import InputError, ParameterError
+from evalcore._lazy import publish
 
 if TYPE_CHECKING:
     from evalcore._contract.array_state import ArrayStates
@@ -229,3 +230,6 @@ def _percentiles(replicates: np.ndarray, confidence: float) -> tuple[float | Non
     alpha = (1.0 - confidence) / 2.0
     low, high = np.quantile(replicates, [alpha, 1.0 - alpha])
     return float(replicates.std(ddof=1)), (float(low), float(high))
+
+
+publish(globals())

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable
     from typing import Any
 
+    from evalcore._contract.components import RecordViewSpec
     from evalcore._contract.metric import Metric
     from evalcore._contract.spec import MetricSpec
 
@@ -67,6 +68,14 @@ def get_metric(metric_id: str, **params: Any) -> Metric:
     metric = default_registry().create(metric_id, **params)
     metric.ensure_open()
     return metric
+
+
+def record_views() -> list[RecordViewSpec]:
+    """Every installed plugin's record views (:class:`~evalcore.plugin.RecordViewSpec`), plugin by
+    plugin; from the listing cache while it is valid, so no view's implementation is imported."""
+    from .registry import default_registry
+
+    return default_registry().components("views")
 
 
 def expand_metrics(metric_ids: Iterable[str]) -> list[str]:

@@ -13,7 +13,8 @@ import os
 from collections.abc import Sequence
 from html import escape
 
-from evalcore._compare.history import TrendPoint, iso_time
+from evalcore import TrendPoint
+from evalcore.plugin import check_output, replacing
 
 from .page import _inline, _interval, _num, content_security_policy
 
@@ -23,8 +24,6 @@ WIDTH, HEIGHT, PAD = 760, 260, 44
 def write_trend(points: Sequence[TrendPoint], metric_id: str, path: str | os.PathLike[str]) -> str:
     """Write the trend page of ``metric_id`` through a temporary file renamed into place; a path of
     one of the runs it shows is refused. Returns the path written."""
-    from evalcore._engine.files import check_output, replacing
-
     check_output(path, "--html", [(p.path, f"a run of this page ({p.run})") for p in points])
     with replacing(path, "w", encoding="utf-8") as handle:
         handle.write(render_trend(points, metric_id))
@@ -83,7 +82,7 @@ def trend_svg(points: Sequence[TrendPoint], metric_id: str) -> str:
                          'stroke="#2f6fdd" stroke-opacity="0.5" stroke-width="3"/>')
         if p.value is not None:
             parts.append(f'<circle cx="{x(i):.1f}" cy="{y(p.value):.1f}" r="3.5" fill="#2f6fdd"><title>'
-                         f'{escape(p.run)} ({escape(iso_time(p.when))}): {p.value:.4f} {_interval(p.ci)}'
+                         f'{escape(p.run)} ({escape(_when(p))}): {p.value:.4f} {_interval(p.ci)}'
                          '</title></circle>')
     first, last = points[0].when.date().isoformat(), points[-1].when.date().isoformat()
     parts += [f'<text x="{x(0):.1f}" y="{HEIGHT - 14}" fill="#6b7585">{first}</text>',
@@ -92,9 +91,14 @@ def trend_svg(points: Sequence[TrendPoint], metric_id: str) -> str:
     return "".join(parts)
 
 
+def _when(point: TrendPoint) -> str:
+    """When the run started, in ISO 8601 (as ``evalcore runs --json`` writes it)."""
+    return str(point.to_dict()["when"])
+
+
 def _table(points: Sequence[TrendPoint]) -> str:
     rows = "".join(
-        f"<tr><td>{escape(p.run)}</td><td>{escape(iso_time(p.when))}</td><td class=\"num\">{_num(p.value)}</td>"
+        f"<tr><td>{escape(p.run)}</td><td>{escape(_when(p))}</td><td class=\"num\">{_num(p.value)}</td>"
         f"<td class=\"num\">{_interval(p.ci)}</td><td class=\"num\">{_num(p.n, 'd')}</td>"
         f"<td>{escape(str(p.metric_version or '–'))}</td><td>{escape(p.input or '–')}</td></tr>"
         for p in points)

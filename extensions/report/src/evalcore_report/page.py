@@ -21,13 +21,8 @@ from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
-
-from evalcore._compare.load import Run
-from evalcore._compare.power import detectable_effect
-from evalcore._compare.ppi import PPIResult
-from evalcore._compare.result import TEST_NAMES, Comparison, format_p
-from evalcore._engine.diagnose import why_lines
-from evalcore._engine.noise import noise_lines
+from evalcore import Comparison
+from evalcore.plugin import TEST_NAMES, Run, detectable_effect, format_p, summary_notes
 
 from .inputs import Inputs, load_inputs
 from .plots import histogram
@@ -113,10 +108,11 @@ def _plain(value: Any) -> Any:
 
 
 def render(run: Run, comparison: Comparison | None = None, *, others: Sequence[Run] = (),
-           records: int = DEFAULT_RECORDS, inputs: Any = None, ppi: Sequence[PPIResult] = ()) -> str:
+           records: int = DEFAULT_RECORDS, inputs: Any = None, ppi: Sequence[Any] = ()) -> str:
     """The whole page for ``run`` (and its comparison with the runs ``others``).
 
-    ``ppi``: prediction-powered estimates to explain, of ``run`` or of its differences from ``others``;
+    ``ppi``: prediction-powered estimates (:func:`evalcore.ppi`'s results) to explain, of ``run`` or of its
+    differences from ``others``;
     ``records``: how many records the page embeds at most (see :func:`.records.select`);
     ``inputs``: the records ``run`` scored (a path or records) where its input is not the file it names.
     """
@@ -159,7 +155,7 @@ def _aggregate_section(summary: dict[str, dict[str, Any]]) -> str:
         rows.append(
             f"<tr><td>{escape(metric_id)}</td>" + "".join(f"<td class=\"num\">{c}</td>" for c in cells)
             + f"<td>{_text(data.get('direction') or '')}</td><td>{_text(data.get('granularity') or '')}</td></tr>")
-    notes = "".join(f"<li>{escape(line)}</li>" for line in summary_notes(summary))
+    notes = "".join(f"<li>{escape(line)}</li>" for line in _notes(summary))
     return ("<section id=\"aggregates\"><h2>Aggregates</h2><table><thead><tr><th>metric</th>"
             "<th class=\"num\">value</th><th class=\"num\">95% interval</th><th class=\"num\">std. error</th>"
             "<th class=\"num\">n</th><th class=\"num\">skipped</th><th class=\"num\">errors</th>"
@@ -168,10 +164,10 @@ def _aggregate_section(summary: dict[str, dict[str, Any]]) -> str:
             + (f"<ul id=\"aggregate-notes\">{notes}</ul>" if notes else "") + "</section>")
 
 
-def summary_notes(summary: dict[str, dict[str, Any]]) -> list[str]:
+def _notes(summary: dict[str, dict[str, Any]]) -> list[str]:
     """What the terminal prints under the table — why a metric scored few records, the noise
     between rollouts — and the agreement of a panel of judges."""
-    return [*why_lines(summary), *noise_lines(summary), *_agreement_lines(summary)]
+    return [*summary_notes(summary), *_agreement_lines(summary)]
 
 
 def _agreement_lines(summary: dict[str, dict[str, Any]]) -> list[str]:

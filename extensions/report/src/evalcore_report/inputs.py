@@ -11,16 +11,11 @@ from __future__ import annotations
 import hashlib
 import os
 from collections.abc import Collection, Iterable, Mapping
-from pathlib import Path
 from typing import Any
 
 import attrs
 import orjson
-
-from evalcore._compare.load import Run
-from evalcore._contract.errors import InputError
-from evalcore._contract.jsonl import iter_json_lines
-from evalcore._contract.records import Record, parse_record
+from evalcore.plugin import InputError, Record, Run, iter_jsonl, parse_record
 
 
 @attrs.frozen
@@ -88,7 +83,7 @@ def _sha256(path: str) -> str:
 
 
 def _read(path: str) -> Iterable[tuple[Any, str, int]]:
-    for source, lineno, value in iter_json_lines(Path(path)):
+    for source, lineno, value in iter_jsonl(path):
         if not isinstance(value, InputError):  # else the run rejected the line too, and its report says so
             yield value, source, lineno
 

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from html import escape
+from typing import Any
 
-from evalcore._compare.ppi import PPIResult
 
-
-def ppi_section(estimates: Sequence[PPIResult]) -> str:
-    """One line per metric (and per difference of two runs), as :meth:`PPIEntry.line` words it."""
+def ppi_section(estimates: Sequence[Any]) -> str:
+    """One line per metric (and per difference of two runs) of :func:`evalcore.ppi`'s results,
+    as each entry words it."""
     if not estimates:
         return ""
     parts = []

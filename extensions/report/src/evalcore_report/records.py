@@ -14,9 +14,7 @@ from html import escape
 from typing import Any
 
 import numpy as np
-
-from evalcore._compare.load import Run
-from evalcore._contract.records import Record
+from evalcore.plugin import Record, Run
 
 from .summary import ok_value
 

@@ -1,0 +1,38 @@
+"""``evalcore report``: the page of a saved run, on the command line."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import click
+from evalcore.plugin import comparison_options, locate
+
+
+@click.command("report")
+@click.argument("result", type=click.Path(dir_okay=False))
+@click.option("--compare", "others", multiple=True, type=click.Path(dir_okay=False),
+              help="Another run to compare with RESULT (repeatable).")
+@click.option("--history", type=click.Path(exists=True), metavar="FOLDER|STORE",
+              help="Where RESULT and --compare may name runs instead of files: a folder of runs or a "
+                   "'runs --store' file (a name, or the start of only one, as 'evalcore runs' lists them).")
+@click.option("-o", "--output", default="report.html", show_default=True, type=click.Path(dir_okay=False),
+              help="The HTML file to write.")
+@click.option("--records", "records", default=1000, show_default=True, type=click.IntRange(min=0),
+              help="Records the page holds at most for reading one by one: all, or those with errors and skips "
+                   "and the worst of each metric.")
+@click.option("--input", "inputs", type=click.Path(dir_okay=False, exists=True),
+              help="The records RESULT scored (JSONL), where the input it names has moved or changed.")
+@click.option("--labels", "labels", multiple=True, type=click.Path(dir_okay=False, exists=True),
+              help='JSONL of {"id": ..., "label": number} on some records: the page says per metric what the labels '
+                   "correct (once for every run, or once per run: RESULT's, then each --compare's).")
+@comparison_options
+def report_command(result: str, others: Sequence[str], history: str | None, output: str, records: int,
+                   inputs: str | None, labels: Sequence[str], comparison: dict[str, Any]) -> None:
+    """Write one self-contained HTML page about a saved run (and its comparison with others)."""
+    from .write import write_report
+
+    first, *rest = locate([result, *others], history)
+    write_report(first, output, compare_with=rest, records=records, inputs=inputs, labels=list(labels) or None,
+                 **comparison)
+    click.echo(f"wrote {output}")
