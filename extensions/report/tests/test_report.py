@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 from evalcore import write_report
-from evalcore_report.page import json_script
 from evalcore.testing import write_journal
+from evalcore_report.page import json_script
 
 (_COMMAND,) = entry_points(group="console_scripts", name="evalcore")
 main = _COMMAND.load()  # the installed evalcore command, run in this process

@@ -15,7 +15,8 @@ from typing import Any
 
 import attrs
 import orjson
-from evalcore.plugin import InputError, Record, Run, iter_jsonl, parse_record
+from evalcore import Record
+from evalcore.plugin import InputError, Run, iter_jsonl, parse_record
 
 
 @attrs.frozen

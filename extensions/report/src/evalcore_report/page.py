@@ -31,6 +31,7 @@ from .records import DEFAULT_RECORDS, long_text, record_view, select, status_cla
 from .side_by_side import Changes, regressions
 from .slices import slices
 from .summary import aggregates, failures, values_of
+from .views import installed_views, plugin_views
 
 _SHORT = {"bootstrap": "bootstrap", "randomization": "AR", "ttest": "t-test", "wilcoxon": "Wilcoxon",
           "fisher": "Fisher"}
@@ -316,6 +317,7 @@ def _records_section(run: Run, shown: Sequence[str], found: Inputs) -> str:
     metric_ids = list(run.metrics)
     head = "<tr><th>id</th>" + "".join(f"<th class=\"num\">{escape(m)}</th>" for m in metric_ids) + "</tr>"
     rows, views, label_values = [], [], {}
+    installed = installed_views() if shown else []
     for index, record_id in enumerate(shown):
         row = run.rows[record_id]
         cells, statuses = [], set()
@@ -338,7 +340,9 @@ def _records_section(run: Run, shown: Sequence[str], found: Inputs) -> str:
         rows.append(f"<tr data-record=\"{index}\" data-status=\"{_text(' '.join(sorted(statuses)))}\" "
                     f"data-labels=\"{_text(json.dumps(pairs, ensure_ascii=False))}\">"
                     f"<td data-sort=\"{escape(record_id)}\">{escape(record_id)}</td>" + "".join(cells) + "</tr>")
-        views.append(record_view(index, record_id, row, found.records.get(record_id), labels, found.note))
+        record = found.records.get(record_id)
+        shown_views = plugin_views(record, installed) if record is not None else ""
+        views.append(record_view(index, record_id, row, record, labels, found.note, shown_views))
     journal = run.files[-1] if run.files else run.source
     more = (f"<p class=\"muted\">{len(shown)} of {len(run.rows)} records are in this page: every record with an "
             "error or a skip (up to half), then the worst-scoring records of each metric in turn (evalcore report "
