@@ -65,7 +65,8 @@ def ray(session: nox.Session) -> None:
 def _tracker_session(session: nox.Session, name: str) -> None:
     """Install the core, the tracker extension ``extensions/<name>`` and the light plugins, and run
     the extension's tests and the documentation blocks that log to it."""
-    session.install(f"{ROOT / 'core'}[test]", f"{ROOT / 'extensions' / name}[test]",
+    session.install(f"{ROOT / 'core'}[test]", str(ROOT / "extensions" / "report"),
+                    f"{ROOT / 'extensions' / name}[test]",
                     *(str(ROOT / "plugins" / plugin) for plugin in LIGHT))
     # only the files that need the tracker: the other plugins' tests are not installed here
     session.run("pytest", str(ROOT / "extensions" / name / "tests"), "-m", name, "-p", "no:cacheprovider",
@@ -158,9 +159,10 @@ def report_browser(session: nox.Session) -> None:
     """
     if shutil.which("chromium") is None:
         session.error("needs Debian's chromium on PATH (apt-get install chromium)")
-    session.install(str(ROOT / "core"), str(ROOT / "plugins" / "overlap"), str(ROOT / "plugins" / "judge"),
-                    "pytest>=8", "numpy")  # a judged run's record view: overlap and judge metrics
-    session.run("pytest", str(ROOT / "tests" / "test_report_browser.py"), "-p", "no:cacheprovider",
+    session.install(str(ROOT / "core"), str(ROOT / "extensions" / "report"), str(ROOT / "plugins" / "overlap"),
+                    str(ROOT / "plugins" / "judge"), "pytest>=8", "numpy")  # a judged run's record view
+    session.run("pytest", str(ROOT / "extensions" / "report" / "tests" / "test_report_browser.py"),
+                "-p", "no:cacheprovider",
                 env={"EVALCORE_REPORT_SCREENSHOT": str(ROOT / "docs" / "img" / "report.png")})
 
 

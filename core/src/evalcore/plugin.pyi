@@ -82,5 +82,4 @@ from evalcore._engine.stats import standard_error as standard_error
 from evalcore._engine.stats import bootstrap_intervals as bootstrap_intervals
 from evalcore._engine.files import check_output as check_output
 from evalcore._engine.files import replacing as replacing
-from evalcore._contract.records import parse_record as parse_record
 from evalcore._cli.comparison import comparison_options as comparison_options

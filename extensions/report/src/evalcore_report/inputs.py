@@ -16,7 +16,7 @@ from typing import Any
 import attrs
 import orjson
 from evalcore import Record
-from evalcore.plugin import InputError, Run, iter_jsonl, parse_record
+from evalcore.plugin import InputError, Run, iter_jsonl
 
 
 @attrs.frozen
@@ -112,14 +112,22 @@ def _collect(items: Iterable[tuple[Any, str, int | str]], run: Run, wanted: Coll
         if isinstance(found, Mapping) and found:
             labels[record_id] = {str(k): _label(v) for k, v in found.items()}
         if record_id in wanted:
-            try:
-                kept[record_id] = item if isinstance(item, Record) else parse_record(item, source, default_id)
-            except InputError:
-                continue
+            record = item if isinstance(item, Record) else _record(item, record_id, source)
+            if record is not None:
+                kept[record_id] = record
     note = None
     if wanted and not kept:
         note = f"no record of the run was found in {path or 'the records given'}"
     return Inputs(labels=labels, records=kept, note=note)
+
+
+def _record(item: Mapping[str, Any], record_id: str, source: str) -> Record | None:
+    """The record to show beside the scores (``None`` where its example or prediction is not a mapping:
+    the run rejected it too, and its report says so)."""
+    example, prediction = item.get("example"), item.get("prediction", {})
+    if not isinstance(example, Mapping) or not isinstance(prediction, Mapping):
+        return None
+    return Record(id=record_id, example=example, prediction=prediction, source=source)
 
 
 def _label(value: Any) -> str:
