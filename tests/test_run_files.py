@@ -163,7 +163,7 @@ def test_report_refuses_to_write_over_its_inputs_and_their_journal(data):
         refused = cli(data, "report", *args, expect=2)
         assert message in refused.stderr and "it would be overwritten" in refused.stderr
     assert {p.name: p.read_bytes() for p in data.iterdir() if p.is_file()} == before
-    from evalcore._report import write_report
+    from evalcore import write_report
 
     with pytest.raises(evalcore.EvalcoreError, match="is an input of this report"):
         write_report(str(data / "r.json"), data / "r.rows.jsonl")

@@ -24,8 +24,8 @@ from evalcore._engine.result import EvaluationResult as EvaluationResult
 from evalcore._contract.records import Record as Record
 from evalcore._contract.budget import Budget as Budget
 from evalcore_dropins.scorer import Scorer as Scorer
-from evalcore._report import write_report as write_report
-from evalcore._report.trend import write_trend as write_trend
+from evalcore_report.write import write_report as write_report
+from evalcore_report.trend import write_trend as write_trend
 
 # statistics over finished runs (evalcore-stats)
 from evalcore_stats.comparing import compare as compare

@@ -104,3 +104,18 @@ from evalcore._cli.common import echo_json as echo_json
 from evalcore._cli.common import echo_rows as echo_rows
 from evalcore._cli.common import comparison_options as comparison_options
 from evalcore._contract.display import table_lines as table_lines
+
+# views of a record in the report (plugin API 2)
+from evalcore._contract.components import RecordViewSpec as RecordViewSpec
+from evalcore._contract.views import RecordView as RecordView
+from evalcore._registry.api import record_views as record_views
+
+# extensions that show saved runs (the report); the statistics come from evalcore-stats
+from evalcore_stats.power import detectable_effect as detectable_effect
+from evalcore_stats.result import TEST_NAMES as TEST_NAMES
+from evalcore_stats.result import format_p as format_p
+from evalcore._engine.output import summary_notes as summary_notes
+from evalcore._engine.stats import standard_error as standard_error
+from evalcore._engine.stats import bootstrap_intervals as bootstrap_intervals
+from evalcore._engine.files import check_output as check_output
+from evalcore._engine.files import replacing as replacing

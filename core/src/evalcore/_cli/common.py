@@ -53,6 +53,7 @@ def reports_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
                 raise
             fail(str(exc))
 
+    wrapper.reports_errors = True  # type: ignore[attr-defined]
     return wrapper
 
 

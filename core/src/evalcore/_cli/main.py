@@ -1,5 +1,5 @@
-"""The ``evalcore`` command line: list, describe, plugins, evaluate, report, and the commands
-plugins add (evalcore-stats adds compare, gate, plan, ppi, runs and calibrate).
+"""The ``evalcore`` command line: list, describe, plugins, evaluate, new-plugin, and the commands
+plugins add (evalcore-stats adds compare, gate, plan, ppi, runs and calibrate; evalcore-report adds report).
 
 Only click is imported up front, so ``--help`` stays fast; each command imports what it needs. A
 plugin's command (the ``evalcore_commands`` hook) is looked up only when a name is not one of
@@ -24,7 +24,8 @@ if TYPE_CHECKING:
     from evalcore._registry.listing import Listing
 
 EXTENSION_COMMANDS: dict[str, str] = {
-    name: "evalcore-stats" for name in ("compare", "gate", "plan", "ppi", "runs", "calibrate")
+    **{name: "evalcore-stats" for name in ("compare", "gate", "plan", "ppi", "runs", "calibrate")},
+    "report": "evalcore-report",
 }
 """The commands of evalcore's own extensions, by the distribution that adds them: without it, the
 command says what to install instead of click's 'No such command'."""
@@ -33,7 +34,7 @@ command says what to install instead of click's 'No such command'."""
 class _LazyGroup(click.Group):
     """Commands that live in their own modules, or in plugins, load only when they run (or help lists them)."""
 
-    lazy = {"evaluate": "_cli.evaluate:evaluate_command", "report": "_cli.compare:report_command"}
+    lazy = {"evaluate": "_cli.evaluate:evaluate_command"}
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         own = [*super().list_commands(ctx), *self.lazy]
@@ -82,11 +83,14 @@ class _LazyGroup(click.Group):
 
 
 def _load_command(spec: Any) -> click.Command:
-    """The click command a plugin's :class:`~evalcore.plugin.CommandSpec` names."""
+    """The click command a plugin's :class:`~evalcore.plugin.CommandSpec` names; its evalcore errors
+    print as one line, as evalcore's own commands' do."""
     command = spec.load()
     if not isinstance(command, click.Command):
         raise click.ClickException(f"the {spec.namespace} plugin's command {spec.name!r} ({spec.implementation}) "
                                    f"is {type(command).__name__}, not a click command")
+    if command.callback is not None and not getattr(command.callback, "reports_errors", False):
+        command.callback = reports_errors(command.callback)
     return command
 
 

@@ -1,8 +1,8 @@
-"""What plugins contribute beside metrics: readers, executors, trackers and commands.
+"""What plugins contribute beside metrics: readers, executors, trackers, commands and record views.
 
 Each kind comes from its own hook (``evalcore_readers``, ``evalcore_executors``,
-``evalcore_trackers``, ``evalcore_commands``) as plain data: a name, the ``"module:attr"`` of its
-implementation, the command-line options it adds and a summary. Like metric specs they list
+``evalcore_trackers``, ``evalcore_commands``, ``evalcore_record_views``) as plain data: a name, the
+``"module:attr"`` of its implementation, the command-line options it adds and a summary. Like metric specs they list
 without importing anything: the implementation is imported when the component is used.
 
 * a **reader** builds a source of records from its options' values (TREC qrels and run files);
@@ -14,19 +14,26 @@ without importing anything: the implementation is imported when the component is
 * a **program** adapter lets :func:`evalcore.evaluate` run programs of another kind (a DSPy
   module): its implementation is called with the program given and returns a callable of one
   record, or ``None`` when the program is not of its kind.
+* a **record view** shows what a plugin knows of a record in the report (a trace's tool calls):
+  its implementation is called with the record and returns a :class:`~evalcore.plugin.RecordView`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import attrs
 
 from evalcore._lazy import publish
 
 from .errors import EvalcoreError, SpecError
+from .fields import get_path
 from .references import import_object
+from .views import RecordView
+
+if TYPE_CHECKING:
+    from .records import Record
 
 OPTION_KINDS = ("path", "int", "str", "float", "flag")
 
@@ -124,11 +131,29 @@ class ProgramSpec(ComponentSpec):
 
     kind: ClassVar[str] = "program adapter"
     hook: ClassVar[str] = "evalcore_programs"
+class RecordViewSpec(ComponentSpec):
+    """A view of a record in the report: ``implementation(record)`` returns a
+    :class:`~evalcore.plugin.RecordView` (or a dict of its fields), or ``None`` where it has nothing to
+    show. ``applies_to``: a field path (``"prediction.trajectory"``) the record must have for the view
+    to be called; empty: every record."""
+
+    kind: ClassVar[str] = "view"
+    hook: ClassVar[str] = "evalcore_record_views"
+
+    applies_to: str = ""
+
+    def view(self, record: Record) -> RecordView | None:
+        """This view of ``record`` (``None`` where it does not apply); what the implementation raises propagates."""
+        data = {"example": record.example, "prediction": record.prediction}
+        if self.applies_to and get_path(data, self.applies_to, None) is None:
+            return None
+        return RecordView.of(self.load()(record))
 
 
 COMPONENT_KINDS: dict[str, type[ComponentSpec]] = {
     "readers": ReaderSpec, "executors": ExecutorSpec, "trackers": TrackerSpec, "commands": CommandSpec,
     "programs": ProgramSpec,
+    "views": RecordViewSpec,
 }
 """Each kind of component by the plural its hook and the listing use."""
 

@@ -10,7 +10,7 @@ PROJECT_NAME = "evalcore"
 ENTRY_POINT_GROUP = "evalcore.plugins"
 PLUGIN_API_VERSION = 2
 """The plugin API this evalcore provides; registration modules declare the one they target
-as a module constant ``PLUGIN_API_VERSION``. Version 2 added the executor, tracker and command hooks."""
+as a module constant ``PLUGIN_API_VERSION``. Version 2 added the executor, tracker, command and record view hooks."""
 SUPPORTED_API_VERSIONS = (1, 2)
 """The plugin API versions this evalcore loads: a version-1 plugin (metrics, readers, metric
 sets) loads unchanged."""
@@ -71,6 +71,10 @@ class PluginHooks:
     def evalcore_programs(self) -> list[Any]:
         """Return the plugin's program adapters (:class:`~evalcore.plugin.ProgramSpec` or dicts): kinds
         of program ``evaluate(program=...)`` runs beside plain callables (a DSPy module). Optional; plugin API 2."""
+    def evalcore_record_views(self) -> list[Any]:
+        """Return the plugin's record views (:class:`~evalcore.plugin.RecordViewSpec` or dicts): what the
+        report shows of a record beside its input, prediction and scores, e.g. a trace's tool calls.
+        Optional; plugin API 2."""
         raise NotImplementedError
 
 

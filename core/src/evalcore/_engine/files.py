@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from evalcore._contract.errors import EvalcoreError
+from evalcore._lazy import publish
 
 
 class OutputError(EvalcoreError):
@@ -112,3 +113,6 @@ def replacing(path: str | os.PathLike[str], mode: str = "w", **kwargs: Any) -> I
     """A file object for ``path``, written through a temporary file (see :func:`replacing_path`)."""
     with replacing_path(path) as tmp, open(tmp, mode, **kwargs) as handle:  # noqa: PTH123
         yield handle
+
+
+publish(globals())

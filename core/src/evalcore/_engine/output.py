@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from evalcore._contract.display import table_lines
+from evalcore._lazy import publish
 
 from .diagnose import why_lines
 from .files import replacing
@@ -43,8 +44,7 @@ def write_csv(path: str | os.PathLike[str], metric_ids: Sequence[str], rows: Seq
 
 def format_table(metrics: Mapping[str, Mapping[str, Any]]) -> str:
     """A plain-text table: metric, value, its scale, n, 95 % interval, skipped and errors; below it, why a metric
-    scored nothing or fewer than half of the records (:func:`.diagnose.why_lines`), and the rollout
-    noise of each metric scored over several rollouts (:func:`.noise.noise_lines`)."""
+    scored nothing or fewer than half of the records and the rollout noise (:func:`summary_notes`)."""
     header = ["metric", "value", "scale", "n", "95% CI", "skipped", "errors"]
     body, notes = [], []
     for metric_id, summary in metrics.items():
@@ -60,8 +60,14 @@ def format_table(metrics: Mapping[str, Mapping[str, Any]]) -> str:
             str(summary["n_skipped"]), str(summary["n_errors"]),
         ])
     right = [i for i in range(1, len(header)) if header[i] != "scale"]
-    return "\n".join([*table_lines(header, body, right=right), *notes, *why_lines(metrics),
-                      *noise_lines(metrics)])
+    return "\n".join([*table_lines(header, body, right=right), *notes, *summary_notes(metrics)])
+
+
+def summary_notes(metrics: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    """The lines under a run's table: why a metric scored nothing or fewer than half of the records,
+    and the rollout noise of each metric scored over several rollouts (``metrics``: a run's summary
+    by metric id)."""
+    return [*why_lines(metrics), *noise_lines(metrics)]
 
 
 def _json_default(value: Any) -> Any:
@@ -72,3 +78,6 @@ def _json_default(value: Any) -> Any:
     if hasattr(value, "tolist"):
         return value.tolist()
     return str(value)
+
+
+publish(globals())

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
     from typing import Any
 
+    from evalcore._contract.components import RecordViewSpec
     from evalcore._contract.metric import Metric
     from evalcore._contract.spec import MetricSpec
 
@@ -84,6 +85,12 @@ def as_metric(metric: Metric | str | Callable[..., Any]) -> Metric:
     if callable(metric):
         return metric_from_callable(metric)
     raise EvalcoreError(f"not a metric: {metric!r}; give an id, a Metric or a callable")
+def record_views() -> list[RecordViewSpec]:
+    """Every installed plugin's record views (:class:`~evalcore.plugin.RecordViewSpec`), plugin by
+    plugin; from the listing cache while it is valid, so no view's implementation is imported."""
+    from .registry import default_registry
+
+    return default_registry().components("views")
 
 
 def expand_metrics(metric_ids: Iterable[str]) -> list[str]:

@@ -25,7 +25,7 @@ _LOADED = "loaded"
 
 _COMPONENT_FIELDS = ("name", "implementation", "summary", "namespace")
 _OPTION_FIELDS = ("flag", "dest", "help", "kind")
-_KINDS = ("readers", "executors", "trackers", "commands", "programs")
+_KINDS = ("readers", "executors", "trackers", "commands", "programs", "views")
 
 
 def plugin_entry(name: str, distribution: str, version: str, module: str, status: str, metrics: list[str],

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from evalcore.plugin import MetricSpec, ParamSpec, TargetCategory, hookimpl
+from evalcore.plugin import MetricSpec, ParamSpec, RecordViewSpec, TargetCategory, hookimpl
 
-__all__ = ["PLUGIN_API_VERSION", "evalcore_metrics", "evalcore_readers"]
+__all__ = ["PLUGIN_API_VERSION", "evalcore_metrics", "evalcore_readers", "evalcore_record_views"]
 
-PLUGIN_API_VERSION = 1  # the evalcore plugin API these specs are written for
+PLUGIN_API_VERSION = 2  # the evalcore plugin API these specs are written for (2: the record view)
 
 _PKG = "evalcore_agent.metrics"
 _INPUTS = ("prediction.tool_calls", "prediction.turns", "example.expected_tool_calls")
@@ -211,3 +211,11 @@ def evalcore_readers() -> list[dict]:
              "help": "'traces' (default: a record per trace) or 'tool_calls' (a record per tool call)"},
         ],
     }]
+
+
+@hookimpl
+def evalcore_record_views() -> list[RecordViewSpec]:
+    """A trace's task, answer, tool calls and LLM calls in the report's record view."""
+    return [RecordViewSpec(name="trace", implementation="evalcore_agent.views:trace_view",
+                           applies_to="prediction.trajectory",
+                           summary="An agent trace: task, final answer, tool calls and LLM calls")]

@@ -3,7 +3,7 @@
 Each trace becomes one record: the task (the input of the agent span, else of the root span) is
 ``example.query``; the prediction holds the final answer (``response``), the tool calls in order
 (``tool_calls``, ``{name, arguments, result}``), the conversation (``turns``), the LLM calls with
-their token usage and latency (``llm_calls``), the summed ``usage`` (and ``cost`` when recorded),
+their prompt, reply, token usage and latency (``llm_calls``), the summed ``usage`` (and ``cost`` when recorded),
 ``timings`` in milliseconds, the ``trajectory`` of every span, and ``status``. With
 ``records="tool_calls"`` each tool call is a record instead (``prediction.tool`` / ``params`` and
 ``example.execution_history``, the step records of the outcome metrics).
@@ -363,13 +363,14 @@ def _usage(usages: Sequence[Mapping[str, int]]) -> dict[str, int] | None:
 
 
 def _llm_call(span: Span, where: str) -> dict[str, Any]:
-    """An LLM span: model, token usage, latency, output text and cost (OpenInference ``llm.cost.total``)."""
+    """An LLM span: model, token usage, latency, prompt and output text, and cost (OpenInference ``llm.cost.total``)."""
     attributes = span.attributes
     call: dict[str, Any] = {
         "name": span.name,
         "model": attributes.get("llm.model_name") or attributes.get("gen_ai.response.model")
         or attributes.get("gen_ai.request.model"),
         "latency_ms": span.latency_ms, "start_ns": span.start_ns,
+        "input": _message_text(attributes, "llm.input_messages") or _text(span, "input"),
         "output": _message_text(attributes, "llm.output_messages") or _text(span, "output"),
     }
     usage = _tokens(span, where)

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import click
-from evalcore.plugin import echo_json, echo_rows, reports_errors
+from evalcore.plugin import EvalcoreError, echo_json, echo_rows, reports_errors
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -21,7 +21,7 @@ if TYPE_CHECKING:
                    "holds is shown; without FOLDER nothing is searched.")
 @click.option("--trend", "metric", metavar="METRIC", help="Show this metric over time, one row per run that has it.")
 @click.option("--html", type=click.Path(dir_okay=False), metavar="FILE",
-              help="With --trend: write a self-contained HTML page with the plot.")
+              help="With --trend: write a self-contained HTML page with the plot (needs evalcore-report).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.pass_context
 @reports_errors
@@ -46,7 +46,10 @@ def runs_command(ctx: click.Context, folder: str | None, store: str | None, metr
     if html:
         import evalcore
 
-        evalcore.write_trend(points, points[0].metric, html)
+        try:
+            evalcore.write_trend(points, points[0].metric, html)
+        except ModuleNotFoundError as exc:  # evalcore-report is not installed
+            raise EvalcoreError(str(exc)) from None
         click.echo(f"wrote {html}", err=as_json)
     if as_json:
         echo_json([p.to_dict() for p in points])

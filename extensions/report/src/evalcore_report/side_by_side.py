@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import attrs
 import numpy as np
-
-from evalcore._engine.saved import Run
+from evalcore.plugin import Run
 
 from .records import value_matrix
 

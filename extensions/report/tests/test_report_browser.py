@@ -291,7 +291,7 @@ def test_hostile_report_runs_no_script_and_still_works(devtools, hostile_report)
 
 def test_the_probes_see_injected_script(tmp_path, devtools):
     """Without a policy an injected script runs and is seen; under the page's policy it is blocked and reported."""
-    from evalcore._report.page import content_security_policy
+    from evalcore_report.page import content_security_policy
 
     injected = '<script>window.__pwned=1</script><div id="x"></div>'
     bare = tmp_path / "bare.html"

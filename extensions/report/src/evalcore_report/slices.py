@@ -6,8 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
-
-from evalcore._engine.stats import bootstrap_intervals
+from evalcore.plugin import bootstrap_intervals
 
 MAX_VALUES = 50
 """A label field with more distinct values than this is listed, not sliced."""

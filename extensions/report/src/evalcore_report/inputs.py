@@ -11,16 +11,12 @@ from __future__ import annotations
 import hashlib
 import os
 from collections.abc import Collection, Iterable, Mapping
-from pathlib import Path
 from typing import Any
 
 import attrs
 import orjson
-
-from evalcore._contract.errors import InputError
-from evalcore._contract.jsonl import iter_json_lines
-from evalcore._contract.records import Record, parse_record
-from evalcore._engine.saved import Run
+from evalcore import Record
+from evalcore.plugin import InputError, Run, iter_jsonl
 
 
 @attrs.frozen
@@ -88,7 +84,7 @@ def _sha256(path: str) -> str:
 
 
 def _read(path: str) -> Iterable[tuple[Any, str, int]]:
-    for source, lineno, value in iter_json_lines(Path(path)):
+    for source, lineno, value in iter_jsonl(path):
         if not isinstance(value, InputError):  # else the run rejected the line too, and its report says so
             yield value, source, lineno
 
@@ -116,14 +112,22 @@ def _collect(items: Iterable[tuple[Any, str, int | str]], run: Run, wanted: Coll
         if isinstance(found, Mapping) and found:
             labels[record_id] = {str(k): _label(v) for k, v in found.items()}
         if record_id in wanted:
-            try:
-                kept[record_id] = item if isinstance(item, Record) else parse_record(item, source, default_id)
-            except InputError:
-                continue
+            record = item if isinstance(item, Record) else _record(item, record_id, source)
+            if record is not None:
+                kept[record_id] = record
     note = None
     if wanted and not kept:
         note = f"no record of the run was found in {path or 'the records given'}"
     return Inputs(labels=labels, records=kept, note=note)
+
+
+def _record(item: Mapping[str, Any], record_id: str, source: str) -> Record | None:
+    """The record to show beside the scores (``None`` where its example or prediction is not a mapping:
+    the run rejected it too, and its report says so)."""
+    example, prediction = item.get("example"), item.get("prediction", {})
+    if not isinstance(example, Mapping) or not isinstance(prediction, Mapping):
+        return None
+    return Record(id=record_id, example=example, prediction=prediction, source=source)
 
 
 def _label(value: Any) -> str:

@@ -1,4 +1,4 @@
-"""``evalcore report``: the HTML page of a saved run (and its comparison with others)."""
+"""``evalcore report``: the page of a saved run, on the command line."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ from collections.abc import Sequence
 from typing import Any
 
 import click
-
-from .common import comparison_options, reports_errors
+import evalcore
+from evalcore.plugin import comparison_options
 
 
 @click.command("report")
@@ -28,21 +28,12 @@ from .common import comparison_options, reports_errors
               help='JSONL of {"id": ..., "label": number} on some records: the page says per metric what the labels '
                    "correct (once for every run, or once per run: RESULT's, then each --compare's).")
 @comparison_options
-@click.pass_context
-@reports_errors
-def report_command(ctx: click.Context, result: str, others: Sequence[str], history: str | None, output: str,
-                   records: int, inputs: str | None, labels: Sequence[str], comparison: dict[str, Any]) -> None:
+def report_command(result: str, others: Sequence[str], history: str | None, output: str, records: int,
+                   inputs: str | None, labels: Sequence[str], comparison: dict[str, Any]) -> None:
     """Write one self-contained HTML page about a saved run (and its comparison with others)."""
-    import os
+    from .write import write_report
 
-    from evalcore._report import write_report
-
-    refs = [result, *others]
-    if not all(os.path.isfile(ref) for ref in refs):  # run names in a history (evalcore-stats)
-        import evalcore
-
-        refs = evalcore.locate_runs(refs, history)
-    first, *rest = refs
+    first, *rest = evalcore.locate_runs([result, *others], history)
     write_report(first, output, compare_with=rest, records=records, inputs=inputs, labels=list(labels) or None,
                  **comparison)
     click.echo(f"wrote {output}")

@@ -6,14 +6,17 @@ import json
 import os
 from html.parser import HTMLParser
 from importlib import resources
+from importlib.metadata import entry_points
 
 import numpy as np
 import pytest
 from click.testing import CliRunner
 from evalcore import write_report
-from evalcore._cli.main import main
-from evalcore._report.page import json_script
 from evalcore.testing import write_journal
+from evalcore_report.page import json_script
+
+(_COMMAND,) = entry_points(group="console_scripts", name="evalcore")
+main = _COMMAND.load()  # the installed evalcore command, run in this process
 
 HEADER = {m: {"granularity": "sample", "direction": "higher", "metric_version": "2", "distribution": "evalcore-toy",
               "distribution_version": "1.0"} for m in ("toy/a", "toy/b")}
@@ -288,7 +291,7 @@ def test_json_data_block_cannot_end_the_script():
 
 
 def test_report_script_uses_no_markup_sinks():
-    script = resources.files("evalcore._report").joinpath("report.js").read_text(encoding="utf-8")
+    script = resources.files("evalcore_report").joinpath("report.js").read_text(encoding="utf-8")
     for sink in ("innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval(", "Function(",
                  "setTimeout(\"", "javascript:"):
         assert sink not in script, sink
@@ -300,7 +303,7 @@ def test_comparison_says_what_difference_the_records_could_detect(tmp_path, runs
     standard deviation of the per-record differences."""
     power = pytest.importorskip("statsmodels.stats.power")
     from evalcore import compare
-    from evalcore._engine.saved import load_runs
+    from evalcore.plugin import load_runs
 
     page = Page(open(write_report(runs[0], tmp_path / "r.html", compare_with=[runs[1]], n_resamples=400),
                      encoding="utf-8").read())

@@ -6,10 +6,7 @@ from collections import Counter
 from typing import Any
 
 import numpy as np
-
-from evalcore._contract.errors import EvalcoreError
-from evalcore._engine.saved import Run, metric_of
-from evalcore._engine.stats import bootstrap_intervals, standard_error
+from evalcore.plugin import EvalcoreError, Run, bootstrap_intervals, metric_of, standard_error
 
 
 def aggregates(run: Run) -> dict[str, dict[str, Any]]:

@@ -1,4 +1,5 @@
-"""Which records the page embeds, and one record's view: input, reference, prediction, documents, scores.
+"""Which records the page embeds, and one record's view: input, reference, prediction, plugins' views,
+documents, scores.
 
 A page embeds at most ``limit`` records so that a run of a million records still gives a page
 of a few megabytes: every record when there are few, else the records with an error or a skip
@@ -14,9 +15,8 @@ from html import escape
 from typing import Any
 
 import numpy as np
-
-from evalcore._contract.records import Record
-from evalcore._engine.saved import Run
+from evalcore import Record
+from evalcore.plugin import Run
 
 from .summary import ok_value
 
@@ -70,8 +70,9 @@ def select(run: Run, limit: int, matrix: np.ndarray) -> list[str]:
 
 
 def record_view(index: int, record_id: str, row: Mapping[str, Any], record: Record | None,
-                labels: Mapping[str, str], missing: str | None) -> str:
-    """The hidden panel the page shows when record ``index`` is clicked."""
+                labels: Mapping[str, str], missing: str | None, views: str = "") -> str:
+    """The hidden panel the page shows when record ``index`` is clicked; ``views``: the plugins'
+    views of the record, rendered (:func:`.views.plugin_views`), shown after its fields."""
     parts = [f"<h3>{escape(record_id)}</h3>"]
     if labels:
         parts.append("<p>" + " ".join(f"<span class=\"label\">{escape(k)} = {escape(v)}</span>"
@@ -80,6 +81,7 @@ def record_view(index: int, record_id: str, row: Mapping[str, Any], record: Reco
         parts.append(f"<p class=\"muted\">{escape(missing or 'the record is not in the input')}</p>")
     else:
         parts.append(_fields(record))
+        parts.append(views)
     parts.append(_scores(row))
     if record is not None:
         parts.append(_documents(record))

@@ -14,10 +14,8 @@ from collections.abc import Sequence
 from html import escape
 from typing import TYPE_CHECKING
 
-from evalcore._lazy import publish
-
-if TYPE_CHECKING:
-    from evalcore import TrendPoint
+from evalcore import TrendPoint
+from evalcore.plugin import check_output, replacing
 
 from .page import _inline, _interval, _num, content_security_policy
 
@@ -27,8 +25,6 @@ WIDTH, HEIGHT, PAD = 760, 260, 44
 def write_trend(points: Sequence[TrendPoint], metric_id: str, path: str | os.PathLike[str]) -> str:
     """Write the trend page of ``metric_id`` through a temporary file renamed into place; a path of
     one of the runs it shows is refused. Returns the path written."""
-    from evalcore._engine.files import check_output, replacing
-
     check_output(path, "--html", [(p.path, f"a run of this page ({p.run})") for p in points])
     with replacing(path, "w", encoding="utf-8") as handle:
         handle.write(render_trend(points, metric_id))
@@ -94,6 +90,11 @@ def trend_svg(points: Sequence[TrendPoint], metric_id: str) -> str:
               f'<text x="{x(len(points) - 1):.1f}" y="{HEIGHT - 14}" text-anchor="end" fill="#6b7585">{last}</text>',
               "</svg>"]
     return "".join(parts)
+
+
+def _when(point: TrendPoint) -> str:
+    """When the run started, in ISO 8601 (as ``evalcore runs --json`` writes it)."""
+    return str(point.to_dict()["when"])
 
 
 def _table(points: Sequence[TrendPoint]) -> str:

@@ -9,7 +9,7 @@ import evalcore
 import numpy as np
 import pytest
 from evalcore import write_report
-from evalcore._engine.stats import bootstrap_interval
+from evalcore.plugin import bootstrap_intervals
 from evalcore.testing import run_evalcore, write_journal, write_records
 
 HOSTILE = ("</script><script>window.__pwned=1</script>", '"><img src=x onerror=alert(1)>', "<b>bold</b> & co")
@@ -73,7 +73,7 @@ def rag_run(tmp_path, root):
 
 @pytest.fixture
 def root():
-    return pathlib.Path(__file__).resolve().parents[2]
+    return pathlib.Path(__file__).resolve().parents[3]
 
 
 def test_each_record_shows_its_input_reference_prediction_documents_and_scores(tmp_path, rag_run):
@@ -126,7 +126,7 @@ def test_slices_by_label_are_the_means_of_the_rows(tmp_path, rag_run):
                 continue
             assert line[column].startswith(f"{values.mean():.4f}")
             if values.size > 1:
-                low, high = bootstrap_interval(values, seed=0)
+                low, high = bootstrap_intervals([values], seed=0)[0]
                 assert f"[{low:.3f}, {high:.3f}]" in line[column]
     scenario = [r for r in table[1:] if r[0] == "scenario"]
     assert [int(r[2]) for r in scenario] == sorted((int(r[2]) for r in scenario), reverse=True)

@@ -1,4 +1,4 @@
-"""The self-contained HTML report of a saved run (``evalcore report``)."""
+"""Writing the report of a saved run: :func:`evalcore.write_report`."""
 
 from __future__ import annotations
 
@@ -6,10 +6,11 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import evalcore
-from evalcore._contract.errors import InputError
-from evalcore._engine.saved import load_run, load_runs
-from evalcore._lazy import publish
+from evalcore import compare, ppi, ppi_differences
+from evalcore.plugin import InputError, check_output, load_runs, replacing
+
+from .inputs import recorded_input
+from .page import render
 
 
 def write_report(
@@ -31,11 +32,6 @@ def write_report(
     never replaces a file it was made from (a report, the journal a report names) or a special
     file, and is written through a temporary file renamed into place. Returns the path written.
     """
-    from evalcore._engine.files import check_output, replacing
-
-    from .inputs import recorded_input
-    from .page import render
-
     given = [run for run in (result, *compare_with) if isinstance(run, (str, os.PathLike))]
     probed: set[str] = set()
     named = [(run, f"an input of this report (the run {os.fspath(run)})") for run in given]
@@ -49,7 +45,7 @@ def write_report(
         if comparison is not None:
             raise InputError("a comparison is shown with the runs it compares: give them as compare_with",
                              field="comparison")
-        runs = [load_run(result)]
+        runs = load_runs([result])
         run, comparison = runs[0], None
     read = [(file, f"the journal {os.fspath(other.files[0])} names" if k else f"the run {os.fspath(file)}")
             for other in runs for k, file in enumerate(other.files)]
@@ -72,5 +68,3 @@ def _one(labels: Sequence[Any]) -> Any:
         raise InputError(f"one run: give its labels once, not {len(labels)} times", field="labels")
     return labels[0]
 
-
-publish(globals())

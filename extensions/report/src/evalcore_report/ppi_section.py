@@ -8,7 +8,8 @@ from typing import Any
 
 
 def ppi_section(estimates: Sequence[Any]) -> str:
-    """One line per metric (and per difference of two runs), as :meth:`PPIEntry.line` words it."""
+    """One line per metric (and per difference of two runs) of :func:`evalcore.ppi`'s results,
+    as each entry words it."""
     if not estimates:
         return ""
     parts = []

@@ -21,11 +21,8 @@ from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
-
-import evalcore
-from evalcore._engine.diagnose import why_lines
-from evalcore._engine.noise import noise_lines
-from evalcore._engine.saved import Run
+from evalcore import Comparison
+from evalcore.plugin import TEST_NAMES, Run, detectable_effect, format_p, summary_notes
 
 from .inputs import Inputs, load_inputs
 from .plots import histogram
@@ -34,6 +31,7 @@ from .records import DEFAULT_RECORDS, long_text, record_view, select, status_cla
 from .side_by_side import Changes, regressions
 from .slices import slices
 from .summary import aggregates, failures, values_of
+from .views import installed_views, plugin_views
 
 _SHORT = {"bootstrap": "bootstrap", "randomization": "AR", "ttest": "t-test", "wilcoxon": "Wilcoxon",
           "fisher": "Fisher"}
@@ -110,11 +108,12 @@ def _plain(value: Any) -> Any:
     return str(value)
 
 
-def render(run: Run, comparison: evalcore.Comparison | None = None, *, others: Sequence[Run] = (),
+def render(run: Run, comparison: Comparison | None = None, *, others: Sequence[Run] = (),
            records: int = DEFAULT_RECORDS, inputs: Any = None, ppi: Sequence[Any] = ()) -> str:
     """The whole page for ``run`` (and its comparison with the runs ``others``).
 
-    ``ppi``: prediction-powered estimates to explain, of ``run`` or of its differences from ``others``;
+    ``ppi``: prediction-powered estimates (:func:`evalcore.ppi`'s results) to explain, of ``run`` or of its
+    differences from ``others``;
     ``records``: how many records the page embeds at most (see :func:`.records.select`);
     ``inputs``: the records ``run`` scored (a path or records) where its input is not the file it names.
     """
@@ -157,7 +156,7 @@ def _aggregate_section(summary: dict[str, dict[str, Any]]) -> str:
         rows.append(
             f"<tr><td>{escape(metric_id)}</td>" + "".join(f"<td class=\"num\">{c}</td>" for c in cells)
             + f"<td>{_text(data.get('direction') or '')}</td><td>{_text(data.get('granularity') or '')}</td></tr>")
-    notes = "".join(f"<li>{escape(line)}</li>" for line in summary_notes(summary))
+    notes = "".join(f"<li>{escape(line)}</li>" for line in _notes(summary))
     return ("<section id=\"aggregates\"><h2>Aggregates</h2><table><thead><tr><th>metric</th>"
             "<th class=\"num\">value</th><th class=\"num\">95% interval</th><th class=\"num\">std. error</th>"
             "<th class=\"num\">n</th><th class=\"num\">skipped</th><th class=\"num\">errors</th>"
@@ -166,10 +165,10 @@ def _aggregate_section(summary: dict[str, dict[str, Any]]) -> str:
             + (f"<ul id=\"aggregate-notes\">{notes}</ul>" if notes else "") + "</section>")
 
 
-def summary_notes(summary: dict[str, dict[str, Any]]) -> list[str]:
+def _notes(summary: dict[str, dict[str, Any]]) -> list[str]:
     """What the terminal prints under the table — why a metric scored few records, the noise
     between rollouts — and the agreement of a panel of judges."""
-    return [*why_lines(summary), *noise_lines(summary), *_agreement_lines(summary)]
+    return [*summary_notes(summary), *_agreement_lines(summary)]
 
 
 def _agreement_lines(summary: dict[str, dict[str, Any]]) -> list[str]:
@@ -318,6 +317,7 @@ def _records_section(run: Run, shown: Sequence[str], found: Inputs) -> str:
     metric_ids = list(run.metrics)
     head = "<tr><th>id</th>" + "".join(f"<th class=\"num\">{escape(m)}</th>" for m in metric_ids) + "</tr>"
     rows, views, label_values = [], [], {}
+    installed = installed_views() if shown else []
     for index, record_id in enumerate(shown):
         row = run.rows[record_id]
         cells, statuses = [], set()
@@ -340,7 +340,9 @@ def _records_section(run: Run, shown: Sequence[str], found: Inputs) -> str:
         rows.append(f"<tr data-record=\"{index}\" data-status=\"{_text(' '.join(sorted(statuses)))}\" "
                     f"data-labels=\"{_text(json.dumps(pairs, ensure_ascii=False))}\">"
                     f"<td data-sort=\"{escape(record_id)}\">{escape(record_id)}</td>" + "".join(cells) + "</tr>")
-        views.append(record_view(index, record_id, row, found.records.get(record_id), labels, found.note))
+        record = found.records.get(record_id)
+        shown_views = plugin_views(record, installed) if record is not None else ""
+        views.append(record_view(index, record_id, row, record, labels, found.note, shown_views))
     journal = run.files[-1] if run.files else run.source
     more = (f"<p class=\"muted\">{len(shown)} of {len(run.rows)} records are in this page: every record with an "
             "error or a skip (up to half), then the worst-scoring records of each metric in turn (evalcore report "
