@@ -22,7 +22,7 @@ from evalcore.http import (  # noqa: E402
     Usage,
     parse_retry_after,
 )
-from evalcore.plugin import RunContext  # noqa: E402
+from evalcore.plugin import RunContext, SettingsSpec  # noqa: E402
 from evalcore.testing import Reply, ScriptedServer  # noqa: E402
 
 CHAT_OK = {"choices": [{"message": {"content": "0.5"}, "finish_reason": "stop"}],
@@ -226,6 +226,7 @@ def test_openai_environment_variables_read_where_the_run_starts(monkeypatch):
     with Server(ok()) as server:
         monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
         monkeypatch.setenv("OPENAI_API_KEY", "sk-from-env")
-        context = RunContext.from_environment()
-        result = context.client(context.judge["base_url"], "m").chat([{"role": "user", "content": "x"}])
+        group = SettingsSpec(name="chat", variables={"base_url": ["CHAT_BASE_URL", "OPENAI_BASE_URL"]})
+        context = RunContext.from_environment(groups=[group])
+        result = context.client(context.settings["chat"]["base_url"], "m").chat([{"role": "user", "content": "x"}])
     assert result.text == "0.5" and server.requests[0]["headers"]["authorization"] == "Bearer sk-from-env"

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from evalcore._contract.context import RunContext, Settings
 from evalcore._contract.errors import EvalcoreError, ParameterError
+from evalcore._lazy import publish
 
 if TYPE_CHECKING:
     from evalcore._contract.components import BackendSpec, SettingsSpec
@@ -76,3 +77,6 @@ def run_context(registry: Registry | None = None, *, settings: Settings | None =
     """The run context of ``options`` and ``settings`` over the environment as it is now, read for
     the cache and for every installed settings group (the one place a run reads it)."""
     return RunContext.from_environment(groups=settings_groups(registry).values(), settings=settings, **options)
+
+
+publish(globals())
