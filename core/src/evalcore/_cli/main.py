@@ -274,7 +274,12 @@ def calibrate(ctx: click.Context, labels: str, metric_id: str, as_json: bool) ->
     missing = [r.id for r in record_set.records if "label" not in r.raw]
     if missing:
         raise InputError(f"records without a 'label': {', '.join(missing[:5])}", source=labels, field="label")
-    result = run_calibration(registry_of(ctx).create(metric_id), record_set.records)
+    from evalcore._registry.settings import run_context
+
+    registry = registry_of(ctx)
+    metric = registry.create(metric_id)
+    metric.join(run_context(registry))  # the settings groups' environment, as a run reads it
+    result = run_calibration(metric, record_set.records)
     if as_json:
         echo_json(result.to_dict())
         return
