@@ -54,13 +54,17 @@ from evalcore._contract.schema import schema_validator as schema_validator
 from evalcore._contract.records import iter_jsonl as iter_jsonl
 from evalcore._contract.records import read_records as read_records
 
-# readers, executors, trackers, commands and program adapters (plugin API 2)
+# readers, executors, trackers, commands, program adapters, settings groups and backends (plugin API 2)
 from evalcore._contract.components import ReaderSpec as ReaderSpec
 from evalcore._contract.components import ReaderOption as ReaderOption
 from evalcore._contract.components import ExecutorSpec as ExecutorSpec
 from evalcore._contract.components import TrackerSpec as TrackerSpec
 from evalcore._contract.components import CommandSpec as CommandSpec
 from evalcore._contract.components import ProgramSpec as ProgramSpec
+from evalcore._contract.components import SettingsSpec as SettingsSpec
+from evalcore._contract.components import BackendSpec as BackendSpec
+from evalcore._registry.settings import backends as backends
+from evalcore._registry.settings import backend as backend
 from evalcore._engine.executors import ChunkExecutor as ChunkExecutor
 from evalcore._engine.score import score_chunk as score_chunk
 from evalcore._engine.plan import Plan as Plan

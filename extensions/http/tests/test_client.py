@@ -21,7 +21,7 @@ from evalcore.http import (
     run_client,
     run_prices,
 )
-from evalcore.plugin import RunContext
+from evalcore.plugin import RunContext, SettingsSpec
 from evalcore.testing import Reply, ScriptedServer
 
 CHAT_OK = {"choices": [{"message": {"content": "0.5"}, "finish_reason": "stop"}],
@@ -225,6 +225,7 @@ def test_openai_environment_variables_read_where_the_run_starts(monkeypatch):
     with Server(ok()) as server:
         monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
         monkeypatch.setenv("OPENAI_API_KEY", "sk-from-env")
-        context = RunContext.from_environment()
-        result = run_client(context, context.judge["base_url"], "m").chat([{"role": "user", "content": "x"}])
+        group = SettingsSpec(name="chat", variables={"base_url": ["CHAT_BASE_URL", "OPENAI_BASE_URL"]})
+        context = RunContext.from_environment(groups=[group])
+        result = run_client(context, context.settings["chat"]["base_url"], "m").chat([{"role": "user", "content": "x"}])
     assert result.text == "0.5" and server.requests[0]["headers"]["authorization"] == "Bearer sk-from-env"

@@ -1,9 +1,10 @@
-"""Command-line options that plugins' components declare: readers' files, executors' and trackers' settings.
+"""Command-line options that plugins' components declare: readers' files, executors', trackers' and
+settings groups' settings.
 
-Each option a reader declares is added to ``evaluate`` under its own ``dest``; an executor's or a
-tracker's under ``<component>_<dest>`` (``--ray-address`` of the ``ray`` executor is
-``ray_address``), so two components may declare the same option name. Only the chosen
-executor's and tracker's options may be given.
+Each option a reader declares is added to ``evaluate`` under its own ``dest``; an executor's, a
+tracker's or a settings group's under ``<component>_<dest>`` (``--ray-address`` of the ``ray``
+executor is ``ray_address``), so two components may declare the same option name. Only the chosen
+executor's and tracker's options may be given; every settings group's may.
 """
 
 from __future__ import annotations
@@ -19,10 +20,19 @@ _TYPES: dict[str, Any] = {"path": click.Path(dir_okay=False), "int": click.IntRa
                           "str": str}
 _SELECTS = {"executors": "--executor", "trackers": "--log-to"}
 """The kinds whose options are named ``<component>_<dest>``, with the flag that chooses the component."""
+_PREFIXED = (*_SELECTS, "settings")
 
 
 def _param_name(kind: str, spec: ComponentSpec, option: ReaderOption) -> str:
-    return f"{spec.name}_{option.dest}" if kind in _SELECTS else option.dest
+    return f"{spec.name}_{option.dest}" if kind in _PREFIXED else option.dest
+
+
+def _owner(kind: str, spec: ComponentSpec) -> str:
+    if kind == "readers":
+        return f"{spec.namespace} reader"
+    if kind == "settings":
+        return f"{spec.name} settings of {spec.namespace}"
+    return f"{_SELECTS[kind]} {spec.name}"
 
 
 def click_options(registry: Any, kinds: tuple[str, ...], known: set[str]) -> list[click.Option]:
@@ -35,8 +45,7 @@ def click_options(registry: Any, kinds: tuple[str, ...], known: set[str]) -> lis
                     continue
                 known.add(option.flag)
                 name = _param_name(kind, spec, option)
-                what = f"{spec.namespace} reader" if kind == "readers" else f"{_SELECTS[kind]} {spec.name}"
-                help_text = f"{option.help} ({what})".strip()
+                help_text = f"{option.help} ({_owner(kind, spec)})".strip()
                 if option.kind == "flag":
                     extra.append(click.Option([option.flag, name], is_flag=True, default=None, help=help_text))
                 else:
@@ -58,3 +67,14 @@ def take_options(registry: Any, kind: str, chosen: str | None, options: dict[str
                                     f"({_SELECTS[kind]} {spec.name})")
             values[option.dest] = value
     return values
+
+
+def group_options(registry: Any, options: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Remove every settings group's options from ``options``; the values given, ``{group: {dest: value}}``."""
+    settings: dict[str, dict[str, Any]] = {}
+    for spec in registry.components("settings"):
+        for option in spec.options:
+            value = options.pop(_param_name("settings", spec, option), None)
+            if value is not None:
+                settings.setdefault(spec.name, {})[option.dest] = value
+    return settings

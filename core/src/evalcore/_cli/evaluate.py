@@ -1,8 +1,8 @@
 """``evalcore evaluate``: records (JSONL, ``-`` for stdin, or a plugin reader's files) -> report.
 
-Readers, executors and trackers that plugins provide (TREC qrels and run files from
-evalcore-retrieval, ``--ray-address`` of evalcore-ray) add their options to this command when it
-runs, so ``evalcore --help`` loads no plugin.
+Readers, executors, trackers and settings groups that plugins provide (TREC qrels and run files
+from evalcore-retrieval, ``--ray-address`` of evalcore-ray, a model's settings) add their options
+to this command when it runs, so ``evalcore --help`` loads no plugin.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ EXIT_NOTHING_SCORED = 2  # every metric scored no record (all skipped or errors)
 
 
 class _EvaluateCommand(click.Command):
-    """Adds the options of the readers plugins provide, looked up when the command runs."""
+    """Adds the options of the components plugins provide, looked up when the command runs."""
 
     def get_params(self, ctx: click.Context) -> list[click.Parameter]:
         params = super().get_params(ctx)
@@ -36,7 +36,8 @@ class _EvaluateCommand(click.Command):
         from .common import registry_of
         from .components import click_options
 
-        extra = click_options(registry_of(ctx.find_root()), ("readers", "executors", "trackers"), known)
+        extra = click_options(registry_of(ctx.find_root()), ("readers", "executors", "trackers", "settings"),
+                              known)
         return params[:-1] + extra + params[-1:]  # keep --help last
 
 
@@ -82,17 +83,8 @@ class _EvaluateCommand(click.Command):
                    "sequence for the difference from --baseline excludes 0.")
 @click.option("--dry-run", is_flag=True, help="Print the calls and estimated tokens and cost; call nothing.")
 @click.option("--cache-mode", type=click.Choice(CACHE_MODES),
-              help="Model-call cache mode of judge and embedding metrics.")
+              help="Model-call cache mode of model-backed metrics.")
 @click.option("--cache-dir", type=click.Path(file_okay=False), help="Model-call cache folder.")
-@click.option("--judge-backend", type=click.Choice(["http", "litellm", "dspy", "callable", "transformers"]),
-              help="Judge backend of every LLM-judged metric (default: implied by the other judge settings).")
-@click.option("--judge-model", help="Judge model (http: the server's model name; litellm: a model string; "
-                                    "transformers: a local path).")
-@click.option("--judge-base-url", help="OpenAI-compatible API root of the judge, e.g. http://127.0.0.1:8000/v1.")
-@click.option("--judge-api-key-env", help="Environment variable holding the judge's API key (default OPENAI_API_KEY).")
-@click.option("--embedding-model", help="Embedding model of semantic metrics (a local model directory, or the "
-                                        "endpoint's model with --embedding-base-url).")
-@click.option("--embedding-base-url", help="OpenAI-compatible API root serving /embeddings.")
 @click.option("--map", "field_map", multiple=True, metavar="NEW=OLD",
               help="Read the record field NEW from the input's field OLD (repeatable), e.g. --map "
                    "reference_answer=answer or --map example.reference_answer=gold.text.")
@@ -126,7 +118,7 @@ def _evaluate(ctx: click.Context, data: str | None, metric_ids: Sequence[str], p
     from evalcore._track.entry import labels_for, with_labels
 
     from .common import registry_of
-    from .components import take_options
+    from .components import group_options, take_options
 
     registry = registry_of(ctx.find_root())
     log_to = options.pop("log_to", None)
@@ -135,10 +127,7 @@ def _evaluate(ctx: click.Context, data: str | None, metric_ids: Sequence[str], p
     if executor_options:
         options["executor_options"] = executor_options
     labels = labels_for(options.pop("labels", None))  # a bad labels file costs no evaluation
-    for group in ("judge", "embedding"):  # --judge-model M -> judge={"model": M}
-        prefix = f"{group}_"
-        settings = {k[len(prefix):]: options.pop(k) for k in [k for k in options if k.startswith(prefix)]}
-        options[group] = {k: v for k, v in settings.items() if v is not None}
+    options["settings"] = group_options(registry, options)  # --GROUP-model M -> settings={GROUP: {"model": M}}
     from evalcore._contract.field_map import map_arguments
 
     options["field_map"] = map_arguments(options["field_map"]) or None  # --map NEW=OLD -> {NEW: OLD}
@@ -163,7 +152,7 @@ def _evaluate(ctx: click.Context, data: str | None, metric_ids: Sequence[str], p
         from evalcore._engine.dry_run import format_plan, plan
         from evalcore._engine.options import make_options, run_context
 
-        context = run_context(make_options(**options))
+        context = run_context(make_options(registry, **options), registry)
         for metric in metrics:
             metric.join(context)
         estimate = plan(source, metrics, chunk_size=options["chunk_size"])

@@ -230,8 +230,10 @@ def plugins(ctx: click.Context, as_json: bool) -> None:
 
 def _provides(plugin: Any) -> str:
     """What a plugin provides, in words: ``12 metrics, 1 reader``."""
+    from evalcore._contract.components import COMPONENT_KINDS
+
     counts = [(len(plugin.metrics), "metric")]
-    counts += [(len(names), kind.removesuffix("s")) for kind, names in plugin.components.items()]
+    counts += [(len(names), COMPONENT_KINDS[kind].kind) for kind, names in plugin.components.items()]
     return ", ".join(f"{n} {what}{'s' if n != 1 else ''}" for n, what in counts if n or what == "metric")
 
 

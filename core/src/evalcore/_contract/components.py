@@ -1,8 +1,10 @@
-"""What plugins contribute beside metrics: readers, executors, trackers, commands and record views.
+"""What plugins contribute beside metrics: readers, executors, trackers, commands, program adapters,
+record views, settings groups and backends.
 
 Each kind comes from its own hook (``evalcore_readers``, ``evalcore_executors``,
-``evalcore_trackers``, ``evalcore_commands``, ``evalcore_record_views``) as plain data: a name, the
-``"module:attr"`` of its implementation, the command-line options it adds and a summary. Like metric specs they list
+``evalcore_trackers``, ``evalcore_commands``, ``evalcore_programs``, ``evalcore_record_views``,
+``evalcore_settings``, ``evalcore_backends``) as plain data: a name, the ``"module:attr"`` of its
+implementation, the command-line options it adds and a summary. Like metric specs they list
 without importing anything: the implementation is imported when the component is used.
 
 * a **reader** builds a source of records from its options' values (TREC qrels and run files);
@@ -13,20 +15,26 @@ without importing anything: the implementation is imported when the component is
 * a **command** is a click command added under ``evalcore`` (``evalcore NAME``);
 * a **program** adapter lets :func:`evalcore.evaluate` run programs of another kind (a DSPy
   module): its implementation is called with the program given and returns a callable of one
-  record, or ``None`` when the program is not of its kind.
+  record, or ``None`` when the program is not of its kind;
 * a **record view** shows what a plugin knows of a record in the report (a trace's tool calls):
-  its implementation is called with the record and returns a :class:`~evalcore.plugin.RecordView`.
+  its implementation is called with the record and returns a :class:`~evalcore.plugin.RecordView`;
+* a **settings group** is a named set of run settings (the run context's ``settings[NAME]``): its
+  options set them on the command line, the keyword ``NAME={...}`` of ``evaluate`` in Python, and
+  the environment variables it declares when neither does;
+* a **backend** is a model backend a plugin provides for a settings group: the plugin that owns
+  the group looks it up by name (:func:`evalcore.plugin.backend`) and calls its implementation.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import attrs
 
 from evalcore._lazy import publish
 
+from .env import settings_from
 from .errors import EvalcoreError, SpecError
 from .fields import get_path
 from .references import import_object
@@ -72,6 +80,11 @@ class ComponentSpec:
     options: tuple[ReaderOption, ...] = attrs.field(default=(), converter=_options)
     summary: str = ""
     namespace: str = ""
+
+    @property
+    def key(self) -> str:
+        """What no two components of a kind may share: the name (a backend's is ``group/name``)."""
+        return self.name
 
     def load(self) -> Any:
         """The object named by ``implementation``."""
@@ -131,6 +144,9 @@ class ProgramSpec(ComponentSpec):
 
     kind: ClassVar[str] = "program adapter"
     hook: ClassVar[str] = "evalcore_programs"
+
+
+@attrs.frozen
 class RecordViewSpec(ComponentSpec):
     """A view of a record in the report: ``implementation(record)`` returns a
     :class:`~evalcore.plugin.RecordView` (or a dict of its fields), or ``None`` where it has nothing to
@@ -150,10 +166,61 @@ class RecordViewSpec(ComponentSpec):
         return RecordView.of(self.load()(record))
 
 
+def _variables(raw: Mapping[str, Any]) -> dict[str, tuple[str, ...]]:
+    if not isinstance(raw, Mapping):
+        raise SpecError(f"variables must map each setting to its environment variables; got {raw!r}")
+    found = {}
+    for setting, names in raw.items():
+        names = (names,) if isinstance(names, str) else tuple(names)
+        if not isinstance(setting, str) or not names or not all(isinstance(n, str) and n for n in names):
+            raise SpecError(f"variables of {setting!r}: a list of environment variable names; got {names!r}")
+        found[setting] = names
+    return found
+
+
+@attrs.frozen
+class SettingsSpec(ComponentSpec):
+    """A group of run settings (the run context's ``settings[name]``): each option sets the setting
+    ``dest`` (``--judge-model`` sets ``model``); ``variables`` maps a setting to the environment
+    variables read, first set wins, when neither an option nor the keyword ``name={...}`` of
+    ``evaluate`` sets it. A group has no implementation: the plugins that use it read it."""
+
+    kind: ClassVar[str] = "settings group"
+    hook: ClassVar[str] = "evalcore_settings"
+
+    implementation: str = ""
+    variables: Mapping[str, tuple[str, ...]] = attrs.field(factory=dict, converter=_variables)
+
+    def from_environment(self, environ: Mapping[str, str]) -> dict[str, str]:
+        """The settings ``environ`` gives: per setting, the first of its variables that is set."""
+        return settings_from(environ, self.variables)
+
+
+def _group_name(_: Any, attribute: Any, value: str) -> None:
+    if not isinstance(value, str) or not value:
+        raise SpecError(f"a backend names the settings group it serves (group=...); got {value!r}")
+
+
+@attrs.frozen
+class BackendSpec(ComponentSpec):
+    """A model backend for the settings group ``group``: the plugin owning the group calls
+    ``implementation`` as its documentation says (a factory returning the backend object)."""
+
+    kind: ClassVar[str] = "backend"
+    hook: ClassVar[str] = "evalcore_backends"
+
+    group: str = attrs.field(kw_only=True, validator=_group_name)
+
+    @property
+    def key(self) -> str:
+        return f"{self.group}/{self.name}"
+
+
 COMPONENT_KINDS: dict[str, type[ComponentSpec]] = {
     "readers": ReaderSpec, "executors": ExecutorSpec, "trackers": TrackerSpec, "commands": CommandSpec,
     "programs": ProgramSpec,
     "views": RecordViewSpec,
+    "settings": SettingsSpec, "backends": BackendSpec,
 }
 """Each kind of component by the plural its hook and the listing use."""
 
@@ -173,7 +240,7 @@ def collect_components(kind: str, results: Iterable[Any], namespace: str) -> lis
             except (TypeError, SpecError) as exc:
                 raise SpecError(f"invalid {cls.kind} spec from plugin {namespace!r}: {exc}") from None
             specs.append(attrs.evolve(spec, namespace=namespace))
-    names = [s.name for s in specs]
+    names = [s.key for s in specs]
     twice = sorted({n for n in names if names.count(n) > 1})
     if twice:
         raise SpecError(f"plugin {namespace!r} declares the {cls.kind} {', '.join(map(repr, twice))} twice")

@@ -1,6 +1,8 @@
 """The one place evalcore reads (and, for numpy's BLAS threads, sets) environment variables: the
 registry's and the command line's switches, and the environment a run starts with
-(:func:`environment`), from which the run context takes its settings. Metric and backend code
+(:func:`environment`), from which the run context takes its settings: the cache's, and those of
+the settings groups plugins declare, each from the variables its group names
+(:func:`settings_from`). Metric and backend code
 reads the run context instead.
 
 Imports only ``os``, so the command line can decide what to load before loading it.
@@ -9,7 +11,7 @@ Imports only ``os``, so the command line can decide what to load before loading 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 STRICT_ENV = "EVALCORE_STRICT_PLUGINS"
 CACHE_DIR_ENV = "EVALCORE_CACHE_DIR"
@@ -59,24 +61,13 @@ def environment() -> dict[str, str]:
     return dict(os.environ)
 
 
-# setting -> the variables that give it, first set wins
-MODEL_VARIABLES: dict[str, dict[str, tuple[str, ...]]] = {
-    "judge": {
-        "backend": ("EVALCORE_JUDGE_BACKEND",), "model": ("EVALCORE_JUDGE_MODEL",),
-        "base_url": ("EVALCORE_JUDGE_BASE_URL", "OPENAI_BASE_URL"), "api_key_env": ("EVALCORE_JUDGE_API_KEY_ENV",),
-        "judge": ("EVALCORE_JUDGE_CALLABLE",), "gguf_file": ("EVALCORE_JUDGE_GGUF_FILE",),
-    },
-    "embedding": {"model": ("EVALCORE_EMBEDDING_MODEL",)},
-}
 
-
-def model_settings(environ: Mapping[str, str]) -> dict[str, dict[str, str]]:
-    """The judge's and the embedding model's settings that ``environ`` sets (see :data:`MODEL_VARIABLES`)."""
-    found: dict[str, dict[str, str]] = {}
-    for group, variables in MODEL_VARIABLES.items():
-        found[group] = {}
-        for setting, names in variables.items():
-            value = next((environ[name] for name in names if environ.get(name)), None)
-            if value is not None:
-                found[group][setting] = value
+def settings_from(environ: Mapping[str, str], variables: Mapping[str, Sequence[str]]) -> dict[str, str]:
+    """The settings ``environ`` gives, ``variables`` mapping each setting to the variables that give
+    it: per setting, the value of the first of them that is set (to a non-empty value)."""
+    found = {}
+    for setting, names in variables.items():
+        value = next((environ[name] for name in names if environ.get(name)), None)
+        if value is not None:
+            found[setting] = value
     return found

@@ -10,7 +10,8 @@ PROJECT_NAME = "evalcore"
 ENTRY_POINT_GROUP = "evalcore.plugins"
 PLUGIN_API_VERSION = 2
 """The plugin API this evalcore provides; registration modules declare the one they target
-as a module constant ``PLUGIN_API_VERSION``. Version 2 added the executor, tracker, command and record view hooks."""
+as a module constant ``PLUGIN_API_VERSION``. Version 2 added the executor, tracker, command, program,
+record view, settings and backend hooks."""
 SUPPORTED_API_VERSIONS = (1, 2)
 """The plugin API versions this evalcore loads: a version-1 plugin (metrics, readers, metric
 sets) loads unchanged."""
@@ -71,10 +72,26 @@ class PluginHooks:
     def evalcore_programs(self) -> list[Any]:
         """Return the plugin's program adapters (:class:`~evalcore.plugin.ProgramSpec` or dicts): kinds
         of program ``evaluate(program=...)`` runs beside plain callables (a DSPy module). Optional; plugin API 2."""
+        raise NotImplementedError
+
+    @hookspec
     def evalcore_record_views(self) -> list[Any]:
         """Return the plugin's record views (:class:`~evalcore.plugin.RecordViewSpec` or dicts): what the
         report shows of a record beside its input, prediction and scores, e.g. a trace's tool calls.
         Optional; plugin API 2."""
+        raise NotImplementedError
+
+    @hookspec
+    def evalcore_settings(self) -> list[Any]:
+        """Return the plugin's settings groups (:class:`~evalcore.plugin.SettingsSpec` or dicts): run
+        settings its metrics read from ``context.settings[NAME]``, with their command-line options
+        and environment variables. Optional; plugin API 2."""
+        raise NotImplementedError
+
+    @hookspec
+    def evalcore_backends(self) -> list[Any]:
+        """Return the plugin's model backends (:class:`~evalcore.plugin.BackendSpec` or dicts), each
+        for a settings group, which the plugin owning the group chooses by name. Optional; plugin API 2."""
         raise NotImplementedError
 
 

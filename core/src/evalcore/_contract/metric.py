@@ -121,8 +121,15 @@ class Metric:
         except Exception as exc:  # noqa: BLE001 - an open failure is named by the metric's id
             raise EvalcoreError(f"{self.id}: cannot be opened: {type(exc).__name__}: {str(exc)[:2000]}") from exc
 
+    def recorded_params(self) -> dict[str, Any]:
+        """The parameters a run records for this metric (the journal header, the report's provenance),
+        which ``compare`` checks: the metric's own. A metric that takes settings from the run context
+        overrides it to record the values it used (a judge's backend and model)."""
+        return dict(self.params)
+
     def ensure_open(self) -> None:
-        """Open the metric with a context read from the environment, unless it has joined a run."""
+        """Open the metric with a context read from the environment, unless it has joined a run or was
+        opened by :func:`evalcore.get_metric` (which also reads the settings groups plugins declare)."""
         if self.context is None:
             self.join(RunContext.from_environment())
 

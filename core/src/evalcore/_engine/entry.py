@@ -117,16 +117,14 @@ async def aevaluate(
       remains (a :class:`~evalcore.Budget` may be shared across runs).
     * ``timeout_s`` — per-sample time limit for every metric (default: each metric's own,
       set for model-backed and execution metrics); a sample past it is an ``error``.
-    * ``cache_mode`` / ``cache_dir`` — the model-call cache of judge and embedding metrics
+    * ``cache_mode`` / ``cache_dir`` — the model-call cache of model-backed metrics
       (``readwrite``, ``readonly``, ``refresh`` or ``off``; default ``$EVALCORE_CACHE_MODE``,
       else ``readwrite``, in ``$EVALCORE_CACHE_DIR`` or ``~/.cache/evalcore``).
-    * ``judge`` / ``embedding`` — the run's model settings, e.g. ``judge={"model": "m",
-      "base_url": "http://127.0.0.1:8000/v1"}`` (keys: ``backend``, ``model``, ``base_url``,
-      ``api_key_env``, ``judge``, ``gguf_file``; the embedding model takes ``model``,
-      ``base_url``, ``api_key_env``). They reach every judge or embedding metric of the run;
-      a metric's own parameter of the same name wins. Unset keys come from the environment
-      as the run starts (``$EVALCORE_JUDGE_MODEL``, ``$EVALCORE_JUDGE_BASE_URL`` or
-      ``$OPENAI_BASE_URL``, ``$EVALCORE_EMBEDDING_MODEL``, ...).
+    * a settings group's name — its settings for this run: each plugin may declare named groups
+      of run settings (``evalcore plugins`` lists them), given as a keyword named after the group
+      with a mapping, e.g. ``GROUP={"model": "m"}``. They reach every metric that reads the group,
+      where a metric's own parameter of the same name wins; unset keys come from the environment
+      variables the group declares, read as the run starts.
     * ``output`` / ``csv`` — the JSON report (aggregates, provenance, where the rows are) and a
       CSV of values.
     * ``samples`` — the per-record rows journal (JSONL), streamed as chunks finish; by default
@@ -147,16 +145,16 @@ async def aevaluate(
       (this run − baseline) excludes 0.
     """
     started = time.time()
-    run_options = make_options(**options)
+    registry = registry or default_registry()
+    run_options = make_options(registry, **options)
     source = make_source(data, examples, predictions, program, columns, field_map=run_options.field_map)
     check_paths(run_options, source.inputs())
     _check_parquet(run_options)
     if run_options.rollouts > 1 and program is None:
         raise EvalcoreError("rollouts > 1 needs a program that produces the predictions")
-    registry = registry or default_registry()
     if program is not None:
         program = adapt_program(program, registry)
-    context = run_context(run_options)
+    context = run_context(run_options, registry)
     executor = resolve_executor(run_options, registry)
     bound, created_from = bind_metrics(metrics, registry, context, run_options.tiers)
     plan = Plan(bound, run_options, context, created_from, executor)

@@ -6,20 +6,25 @@ import math
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import attrs
 
 from evalcore._contract.budget import Budget
 from evalcore._contract.cache_settings import CacheMode, check_cache_mode
 from evalcore._contract.context import RunContext
-from evalcore._contract.errors import EvalcoreError
+from evalcore._contract.errors import EvalcoreError, ParameterError
 from evalcore._contract.field_map import FieldMap
 from evalcore._lazy import publish
+from evalcore._registry.settings import group_settings
+from evalcore._registry.settings import run_context as context_of
 
 from .baseline import BaselineValues, baseline_digest, baseline_values
 from .files import check_output, same_file
 from .stats import AggregateMethod, aggregate
+
+if TYPE_CHECKING:
+    from evalcore._registry.registry import Registry
 
 SamplesFormat = Literal["jsonl", "parquet"]
 
@@ -62,8 +67,9 @@ class RunOptions:
     confidence: float = 0.95
     cache_mode: CacheMode | None = None
     cache_dir: str | None = None
-    judge: dict[str, Any] = attrs.field(factory=dict)
-    embedding: dict[str, Any] = attrs.field(factory=dict)
+    settings: dict[str, dict[str, Any]] = attrs.field(factory=dict)
+    """The run's settings by settings group (``{GROUP: {"model": ...}}``), given as keywords named
+    after installed groups (``GROUP={"model": ...}``)."""
     executor: str = "local"
     """``"local"`` (this machine) or the name of an executor a plugin provides."""
     executor_options: dict[str, Any] = attrs.field(factory=dict)
@@ -154,8 +160,10 @@ def check_options(**options: Any) -> None:
     make_options(**options)
 
 
-def make_options(**raw: Any) -> RunOptions:
-    """Build :class:`RunOptions` from keyword options (paths and budget normalised)."""
+def make_options(registry: Registry | None = None, **raw: Any) -> RunOptions:
+    """Build :class:`RunOptions` from keyword options (paths and budget normalised); a keyword named
+    after a settings group installed in ``registry`` (default: the installed plugins) gives that
+    group's settings."""
     budget = raw.pop("budget_msats", None)
     if isinstance(budget, Budget):
         raw["budget"] = budget
@@ -163,13 +171,6 @@ def make_options(**raw: Any) -> RunOptions:
         if isinstance(budget, bool) or not isinstance(budget, int) or budget < 0:
             raise OptionError(f"budget_msats must be a whole number >= 0; got {budget!r}")
         raw["budget"] = Budget(budget)
-    for group in ("judge", "embedding"):
-        if raw.get(group) is None:
-            raw.pop(group, None)
-        elif not isinstance(raw[group], Mapping):
-            raise OptionError(f"{group} must be a mapping of settings (model, base_url, ...); got {raw[group]!r}")
-        else:
-            raw[group] = dict(raw[group])
     if raw.get("tiers") is None:
         raw.pop("tiers", None)
     else:
@@ -188,6 +189,7 @@ def make_options(**raw: Any) -> RunOptions:
         if raw.get(key) is not None:
             raw[key] = Path(os.fspath(raw[key]))
     _executor_options(raw)
+    _settings(raw, registry)
     unknown = set(raw) - {f.name for f in attrs.fields(RunOptions)}
     if unknown:
         raise OptionError(f"unknown option{'s' if len(unknown) > 1 else ''}: {', '.join(sorted(unknown))}")
@@ -213,6 +215,21 @@ def _executor_options(raw: dict[str, Any]) -> None:
         raw["executor_options"] = given
 
 
+def _settings(raw: dict[str, Any], registry: Registry | None) -> None:
+    """Move keywords named after installed settings groups (``GROUP={...}``) into ``settings``."""
+    extra = {key: raw.pop(key) for key in set(raw) - {f.name for f in attrs.fields(RunOptions)}}
+    try:
+        given = group_settings(extra, registry) if extra else {}
+    except ParameterError as exc:
+        raise OptionError(str(exc)) from None
+    raw.update(extra)  # what is left is unknown
+    settings = {group: dict(values) for group, values in dict(raw.pop("settings", None) or {}).items()}
+    for group, values in given.items():
+        settings[group] = {**settings.get(group, {}), **values}
+    if settings:
+        raw["settings"] = settings
+
+
 def check_paths(options: RunOptions, inputs: list[Path]) -> None:
     """Output paths, the journal's included: distinct, not an input, not a special file, in a
     folder that exists and can hold a new file."""
@@ -233,12 +250,12 @@ def check_paths(options: RunOptions, inputs: list[Path]) -> None:
         seen.append((path, label))
 
 
-def run_context(options: RunOptions) -> RunContext:
-    """The context a run with ``options`` hands its metrics (the environment read here, once)."""
-    return RunContext.from_environment(
-        cache_mode=options.cache_mode, cache_dir=options.cache_dir, budget=options.budget,
-        timeout_s=options.timeout_s, seed=options.seed, executor=options.executor,
-        judge=options.judge, embedding=options.embedding)
+def run_context(options: RunOptions, registry: Registry | None = None) -> RunContext:
+    """The context a run with ``options`` hands its metrics (the environment read here, once, for the
+    cache and the settings groups installed in ``registry``)."""
+    return context_of(
+        registry, cache_mode=options.cache_mode, cache_dir=options.cache_dir, budget=options.budget,
+        timeout_s=options.timeout_s, seed=options.seed, executor=options.executor, settings=options.settings)
 
 
 publish(globals())

@@ -182,6 +182,7 @@ class Run:
             },
             "metrics": {metric_id: {**info, "params": params_to_json(info["params"])}
                         for metric_id, info in self._metric_provenance().items()},
+            "settings": self._settings(),
             **({"stopping": self.stopping.describe()} if self.stopping is not None else {}),
         }
 
@@ -189,9 +190,13 @@ class Run:
         return {
             m.id: {"metric_version": m.spec.version, "distribution": m.origin.distribution,
                    "distribution_version": m.origin.version, "granularity": m.spec.granularity.value,
-                   "direction": m.spec.direction.value, "params": dict(m.params)}
+                   "direction": m.spec.direction.value, "params": m.recorded_params()}
             for m in self.plan.metrics
         }
+
+    def _settings(self) -> dict[str, Any]:
+        """The run's settings by settings group, as JSON keeps them."""
+        return {group: params_to_json(dict(values)) for group, values in self.plan.context.settings.items()}
 
     def _summaries(self) -> dict[str, MetricSummary]:
         tallies = []
@@ -240,6 +245,7 @@ class Run:
                             "chunk_size": options.chunk_size, "concurrency": options.concurrency,
                             "field_map": options.field_map or None},
                 "metrics": self._metric_provenance(),
+                "settings": self._settings(),
                 **({"stopping": self.stopping.summary()} if self.stopping is not None else {}),
             },
         )

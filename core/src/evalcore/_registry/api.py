@@ -56,17 +56,19 @@ def describe(metric_id: str) -> MetricInfo:
 def get_metric(metric_id: str, **params: Any) -> Metric:
     """A ready-to-use metric; parameters come from the id and/or keyword arguments.
 
-    The metric is opened with a run context read from the environment (its judge, cache and
-    model settings), so a missing backend or model is reported here; a run it joins later
-    (``evaluate(..., [metric])``) opens it again with that run's settings.
+    The metric is opened with a run context read from the environment (the cache and the
+    settings groups plugins declare), so a missing backend or model is reported here; a run it
+    joins later (``evaluate(..., [metric])``) opens it again with that run's settings.
 
     >>> ndcg = get_metric("retrieval/ndcg@10")          # doctest: +SKIP
     >>> ndcg = get_metric("ndcg", k=10, gain="exp2")    # doctest: +SKIP
     """
     from .registry import default_registry
+    from .settings import run_context
 
-    metric = default_registry().create(metric_id, **params)
-    metric.ensure_open()
+    registry = default_registry()
+    metric = registry.create(metric_id, **params)
+    metric.join(run_context(registry))
     return metric
 
 

@@ -4,9 +4,9 @@ With a valid cached listing the registry loads only the plugin a metric id, a me
 readers need (its entry point alone) instead of every plugin. Each plugin's entry is a dict: its
 entry point (``name``, ``module``, its ``distribution`` and ``version``), ``status`` (a
 :class:`~evalcore.registry.PluginStatus` value), the metric keys and metric-set names it provides,
-and the fields of its components, by kind: ``readers``, ``executors``, ``trackers`` and ``commands``
-(a :class:`~evalcore.plugin.ReaderSpec` and its siblings as dicts: the command line adds their
-options and commands without loading the plugin).
+and the fields of its components, by kind: ``readers``, ``executors``, ``trackers``, ``commands``,
+``settings`` and ``backends`` (a :class:`~evalcore.plugin.ReaderSpec` and its siblings as dicts:
+the command line adds their options and commands without loading the plugin).
 
 Imports nothing at module level but the standard library, so reading the listing stays cheap.
 """
@@ -25,7 +25,7 @@ _LOADED = "loaded"
 
 _COMPONENT_FIELDS = ("name", "implementation", "summary", "namespace")
 _OPTION_FIELDS = ("flag", "dest", "help", "kind")
-_KINDS = ("readers", "executors", "trackers", "commands", "programs", "views")
+_KINDS = ("readers", "executors", "trackers", "commands", "programs", "views", "settings", "backends")
 
 
 def plugin_entry(name: str, distribution: str, version: str, module: str, status: str, metrics: list[str],

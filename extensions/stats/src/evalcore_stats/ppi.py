@@ -392,17 +392,17 @@ def _difference(parts: list[PPIEntry], alpha: float) -> PPIEntry:
     base, system = parts
     metric = base.metric
     failed = next((p.note for p in parts if p.ppi is None), None)
-    judge = (None if base.judge_mean is None or system.judge_mean is None
+    delta = (None if base.judge_mean is None or system.judge_mean is None
              else system.judge_mean - base.judge_mean)
     counts = {"n_judged": base.n_judged + system.n_judged, "n_labelled": base.n_labelled + system.n_labelled}
     if failed is not None:
-        return PPIEntry(metric, **counts, judge_mean=judge, labelled=None, ppi=None, note=failed, difference=True)
+        return PPIEntry(metric, **counts, judge_mean=delta, labelled=None, ppi=None, note=failed, difference=True)
 
     def minus(a: MeanEstimate, b: MeanEstimate, lam: float | None) -> MeanEstimate:
         value, se = a.value - b.value, math.hypot(a.se, b.se)
         return MeanEstimate(value, se, normal_interval(value, se, alpha), lam)
 
     assert base.ppi is not None and system.ppi is not None and base.labelled and system.labelled
-    return PPIEntry(metric, **counts, judge_mean=judge, labelled=minus(system.labelled, base.labelled, None),
+    return PPIEntry(metric, **counts, judge_mean=delta, labelled=minus(system.labelled, base.labelled, None),
                     ppi=minus(system.ppi, base.ppi, None), note=base.note or system.note,
                     lams=(*base.lams, *system.lams), difference=True)

@@ -2,11 +2,21 @@
 
 from __future__ import annotations
 
-from evalcore.plugin import CACHE_MODES, MetricSpec, ParamSpec, TargetCategory, Tier, hookimpl
+from evalcore.plugin import (
+    CACHE_MODES,
+    BackendSpec,
+    MetricSpec,
+    ParamSpec,
+    ReaderOption,
+    SettingsSpec,
+    TargetCategory,
+    Tier,
+    hookimpl,
+)
 
-__all__ = ["PLUGIN_API_VERSION", "evalcore_metrics"]
+__all__ = ["PLUGIN_API_VERSION", "evalcore_backends", "evalcore_metrics", "evalcore_settings"]
 
-PLUGIN_API_VERSION = 1  # the evalcore plugin API these specs are written for
+PLUGIN_API_VERSION = 2  # the evalcore plugin API these specs are written for
 
 _MODULE = "evalcore_judge.metrics"
 _BACKEND = """
@@ -33,8 +43,9 @@ keeps every judgement and their spread, the aggregate the agreement between the 
 
 COMMON = (
     ParamSpec(name="judge", type="any", description="callable, 'module:attr', LLMCritic object, or 'dspy'"),
-    ParamSpec(name="backend", type="str", choices=("http", "litellm", "dspy", "callable", "transformers"),
-              description="default: implied by judge / base_url / a configured DSPy LM, or $EVALCORE_JUDGE_BACKEND"),
+    ParamSpec(name="backend", type="str",
+              description="http, litellm, dspy, callable, transformers or a judge backend another plugin adds "
+                          "(default: implied by judge / base_url / a configured DSPy LM, or $EVALCORE_JUDGE_BACKEND)"),
     ParamSpec(name="base_url", type="str", description="OpenAI-compatible API root, e.g. http://127.0.0.1:8000/v1"),
     ParamSpec(name="model", type="str",
               description="model name (http), LiteLLM model string (litellm) or local path (transformers)"),
@@ -434,3 +445,46 @@ def evalcore_metrics() -> list[MetricSpec]:
                       _LIST_ANSWER),
               version="1"),
     ]
+
+
+_SETTINGS = SettingsSpec(
+    name="judge",
+    summary="the judge of every LLM-judged metric; a metric's parameter of the same name wins",
+    options=(
+        ReaderOption("--judge-backend", "backend", kind="str",
+                     help="Judge backend of every LLM-judged metric: http, litellm, dspy, callable, transformers or "
+                          "one another plugin adds (default: implied by the other judge settings)."),
+        ReaderOption("--judge-model", "model", kind="str",
+                     help="Judge model (http: the server's model name; litellm: a model string; transformers: a "
+                          "local path)."),
+        ReaderOption("--judge-base-url", "base_url", kind="str",
+                     help="OpenAI-compatible API root of the judge, e.g. http://127.0.0.1:8000/v1."),
+        ReaderOption("--judge-api-key-env", "api_key_env", kind="str",
+                     help="Environment variable holding the judge's API key (default OPENAI_API_KEY)."),
+    ),
+    variables={
+        "backend": ("EVALCORE_JUDGE_BACKEND",), "model": ("EVALCORE_JUDGE_MODEL",),
+        "base_url": ("EVALCORE_JUDGE_BASE_URL", "OPENAI_BASE_URL"), "api_key_env": ("EVALCORE_JUDGE_API_KEY_ENV",),
+        "judge": ("EVALCORE_JUDGE_CALLABLE",), "gguf_file": ("EVALCORE_JUDGE_GGUF_FILE",),
+    },
+)
+_BACKENDS = {
+    "http": "an OpenAI-compatible chat-completions server (base_url, model, api_key_env)",
+    "litellm": "a LiteLLM model string (extra evalcore-judge[litellm])",
+    "dspy": "the LM DSPy is configured with",
+    "callable": "a Python callable answering each prompt (judge=<callable or 'module:attr'>)",
+    "transformers": "a local model directory or .gguf file (model, gguf_file)",
+}
+
+
+@hookimpl
+def evalcore_settings() -> list[SettingsSpec]:
+    """The judge's run settings: ``context.settings["judge"]``."""
+    return [_SETTINGS]
+
+
+@hookimpl
+def evalcore_backends() -> list[BackendSpec]:
+    """The judge backends this plugin provides, each made by a factory in :mod:`evalcore_judge.config`."""
+    return [BackendSpec(name=name, group="judge", implementation=f"evalcore_judge.config:{name}_backend",
+                        summary=summary) for name, summary in _BACKENDS.items()]

@@ -1,13 +1,20 @@
 """Choosing a judge backend from metric parameters and the run's judge settings.
 
+This plugin declares the settings group ``judge`` (``context.settings["judge"]``) and five
+backends for it; another distribution may add one (``evalcore_backends`` returning a
+``BackendSpec(name=..., group="judge", implementation="module:factory")``), called as
+``factory(settings, context, metric_id)`` with the judge's settings (the metric's parameters over
+the run's) and returning an object with ``name``, ``model`` and ``agenerate`` (see
+:class:`~evalcore_judge.backends.Backend`).
+
 A metric's parameter wins over the run's setting (``evaluate(..., judge={...})``, the CLI's
 ``--judge-*`` flags), which wins over the environment variable read when the run started:
 
 =================  ==============================  =========================================
 parameter          environment variable            meaning
 =================  ==============================  =========================================
-``backend``        ``EVALCORE_JUDGE_BACKEND``      ``http``, ``litellm``, ``dspy``, ``callable``
-                                                   or ``transformers``
+``backend``        ``EVALCORE_JUDGE_BACKEND``      ``http``, ``litellm``, ``dspy``, ``callable``,
+                                                   ``transformers``, or one another plugin adds
 ``base_url``       ``EVALCORE_JUDGE_BASE_URL``,    OpenAI-compatible API root (``.../v1``)
                    then ``OPENAI_BASE_URL``
 ``model``          ``EVALCORE_JUDGE_MODEL``        model name (http), LiteLLM model string
@@ -36,7 +43,7 @@ import sys
 from collections.abc import Mapping
 from typing import Any
 
-from evalcore.plugin import RunContext, SetupError
+from evalcore.plugin import ParameterError, RunContext, SetupError, backend
 from evalcore_http.cache import run_cache
 from evalcore_http.client import OpenAIClient, run_client
 from evalcore_http.prices import run_prices
@@ -45,14 +52,21 @@ from .backends import Backend, CallableBackend, CriticBackend, Decoding, DSPyBac
 from .critic import LLMCritic
 
 DEFAULT_API_KEY_ENV = "OPENAI_API_KEY"
-BACKENDS = ("http", "litellm", "dspy", "callable", "transformers")
+GROUP = "judge"
+"""The settings group of the judge (``context.settings["judge"]``), and the group its backends serve."""
 class JudgeConfigError(SetupError):
     """The parameters and environment do not name a usable judge."""
 
 
+def judge_settings(params: Mapping[str, Any], context: RunContext) -> dict[str, Any]:
+    """The metric's parameters over the run's judge settings (``context.settings["judge"]``)."""
+    given = {name: value for name, value in params.items() if value is not None}
+    return {**context.settings.get(GROUP, {}), **given}
+
+
 def build_critic(params: Mapping[str, Any], context: RunContext, metric_id: str = "judge") -> LLMCritic:
     """The critic the parameters of the judge metric ``metric_id`` describe, in the run ``context``."""
-    judge = context.setting(params, "judge")
+    judge = context.setting(params, "judge", GROUP)
     if isinstance(judge, LLMCritic):
         return judge
     decoding = Decoding(params["temperature"], params["seed"], params["max_tokens"])
@@ -66,42 +80,16 @@ def build_critic(params: Mapping[str, Any], context: RunContext, metric_id: str 
 
 
 def build_backend(params: Mapping[str, Any], context: RunContext, metric_id: str = "judge") -> Backend:
-    """The backend named by ``backend`` (or implied by the other settings)."""
-    kind = context.setting(params, "backend")
-    judge = context.setting(params, "judge")
+    """The backend named by ``backend`` (or implied by the other settings): the installed judge
+    backend of that name (:func:`evalcore.plugin.backend`) made from the judge's settings."""
+    settings = judge_settings(params, context)
+    kind, judge = settings.get("backend"), settings.get("judge")
     if kind in (None, "callable") and isinstance(judge, str) and ":" in judge:
-        judge = _resolve_callable(judge, metric_id)  # "module:attr": a callable, or an LLMCritic (class)
+        judge = settings["judge"] = _resolve_callable(judge, metric_id)  # a callable, or an LLMCritic (class)
     if kind is None:
-        kind = _implied_kind(params, context, judge)
-    if kind == "dspy":
-        return DSPyBackend(_dspy_lm(metric_id))
+        kind = _implied_kind(settings, judge)
     if kind in ("critic", "callable") and _is_critic(judge):
         return CriticBackend(_as_critic(judge, metric_id))
-    if kind == "callable":
-        if judge is None:
-            raise JudgeConfigError(metric_id, "judge", "backend 'callable' needs judge=<callable or 'module:attr'>")
-        return CallableBackend(_resolve_callable(judge, metric_id))
-    if kind == "http":
-        return HTTPBackend(_client(params, context, metric_id))
-    if kind == "litellm":
-        model = context.setting(params, "model")
-        if not model:
-            raise JudgeConfigError(metric_id, "model", "backend 'litellm' needs a LiteLLM model string, "
-                                   "e.g. model='anthropic/claude-3-5-haiku-latest'")
-        return LiteLLMBackend(model, base_url=context.setting(params, "base_url"),
-                              api_key=context.secret(context.setting(params, "api_key_env")),
-                              timeout=params["timeout_s"], max_retries=params["max_retries"])
-    if kind == "transformers":
-        from .local import TransformersBackend
-
-        model = context.setting(params, "model")
-        if not model:
-            raise JudgeConfigError(metric_id, "model",
-                                   "backend 'transformers' needs model=<local model directory or .gguf file>")
-        try:
-            return TransformersBackend(model, gguf_file=context.setting(params, "gguf_file"))
-        except FileNotFoundError as exc:
-            raise JudgeConfigError(metric_id, "model", str(exc)) from None
     if kind is None:
         raise JudgeConfigError(
             metric_id, "backend",
@@ -111,17 +99,65 @@ def build_backend(params: Mapping[str, Any], context: RunContext, metric_id: str
             "judge=<callable>, judge='dspy' (the LM DSPy is configured with), backend='litellm' with a "
             "LiteLLM model string, or backend='transformers' with model=<path>",
         )
-    raise JudgeConfigError(metric_id, "backend", f"unknown judge backend {kind!r}; use one of {', '.join(BACKENDS)}")
+    try:
+        spec = backend(GROUP, str(kind))
+    except ParameterError as exc:
+        raise JudgeConfigError(metric_id, "backend", str(exc)) from None
+    return spec.load()(settings, context, metric_id)
 
 
-def _implied_kind(params: Mapping[str, Any], context: RunContext, judge: Any) -> str | None:
+# -- the backends this plugin provides (see _register.evalcore_backends) ---------------------------
+
+def http_backend(settings: Mapping[str, Any], context: RunContext, metric_id: str) -> Backend:
+    """Chat completions from an OpenAI-compatible server (``base_url``, ``model``, ``api_key_env``)."""
+    return HTTPBackend(_client(settings, context, metric_id))
+
+
+def litellm_backend(settings: Mapping[str, Any], context: RunContext, metric_id: str) -> Backend:
+    """A LiteLLM model string (``model``), optionally at ``base_url``."""
+    model = settings.get("model")
+    if not model:
+        raise JudgeConfigError(metric_id, "model", "backend 'litellm' needs a LiteLLM model string, "
+                               "e.g. model='anthropic/claude-3-5-haiku-latest'")
+    return LiteLLMBackend(model, base_url=settings.get("base_url"), api_key=context.secret(settings.get("api_key_env")),
+                          timeout=settings["timeout_s"], max_retries=settings["max_retries"])
+
+
+def dspy_backend(settings: Mapping[str, Any], context: RunContext, metric_id: str) -> Backend:
+    """The LM DSPy is configured with where the judge is called."""
+    return DSPyBackend(_dspy_lm(metric_id))
+
+
+def callable_backend(settings: Mapping[str, Any], context: RunContext, metric_id: str) -> Backend:
+    """A Python callable (``judge``: the callable or ``"module:attr"``) answering each prompt."""
+    judge = settings.get("judge")
+    if judge is None:
+        raise JudgeConfigError(metric_id, "judge", "backend 'callable' needs judge=<callable or 'module:attr'>")
+    return CallableBackend(_resolve_callable(judge, metric_id))
+
+
+def transformers_backend(settings: Mapping[str, Any], context: RunContext, metric_id: str) -> Backend:
+    """A local model (``model``: a directory or ``.gguf`` file, ``gguf_file`` inside a directory)."""
+    from .local import TransformersBackend
+
+    model = settings.get("model")
+    if not model:
+        raise JudgeConfigError(metric_id, "model",
+                               "backend 'transformers' needs model=<local model directory or .gguf file>")
+    try:
+        return TransformersBackend(model, gguf_file=settings.get("gguf_file"))
+    except FileNotFoundError as exc:
+        raise JudgeConfigError(metric_id, "model", str(exc)) from None
+
+
+def _implied_kind(settings: Mapping[str, Any], judge: Any) -> str | None:
     if judge == "dspy":
         return "dspy"
     if _is_critic(judge):
         return "critic"
     if judge is not None:
         return "callable"
-    if context.setting(params, "base_url"):
+    if settings.get("base_url"):
         return "http"
     if _configured_dspy_lm() is not None:
         return "dspy"
@@ -163,8 +199,8 @@ def _as_critic(judge: Any, metric_id: str) -> Any:
                                f"arguments: {exc}; pass an instance") from None
 
 
-def _client(params: Mapping[str, Any], context: RunContext, metric_id: str) -> OpenAIClient:
-    base_url, model = context.setting(params, "base_url"), context.setting(params, "model")
+def _client(settings: Mapping[str, Any], context: RunContext, metric_id: str) -> OpenAIClient:
+    base_url, model = settings.get("base_url"), settings.get("model")
     if not base_url:
         raise JudgeConfigError(metric_id, "base_url", "backend 'http' needs base_url (or --judge-base-url, "
                                "$EVALCORE_JUDGE_BASE_URL or $OPENAI_BASE_URL)")
@@ -174,9 +210,9 @@ def _client(params: Mapping[str, Any], context: RunContext, metric_id: str) -> O
     if not str(base_url).startswith(("http://", "https://")):
         raise JudgeConfigError(metric_id, "base_url", f"must start with http:// or https://; got {base_url!r}")
     return run_client(
-        context, base_url, model, api_key_env=context.setting(params, "api_key_env") or DEFAULT_API_KEY_ENV,
-        seed=params["seed"], timeout=params["timeout_s"], max_retries=params["max_retries"],
-        max_concurrency=params["concurrency"], backoff_base=params["backoff_base"],
+        context, base_url, model, api_key_env=settings.get("api_key_env") or DEFAULT_API_KEY_ENV,
+        seed=settings.get("seed"), timeout=settings["timeout_s"], max_retries=settings["max_retries"],
+        max_concurrency=settings["concurrency"], backoff_base=settings["backoff_base"],
     )
 
 

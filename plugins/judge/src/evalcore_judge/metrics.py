@@ -136,6 +136,14 @@ class JudgeMetric(SampleMetric):
         self.critic = build_critic({**self.params, **self._members[0][1]}, context, self.id)
         self._judges = None
 
+    def recorded_params(self) -> dict[str, Any]:
+        """The parameters, with the backend and model the judge uses once open (from the run's judge
+        settings when the parameters leave them unset), so runs judged differently do not compare."""
+        recorded = super().recorded_params()
+        if self.context is not None:
+            recorded.update(backend=self._critic.backend.name, model=self._critic.model)
+        return recorded
+
     @property
     def critic(self) -> LLMCritic:
         """The critic asking now: the current judgement's, else the metric's own."""

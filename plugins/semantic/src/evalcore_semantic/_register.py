@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from evalcore.plugin import CACHE_MODES, MetricSpec, ParamSpec, TargetCategory, Tier, hookimpl
+from evalcore.plugin import CACHE_MODES, MetricSpec, ParamSpec, ReaderOption, SettingsSpec, TargetCategory, Tier, hookimpl
 
-__all__ = ["PLUGIN_API_VERSION", "evalcore_metrics"]
+__all__ = ["PLUGIN_API_VERSION", "evalcore_metrics", "evalcore_settings"]
 
-PLUGIN_API_VERSION = 1  # the evalcore plugin API these specs are written for
+PLUGIN_API_VERSION = 2  # the evalcore plugin API these specs are written for
 
 _MODULE = "evalcore_semantic.metrics"
 _OFFLINE = """
@@ -97,3 +97,23 @@ def evalcore_metrics() -> list[MetricSpec]:
             requires=_MODELS, version="1",
         ),
     ]
+
+
+_SETTINGS = SettingsSpec(
+    name="embedding",
+    summary="the embedding model of semantic metrics; a metric's parameter of the same name wins",
+    options=(
+        ReaderOption("--embedding-model", "model", kind="str",
+                     help="Embedding model of semantic metrics (a local model directory, or the endpoint's model "
+                          "with --embedding-base-url)."),
+        ReaderOption("--embedding-base-url", "base_url", kind="str",
+                     help="OpenAI-compatible API root serving /embeddings."),
+    ),
+    variables={"model": ("EVALCORE_EMBEDDING_MODEL",)},
+)
+
+
+@hookimpl
+def evalcore_settings() -> list[SettingsSpec]:
+    """The embedding model's run settings: ``context.settings["embedding"]``."""
+    return [_SETTINGS]
