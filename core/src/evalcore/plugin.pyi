@@ -114,10 +114,7 @@ from evalcore._contract.components import RecordViewSpec as RecordViewSpec
 from evalcore._contract.views import RecordView as RecordView
 from evalcore._registry.api import record_views as record_views
 
-# extensions that show saved runs (the report); the statistics come from evalcore-stats
-from evalcore_stats.power import detectable_effect as detectable_effect
-from evalcore_stats.result import TEST_NAMES as TEST_NAMES
-from evalcore_stats.result import format_p as format_p
+# extensions that show saved runs (the report)
 from evalcore._engine.output import summary_notes as summary_notes
 from evalcore._engine.stats import standard_error as standard_error
 from evalcore._engine.stats import bootstrap_intervals as bootstrap_intervals

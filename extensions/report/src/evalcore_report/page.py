@@ -20,9 +20,10 @@ from importlib import resources
 from numbers import Integral, Real
 from typing import Any
 
+import evalcore
 import numpy as np
 from evalcore import Comparison
-from evalcore.plugin import TEST_NAMES, Run, detectable_effect, format_p, summary_notes
+from evalcore.plugin import Run, summary_notes
 
 from .inputs import Inputs, load_inputs
 from .plots import histogram

@@ -12,7 +12,6 @@ import math
 import os
 from collections.abc import Sequence
 from html import escape
-from typing import TYPE_CHECKING
 
 from evalcore import TrendPoint
 from evalcore.plugin import check_output, replacing
@@ -111,6 +110,3 @@ def _table(points: Sequence[TrendPoint]) -> str:
 def _when(point: TrendPoint) -> str:
     """The run's time as the point's JSON gives it (ISO 8601, ``Z`` for UTC)."""
     return str(point.to_dict()["when"])
-
-
-publish(globals())

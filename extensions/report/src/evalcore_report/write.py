@@ -6,7 +6,7 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from evalcore import compare, ppi, ppi_differences
+import evalcore
 from evalcore.plugin import InputError, check_output, load_runs, replacing
 
 from .inputs import recorded_input

@@ -2,7 +2,16 @@
 
 from __future__ import annotations
 
-from evalcore.plugin import CACHE_MODES, MetricSpec, ParamSpec, ReaderOption, SettingsSpec, TargetCategory, Tier, hookimpl
+from evalcore.plugin import (
+    CACHE_MODES,
+    MetricSpec,
+    ParamSpec,
+    ReaderOption,
+    SettingsSpec,
+    TargetCategory,
+    Tier,
+    hookimpl,
+)
 
 __all__ = ["PLUGIN_API_VERSION", "evalcore_metrics", "evalcore_settings"]
 
