@@ -22,7 +22,7 @@ from typing import Any
 
 import attrs
 
-from evalcore._contract.cache import default_cache_dir
+from evalcore._contract.cache_settings import default_cache_dir
 from evalcore._contract.chunk import Chunk
 from evalcore._contract.context import RunContext
 from evalcore._contract.errors import EvalcoreError
