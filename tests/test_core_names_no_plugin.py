@@ -26,6 +26,7 @@ ALLOWED = {
     "robustness": "a metric key of the benchmark engine's registry, which its drop-in maps to a metric id",
     "system": "an ordinary word of comparisons: each compared run is a system",
     "outcome": "an ordinary word: a gate's outcome",
+    "report": "the JSON report every run writes (-o result.json), a local variable's name for it",
 }
 """Words a plugin also uses that the core cannot avoid, with the reason."""
 

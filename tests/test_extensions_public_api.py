@@ -7,7 +7,8 @@ import pathlib
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 SOURCES = sorted(ROOT.glob("extensions/*/src/**/*.py"))
-PUBLIC = {"evalcore", "evalcore.plugin", "evalcore.testing"}
+PUBLIC = {"evalcore", "evalcore.plugin", "evalcore.testing", "evalcore.vectors", "evalcore.text"}
+"""The public namespaces, and the two helper modules plugins share (vectors and text normalisation)."""
 
 
 def evalcore_imports(path: pathlib.Path) -> list[tuple[str, int]]:
