@@ -71,7 +71,8 @@ def ray(session: nox.Session) -> None:
 def _tracker_session(session: nox.Session, name: str) -> None:
     """Install the core, the tracker extension ``extensions/<name>`` and the light plugins, and run
     the extension's tests and the documentation blocks that log to it."""
-    session.install(f"{ROOT / 'core'}[test]", str(KIT), str(REPORT), f"{ROOT / 'extensions' / name}[test]",
+    session.install(f"{ROOT / 'core'}[test]", str(KIT), str(REPORT), str(ROOT / "extensions" / "stats"),
+                    f"{ROOT / 'extensions' / name}[test]",
                     *(str(ROOT / "plugins" / plugin) for plugin in LIGHT))
     # only the files that need the tracker: the other plugins' tests are not installed here
     session.run("pytest", str(ROOT / "extensions" / name / "tests"), "-m", name, "-p", "no:cacheprovider",

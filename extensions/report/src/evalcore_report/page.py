@@ -18,11 +18,10 @@ from collections.abc import Sequence
 from html import escape
 from importlib import resources
 from numbers import Integral, Real
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import evalcore
 import numpy as np
-from evalcore import Comparison
 from evalcore.plugin import Run, summary_notes
 
 from .inputs import Inputs, load_inputs
@@ -33,6 +32,9 @@ from .side_by_side import Changes, regressions
 from .slices import slices
 from .summary import aggregates, failures, values_of
 from .views import installed_views, plugin_views
+
+if TYPE_CHECKING:
+    from evalcore import Comparison  # evalcore-stats': a run alone is shown without it
 
 _SHORT = {"bootstrap": "bootstrap", "randomization": "AR", "ttest": "t-test", "wilcoxon": "Wilcoxon",
           "fisher": "Fisher"}
