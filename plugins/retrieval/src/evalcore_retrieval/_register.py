@@ -473,7 +473,7 @@ def _judgement_specs(relevance: TargetCategory, accuracy: TargetCategory) -> lis
               "trec_eval `unj_k`: documents in the top k with no judgement (or a negative grade) "
               "divided by k, even when fewer were retrieved. Lower is better.",
               relevance, (_k(10),), direction="lower", aliases=(_trec_cut("unj"),)),
-        _spec("judged", "Judged", "Share of the ranking (of the top k with k) that is judged.",
+        _spec("judged", "Judged", "Share of the ranking, or of its top k, that is judged.",
               "ir_measures `Judged@k`: documents in the top min(k, retrieved) with a judgement of any "
               "grade divided by min(k, retrieved); without k (`judged`, ir_measures `Judged`), over the "
               "whole ranking, as ir_measures' name means; 0 when nothing is retrieved. Before version 2 "
