@@ -113,8 +113,7 @@ def test_the_defining_modules_publish_their_names_when_imported_first():
 
 
 def test_names_that_left_the_surface_stay_importable_from_their_homes():
-    for name in ("hookimpl", "PLUGIN_API_VERSION", "Origin", "aggregate", "aggregate_all", "aggregate_metric_values",
-                 "read_records"):
+    for name in ("hookimpl", "PLUGIN_API_VERSION", "Origin", "aggregate_all", "aggregate_metric_values"):
         assert name not in evalcore.__all__
         with pytest.raises(AttributeError):
             getattr(evalcore, name)
@@ -123,6 +122,22 @@ def test_names_that_left_the_surface_stay_importable_from_their_homes():
     assert callable(engine.aggregate_all)
     assert "as_record" not in plugin.__all__ and "parse_record" not in plugin.__all__
     assert sorted(dir(evalcore)) == sorted(evalcore.__all__)
+
+
+def test_names_that_moved_answer_as_deprecated_aliases_of_their_new_homes():
+    code = (
+        "import warnings, evalcore, evalcore.plugin\n"
+        "with warnings.catch_warnings(record=True) as caught:\n"
+        "    warnings.simplefilter('always')\n"
+        "    assert evalcore.read_records is evalcore.plugin.read_records\n"
+        "    assert evalcore.aggregate is evalcore.plugin.aggregate\n"
+        "    evalcore.read_records\n"
+        "print([str(w.message) for w in caught if issubclass(w.category, FutureWarning)])\n"
+        "print('read_records' in dir(evalcore), 'aggregate' in evalcore.__all__)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.splitlines()
+    assert out == ["['evalcore.read_records is deprecated: use evalcore.plugin.read_records', "
+                   "'evalcore.aggregate is deprecated: use evalcore.plugin.aggregate']", "False False"]
 
 
 def test_a_name_of_a_missing_extension_says_which_distribution_to_install():

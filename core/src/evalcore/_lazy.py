@@ -109,6 +109,27 @@ def _import_provider(module: str, public: str) -> types.ModuleType:
                                   f"pip install {distribution}", name=top) from None
 
 
+def with_deprecated_aliases(getattr_: Callable[[str], object], public: str,
+                            aliases: dict[str, str]) -> Callable[[str], object]:
+    """``getattr_`` that also answers the names in ``aliases`` (``{old name: the public module it moved
+    to}``), with a ``FutureWarning`` naming the new home the first time each is used. They stay out
+    of ``__all__`` and ``dir()``."""
+    warned: set[str] = set()
+
+    def __getattr__(name: str) -> object:
+        home = aliases.get(name)
+        if home is None:
+            return getattr_(name)
+        if name not in warned:
+            warned.add(name)
+            import warnings
+
+            warnings.warn(f"{public}.{name} is deprecated: use {home}.{name}", FutureWarning, stacklevel=2)
+        return getattr(importlib.import_module(home), name)
+
+    return __getattr__
+
+
 def publish(namespace: dict[str, object]) -> None:
     """Set the ``__module__`` of the public classes and functions that the module whose globals are
     ``namespace`` defines to the public module that documents them (see the module docstring)."""
