@@ -15,6 +15,23 @@ SHARED = ROOT.parent / "shared"
 collect_ignore = ["fixtures"]  # third parties' distributions: their tests run where a test installs them
 
 
+@pytest.fixture(scope="session")
+def install_fixture(tmp_path_factory: pytest.TempPathFactory):
+    """Install the distribution ``tests/fixtures/NAME`` into a folder of its own, as a third party's
+    package is installed; returns the environment that puts it on the path, ``{"PYTHONPATH": folder}``."""
+
+    def install(name: str) -> dict[str, str]:
+        target = tmp_path_factory.mktemp("site")
+        subprocess.run(
+            [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation",
+             "--target", str(target), str(ROOT / "tests" / "fixtures" / name)],
+            check=True, capture_output=True, text=True, timeout=300,
+        )
+        return {"PYTHONPATH": str(target)}
+
+    return install
+
+
 @pytest.fixture
 def root() -> pathlib.Path:
     """The repository root."""

@@ -14,15 +14,9 @@ METRIC = "judge/llm_judge"
 
 
 @pytest.fixture(scope="module")
-def acme_judge(tmp_path_factory):
+def acme_judge(install_fixture):
     """evalcore-acme-judge installed into a folder of its own: ``{"PYTHONPATH": folder}``."""
-    target = tmp_path_factory.mktemp("site")
-    subprocess.run(
-        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation",
-         "--target", str(target), str(FIXTURE)],
-        check=True, capture_output=True, text=True, timeout=300,
-    )
-    return {"PYTHONPATH": str(target)}
+    return install_fixture("evalcore-acme-judge")
 
 
 @pytest.fixture

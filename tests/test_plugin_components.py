@@ -13,15 +13,9 @@ FIXTURE = pathlib.Path(__file__).parent / "fixtures" / "evalcore-acme-ops"
 
 
 @pytest.fixture(scope="module")
-def acme_ops(tmp_path_factory):
+def acme_ops(install_fixture):
     """evalcore-acme-ops installed into a folder of its own: ``{"PYTHONPATH": folder}``."""
-    target = tmp_path_factory.mktemp("site")
-    subprocess.run(
-        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation",
-         "--target", str(target), str(FIXTURE)],
-        check=True, capture_output=True, text=True, timeout=300,
-    )
-    return {"PYTHONPATH": str(target)}
+    return install_fixture("evalcore-acme-ops")
 
 
 @pytest.fixture
