@@ -4,6 +4,10 @@ conventions (``convention='rag'``)."""
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
+
 import evalcore
 import numpy as np
 import pytest
@@ -102,3 +106,20 @@ def test_rag_convention(metric, trec, rag):
     rag_scores = spec_rag.score_many([EXAMPLE, EXAMPLE], [RANKED, EMPTY])
     assert trec_scores[0].value == pytest.approx(trec) and not trec_scores[1].ok  # nothing retrieved: skipped
     assert rag_scores[0].value == pytest.approx(rag) and rag_scores[1].value == 0.0  # scored 0
+
+
+def test_rag_convention_reports_zero_when_no_record_has_a_relevant_document(tmp_path):
+    """The Auepora RAG metric spec: no valid sample gives 0.0 with num_samples 0; trec_eval's
+    convention reports nothing (null), never a made-up number."""
+    data = tmp_path / "none_relevant.jsonl"
+    records = [{"id": f"q{i}", "example": {"relevant_docs": []},
+                "prediction": {"retrieved": [{"doc_id": "a", "score": 1.0}]}} for i in range(3)]
+    data.write_text("\n".join(json.dumps(r) for r in records) + "\n")
+    result = subprocess.run([sys.executable, "-m", "evalcore", "evaluate", str(data), "--json",
+                             "-m", "retrieval/recall(convention='rag')@5", "-m", "retrieval/recall@5"],
+                            capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert result.returncode == 0, result.stderr
+    metrics = json.loads(result.stdout)["metrics"]
+    rag, trec = metrics["retrieval/recall(convention='rag')@5"], metrics["retrieval/recall@5"]
+    assert (rag["value"], rag["n"], rag["n_skipped"]) == (0.0, 0, 3)
+    assert (trec["value"], trec["n"]) == (None, 0)

@@ -149,6 +149,12 @@ class Metric:
         agreement between a judge panel's members); merged into the aggregate's ``details``. Default: none."""
         return {}
 
+    def value_if_none_scored(self) -> float | None:
+        """The aggregate reported when no record could be scored: ``None`` (shown as ``null``, never a
+        made-up 0) unless the metric follows a convention that defines one (the Auepora RAG metric
+        spec's 0.0 with ``num_samples`` 0)."""
+        return None
+
     def trec_eval_name(self) -> str | None:
         """The measure name trec_eval prints for this metric with its parameters (``P_10``,
         ``ndcg``, ``utility_2,-1,0,0``), or ``None`` when trec_eval has no such measure.

@@ -21,7 +21,8 @@ class MetricSummary:
     """The aggregate of one metric over a dataset.
 
     ``value`` is the mean of per-sample values (the corpus value for corpus metrics); it is
-    ``None`` when no sample could be scored, or when a corpus value could not be computed
+    ``None`` when no sample could be scored (unless the metric's convention defines a value then:
+    :meth:`Metric.value_if_none_scored`), or when a corpus value could not be computed
     (``details["error"]`` says why; ``details["reasons"]``, the most common reasons records went
     unscored) — never a made-up 0. ``ci``
     is a seeded percentile-bootstrap interval computed from the per-sample results.
@@ -126,7 +127,7 @@ def _summary(
         return MetricSummary(value=aggregate_values(array.tolist(), how), n=int(array.size), stderr=None,
                              ci=None, **base)
     return MetricSummary(
-        value=float(array.mean()) if array.size else None, n=int(array.size),
+        value=float(array.mean()) if array.size else metric.value_if_none_scored(), n=int(array.size),
         stderr=standard_error(array), ci=ci, **base,
     )
 

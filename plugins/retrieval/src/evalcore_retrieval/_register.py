@@ -45,8 +45,9 @@ that record only, naming the field.
 Conventions: trec_eval's are the default. `convention='rag'` applies the Auepora RAG metric
 spec's instead: a record with nothing retrieved scores 0 (not skipped), documents are ranked by
 their `rank` field when every one has it, equal scores keep list order, precision divides by
-min(k, retrieved) and MAP by the relevant documents retrieved. It overrides `missing`, `ties`
-and `denominator`."""
+min(k, retrieved) and MAP by the relevant documents retrieved, and when no record has a relevant
+document the aggregate is 0.0 with n 0 (not null). It overrides `missing`, `ties` and
+`denominator`."""
 
 _LEVEL_TEXT = "A judged document is relevant when its relevance is at least `relevance_level` (trec_eval -l)."
 

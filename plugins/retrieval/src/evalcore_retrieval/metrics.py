@@ -54,6 +54,11 @@ class RetrievalMetric(BatchMetric):
             return RAG_SETTINGS[name]
         return self.params.get(name, "score" if name == "ranking" else None)
 
+    def value_if_none_scored(self) -> float | None:
+        """The Auepora RAG metric spec gives 0.0 when no record has a relevant document
+        (``convention='rag'``); trec_eval's convention reports nothing."""
+        return 0.0 if self.params.get("convention") == "rag" else None
+
     def trec_eval_name(self) -> str | None:
         """trec_eval's name for this measure and its parameters (``P_10``, ``iprec_at_recall_0.10``)."""
         return trec_eval_name(self.spec, self.params)
