@@ -35,8 +35,8 @@ def run(tmp_path_factory):
     data.write_text("".join(json.dumps({"id": f"r{i}", "example": {"reference_answer": "yes"},
                                         "prediction": {"response": "yes" if i % 3 else "no"}}) + "\n"
                             for i in range(12)))
-    assert cli("evaluate", str(data), "-m", METRIC, "-o", str(folder / "runs" / "r.json"), "--no-progress").exit_code == 0
-    assert cli("evaluate", str(data), "-m", METRIC, "-o", str(folder / "base.json"), "--no-progress").exit_code == 0
+    for output in (folder / "runs" / "r.json", folder / "base.json"):
+        assert cli("evaluate", str(data), "-m", METRIC, "-o", str(output), "--no-progress").exit_code == 0
     assert cli("runs", str(folder / "runs"), "--store", str(folder / "good.db")).exit_code == 0
     return folder
 

@@ -54,7 +54,8 @@ def test_attributes_nested_too_deeply(tmp_path):
     for _ in range(_spans.MAX_DEPTH + 1):
         value = {"kvlistValue": {"values": [{"key": "k", "value": value}]}}
     line = _one_line_error(_evaluate(_file(tmp_path, attributes=[{"key": "deep", "value": value}])))
-    assert WHERE in line and f"attributes k: nested more than {_spans.MAX_DEPTH} levels deep" in line  # the innermost key
+    # named by the innermost key
+    assert WHERE in line and f"attributes k: nested more than {_spans.MAX_DEPTH} levels deep" in line
 
 
 def test_an_attribute_too_large(tmp_path, monkeypatch):

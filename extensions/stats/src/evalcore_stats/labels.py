@@ -102,7 +102,8 @@ def _number(value: Any, field: str, where: str) -> float:
     raise InputError(f"a label must be a finite number; got {value!r}", source=where, field=field)
 
 
-def bind_labels(sets: LabelSets, run: Run, requested: Sequence[str] | None, field: str = "labels") -> dict[str, dict[str, float]]:
+def bind_labels(sets: LabelSets, run: Run, requested: Sequence[str] | None,
+                field: str = "labels") -> dict[str, dict[str, float]]:
     """The labels of each metric they label in ``run``: lines naming a metric label that metric,
     the others the ``requested`` metrics, or the run's only per-record metric. Labels for a metric
     the run does not hold, or unnamed labels with several candidates, are refused."""

@@ -12,7 +12,8 @@ from evalcore.plugin import InputError, echo_json, reports_errors
 @click.argument("result", type=click.Path(dir_okay=False, exists=True))
 @click.argument("system", required=False, type=click.Path(dir_okay=False, exists=True))
 @click.option("--labels", "labels", multiple=True, required=True, type=click.Path(dir_okay=False, exists=True),
-              help='JSONL of {"id": ..., "label": number, "metric"?: ID} on some records (once per run: RESULT\'s, then SYSTEM\'s).')
+              help='JSONL of {"id": ..., "label": number, "metric"?: ID} on some records '
+                   "(once per run: RESULT's, then SYSTEM's).")
 @click.option("-m", "--metric", "--labels-metric", "metrics", multiple=True,
               help='The metric the labels are for (repeatable; default: the metrics named by the labels\' '
                    '"metric" field, or the run\'s only per-record metric).')
