@@ -163,3 +163,18 @@ def test_an_oversized_labels_file_is_refused(run, tmp_path, monkeypatch):
     monkeypatch.setattr(module, "MAX_LABELS_BYTES", 100)
     with pytest.raises(evalcore.InputError, match="labels files are read whole"):
         evalcore.read_labels(path)
+
+
+def test_the_report_explains_ppi_for_the_labelled_metric_only(run, tmp_path):
+    pytest.importorskip("evalcore_report")
+    folder, _, _, labels = run
+    path = _labels_file(tmp_path / "l.jsonl", labels)
+    page = tmp_path / "page.html"
+    result = cli("report", str(folder / "run.json"), "--labels", path, "--labels-metric", F1, "-o", str(page))
+    assert result.exit_code == 0, result.output
+    html = page.read_text()
+    assert "Prediction-powered inference (PPI) estimates a metric&#x27;s mean" in html
+    assert "lam is the weight given to the scores" in html
+    section = html[html.index('<section id="ppi">'):]
+    section = section[:section.index("</section>")]
+    assert f"{F1}: judge mean" in section and f"{EM}: judge mean" not in section

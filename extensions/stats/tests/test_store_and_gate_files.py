@@ -109,3 +109,12 @@ def test_gate_markdown_and_junit_are_not_one_file(run, tmp_path):
     assert "--junit" in line and "is the file of --markdown" in line
     ok = cli("gate", str(run / "runs" / "r.json"), "--min", f"{METRIC}=0.1", "--junit", str(tmp_path / "j.xml"))
     assert ok.exit_code == 0 and "<testsuites" in (tmp_path / "j.xml").read_text()
+
+
+def test_runs_html_never_overwrites_the_store(run, tmp_path):
+    store = tmp_path / "s.db"
+    shutil.copy(run / "good.db", store)
+    before = store.read_bytes()
+    line = one_line(cli("runs", "--store", str(store), "--trend", METRIC, "--html", str(store)))
+    assert line == f"error: --html {store} is the run store; it would be overwritten"
+    assert store.read_bytes() == before
