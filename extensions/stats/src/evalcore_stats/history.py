@@ -209,7 +209,7 @@ def _report_at(path: str) -> dict[str, Any] | None:
                 return None
             handle.seek(0)
             data = json.load(handle)
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError):  # RecursionError: nested too deeply
         return None
     if not (isinstance(data, dict) and isinstance(data.get("metrics"), dict)
             and isinstance(data.get("provenance"), dict)

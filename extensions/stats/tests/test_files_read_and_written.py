@@ -1,6 +1,8 @@
-"""What evalcore-stats reads and writes besides runs, through the command line: a run store written by
-another program, damaged, or holding a bad date or a non-numeric value is one line naming it; ``gate
---markdown`` / ``--junit`` never write over the run, its journal, the baseline or the records it scored."""
+"""What evalcore-stats reads and writes, through the command line: a run store written by another
+program, damaged, or holding a bad date or a non-numeric value is one line naming it; a report or
+journal nested too deeply is one line, and such a file in a runs folder is not a run; ``gate
+--markdown`` / ``--junit`` and ``runs --html`` never write over the run, its journal, the baseline,
+the records it scored or the store."""
 
 from __future__ import annotations
 
@@ -118,3 +120,26 @@ def test_runs_html_never_overwrites_the_store(run, tmp_path):
     line = one_line(cli("runs", "--store", str(store), "--trend", METRIC, "--html", str(store)))
     assert line == f"error: --html {store} is the run store; it would be overwritten"
     assert store.read_bytes() == before
+
+
+DEEP = "[" * 100_000 + "]" * 100_000
+
+
+@pytest.mark.parametrize(("name", "text", "message"), [
+    ("deep.json", '{"metrics": {}, "provenance": ' + DEEP + "}", "deep.json: line 1 is nested too deeply to read"),
+    ("deep.rows.jsonl", '{"evalcore_journal": 2, "fingerprint": {}}\n{"id": "r1", "scores": ' + DEEP + "}\n",
+     "deep.rows.jsonl:2: not a JSON line (nested too deeply to read)"),
+])
+def test_a_run_nested_too_deeply_is_one_line(run, tmp_path, name, text, message):
+    path = tmp_path / name
+    path.write_text(text)
+    line = one_line(cli("compare", str(run / "base.json"), str(path)))
+    assert line == f"error: {path.parent}/{message}"
+
+
+def test_json_nested_too_deeply_in_a_runs_folder_is_not_a_run(run, tmp_path):
+    shutil.copytree(run / "runs", tmp_path / "runs")
+    (tmp_path / "runs" / "deep.json").write_text('{"metrics": ' + DEEP + "}")
+    result = cli("runs", str(tmp_path / "runs"), "--json")
+    assert result.exit_code == 0, result.output
+    assert [r["name"] for r in json.loads(result.stdout)] == ["r"]
