@@ -255,11 +255,14 @@ def ppi(
     """Prediction-powered estimates of each judged metric's mean from a run and labels on some records.
 
     ``run`` is an :class:`~evalcore.EvaluationResult`, a JSON report (with its samples journal) or
-    a journal; ``labels`` a JSONL file of ``{"id": ..., "label": number}`` lines or a mapping of
-    record id to number, on the metric's scale. For each metric (default: every per-record metric
-    of the run) the result holds the judge's mean over all its records, the mean and interval of
-    the labelled records alone, and the prediction-powered estimate and interval (``lam=None``:
-    tuned as PPI++; ``lam=1``: classic PPI), at level ``1 - alpha``.
+    a journal; ``labels`` a JSONL file of ``{"id": ..., "label": number}`` lines (each optionally
+    naming its ``"metric"``) or a mapping (``{id: number}`` or ``{metric: {id: number}}``), on the
+    metric's scale (a label outside the metric's range is an error). Labels apply to the metrics
+    they name; those naming none to ``metrics``, or to the run's only per-record metric (with
+    several, they are refused). For each labelled metric the result holds the judge's mean over all
+    its records, the mean and interval of the labelled records alone, and the prediction-powered
+    estimate and interval (``lam=None``: tuned as PPI++; ``lam=1``: classic PPI), at level
+    ``1 - alpha``, the intervals clipped to the metric's range. An estimate that overflows is an error.
 
     With ``system`` (and its ``system_labels``), every number is of the difference system -
     baseline. Each run's estimate is made from its own labels, and the two are taken as
