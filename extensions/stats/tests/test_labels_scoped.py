@@ -178,3 +178,18 @@ def test_the_report_explains_ppi_for_the_labelled_metric_only(run, tmp_path):
     section = html[html.index('<section id="ppi">'):]
     section = section[:section.index("</section>")]
     assert f"{F1}: judge mean" in section and f"{EM}: judge mean" not in section
+
+
+def test_compare_labels_are_scoped_too(run, tmp_path):
+    folder, data, _, labels = run
+    other = tmp_path / "other.json"
+    assert cli("evaluate", str(data), "-m", F1, "-m", EM, "-o", str(other)).exit_code == 0
+    path = _labels_file(tmp_path / "l.jsonl", labels)
+    refused = cli("compare", str(folder / "run.json"), str(other), "--labels", path)
+    assert refused.exit_code == 2 and "name no metric" in refused.stderr
+    result = cli("compare", str(folder / "run.json"), str(other), "--labels", path, "--labels-metric", F1, "--json")
+    assert result.exit_code == 0, result.output
+    [estimate] = json.loads(result.stdout)["ppi"]
+    [entry] = estimate["entries"]
+    assert entry["metric"] == F1 and entry["ppi"]["value"] == pytest.approx(0.0, abs=1e-12)  # the same run twice
+    assert -1.0 <= entry["ppi"]["ci"][0] <= entry["ppi"]["ci"][1] <= 1.0
