@@ -75,6 +75,7 @@ def test_unnamed_labels_on_a_run_of_several_metrics_are_refused(run, tmp_path):
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     [line] = proc.stderr.strip().splitlines()
     assert "name no metric" in line and "--labels-metric" in line and F1 in line and EM in line
+    assert line.endswith(f"the run's rows are kept in {tmp_path / 'r.rows.jsonl'}")
     proc = cli("ppi", str(folder / "run.json"), "--labels", path)
     assert proc.returncode == 2 and "name no metric" in proc.stderr
 

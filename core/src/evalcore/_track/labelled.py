@@ -17,6 +17,7 @@ from typing import Any
 
 import attrs
 
+from evalcore._contract.errors import InputError
 from evalcore._engine.files import OutputError
 from evalcore._engine.output import write_json
 from evalcore._engine.result import EvaluationResult
@@ -51,7 +52,10 @@ def with_ppi(result: EvaluationResult, labels: Labels | None, *,
     if labels is None:
         return result
     name = os.path.splitext(os.path.basename(output))[0] if output is not None else "this run"
-    found = evalcore.ppi(load_run(result, name), labels.sets, metrics=list(labels.metrics) or None)
+    try:
+        found = evalcore.ppi(load_run(result, name), labels.sets, metrics=list(labels.metrics) or None)
+    except InputError as exc:  # labels that do not fit this run's metrics: the run itself is kept
+        raise InputError(f"{exc}; the run's rows are kept in {result.samples_path}") from None
     if output is not None and os.path.isfile(output):
         try:
             with open(output, encoding="utf-8") as handle:
