@@ -32,7 +32,7 @@ from evalcore_stats.comparing import compare as compare
 from evalcore_stats.result import Comparison as Comparison
 from evalcore_stats.ppi import ppi as ppi
 from evalcore_stats.ppi import ppi_differences as ppi_differences
-from evalcore_stats.ppi import read_labels as read_labels
+from evalcore_stats.labels import read_labels as read_labels
 from evalcore_stats.power import plan_sample_size as plan_sample_size
 from evalcore_stats.gate import gate as gate
 from evalcore_stats.history import runs as runs

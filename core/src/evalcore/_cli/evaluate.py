@@ -93,8 +93,11 @@ class _EvaluateCommand(click.Command):
 @click.option("--per-query", type=click.Path(dir_okay=False, allow_dash=True),
               help="Write each record's values as trec_eval -q does (measure, query, value; - for stdout).")
 @click.option("--labels", type=click.Path(dir_okay=False, exists=True),
-              help='JSONL of {"id": ..., "label": number} on some records: adds the prediction-powered estimate '
-                   "of every per-record metric beside the judge's mean and the labelled records' mean.")
+              help='JSONL of {"id": ..., "label": number, "metric"?: ID} on some records: adds the prediction-powered '
+                   "estimate of each labelled metric beside its mean and the labelled records' mean.")
+@click.option("--labels-metric", "labels_metric", multiple=True, metavar="METRIC",
+              help='The metric --labels are for (repeatable; default: the labels\' "metric" field, or the only '
+                   "per-record metric of the run).")
 @click.option("--log-to", metavar="TRACKER",
               help="Also log the run to a tracker a plugin provides, e.g. mlflow (evalcore-mlflow) or wandb "
                    "(evalcore-wandb): parameters, each metric with its interval, the rows and the HTML report.")
@@ -126,7 +129,7 @@ def _evaluate(ctx: click.Context, data: str | None, metric_ids: Sequence[str], p
     executor_options = take_options(registry, "executors", options["executor"], options)
     if executor_options:
         options["executor_options"] = executor_options
-    labels = labels_for(options.pop("labels", None))  # a bad labels file costs no evaluation
+    labels = labels_for(options.pop("labels", None), options.pop("labels_metric", ()))  # a bad file costs no run
     options["settings"] = group_options(registry, options)  # --GROUP-model M -> settings={GROUP: {"model": M}}
     from evalcore._contract.field_map import map_arguments
 

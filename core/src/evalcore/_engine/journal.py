@@ -206,7 +206,10 @@ def decode_line(line: bytes) -> Any:
     try:
         return orjson.loads(line)
     except orjson.JSONDecodeError:
-        return json.loads(line)
+        try:
+            return json.loads(line)
+        except RecursionError:
+            raise ValueError("nested too deeply to read") from None
 
 
 class JournalReader:

@@ -207,6 +207,8 @@ def _first_value(path: str) -> Any:
         return json.loads(line)
     except json.JSONDecodeError:
         return None
+    except RecursionError:
+        raise InputError("line 1 is nested too deeply to read", source=path) from None
 
 
 def _read_report(path: str) -> dict[str, Any]:
@@ -216,6 +218,8 @@ def _read_report(path: str) -> dict[str, Any]:
     except json.JSONDecodeError as exc:
         raise InputError(f"neither a JSON report nor a samples journal: {exc.msg} (line {exc.lineno})",
                          source=path) from None
+    except RecursionError:
+        raise InputError("nested too deeply to read as a JSON report", source=path) from None
     if not isinstance(data, dict) or "metrics" not in data:
         raise InputError("not an evalcore report (no 'metrics')", source=path)
     return data

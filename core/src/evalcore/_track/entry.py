@@ -24,15 +24,17 @@ _LOG_TO = """    * ``log_to`` — the name of a tracker a plugin provides (``"ml
       tracker's own options (``evalcore plugins`` lists the trackers installed). The tracker is
       opened before any record is scored.
     * ``labels`` — trusted labels on some records (a JSONL file of ``{"id": ..., "label": number}``
-      lines, or a mapping of record id to number, on the metrics' scale): the result's ``ppi``
-      (and the ``"ppi"`` section of the JSON report) holds, for every per-record metric, the judge's
-      mean, the labelled records' mean and the prediction-powered estimate with their intervals
-      (:func:`evalcore.ppi`).
+      lines, each optionally naming its ``"metric"``, or a mapping of record id to number, on the
+      metric's scale) and ``labels_metric``, the metric id(s) of lines that name none (needed when
+      the run has several per-record metrics): the result's ``ppi`` (and the ``"ppi"`` section of
+      the JSON report) holds, for each labelled metric, its mean, the labelled records' mean and the
+      prediction-powered estimate with their intervals (:func:`evalcore.ppi`).
 """
 
 
 def evaluate(data: Any = None, metrics: Sequence[MetricLike] | MetricLike = (), *, log_to: str | None = None,
-             tracker_options: dict[str, Any] | None = None, labels: Any = None, **options: Any) -> EvaluationResult:
+             tracker_options: dict[str, Any] | None = None, labels: Any = None,
+             labels_metric: str | Sequence[str] | None = None, **options: Any) -> EvaluationResult:
     """Evaluate ``metrics`` over ``data`` and return an :class:`EvaluationResult`.
 
     ``data`` is a JSONL path (``"-"`` for standard input), a list of record dicts or
@@ -41,7 +43,7 @@ def evaluate(data: Any = None, metrics: Sequence[MetricLike] | MetricLike = (), 
     ``labels`` adds prediction-powered estimates (``result.ppi``). See :func:`aevaluate` for every option.
     """
     tracker = open_tracker(log_to, tracker_options, options.get("registry"))
-    checked = labels_for(labels)
+    checked = labels_for(labels, labels_metric)
     result = with_labels(engine.evaluate(data, metrics, **options), checked, options.get("output"))
     if tracker is not None:
         tracker.log_evaluation(result)
@@ -50,25 +52,26 @@ def evaluate(data: Any = None, metrics: Sequence[MetricLike] | MetricLike = (), 
 
 async def aevaluate(data: Any = None, metrics: Sequence[MetricLike] | MetricLike = (), *, log_to: str | None = None,
                     tracker_options: dict[str, Any] | None = None, labels: Any = None,
-                    **options: Any) -> EvaluationResult:
+                    labels_metric: str | Sequence[str] | None = None, **options: Any) -> EvaluationResult:
     tracker = open_tracker(log_to, tracker_options, options.get("registry"))
-    checked = labels_for(labels)
+    checked = labels_for(labels, labels_metric)
     result = with_labels(await engine.aevaluate(data, metrics, **options), checked, options.get("output"))
     if tracker is not None:  # in this thread: a tracker may keep its active run per thread (MLflow does)
         tracker.log_evaluation(result)
     return result
 
 
-def labels_for(labels: Any) -> dict[str, float] | None:
-    """The labels by record id (None for none), read before any work so that a bad file costs none."""
+def labels_for(labels: Any, labels_metric: str | Sequence[str] | None = None) -> Any:
+    """The labels with the metrics they are for (None for none), read before any work so that a bad
+    file costs none."""
     if labels is None:
         return None
     from .labelled import check_labels
 
-    return check_labels(labels)
+    return check_labels(labels, labels_metric)
 
 
-def with_labels(result: EvaluationResult, labels: dict[str, float] | None, output: Any) -> EvaluationResult:
+def with_labels(result: EvaluationResult, labels: Any, output: Any) -> EvaluationResult:
     """``result`` with the prediction-powered estimates of ``labels`` (as it is without labels)."""
     if labels is None:
         return result

@@ -27,13 +27,17 @@ from evalcore.plugin import comparison_options
 @click.option("--labels", "labels", multiple=True, type=click.Path(dir_okay=False, exists=True),
               help='JSONL of {"id": ..., "label": number} on some records: the page says per metric what the labels '
                    "correct (once for every run, or once per run: RESULT's, then each --compare's).")
+@click.option("--labels-metric", "labels_metric", multiple=True, metavar="METRIC",
+              help='The metric --labels are for (repeatable; default: the labels\' "metric" field, or the run\'s '
+                   "only per-record metric).")
 @comparison_options
 def report_command(result: str, others: Sequence[str], history: str | None, output: str, records: int,
-                   inputs: str | None, labels: Sequence[str], comparison: dict[str, Any]) -> None:
+                   inputs: str | None, labels: Sequence[str], labels_metric: Sequence[str],
+                   comparison: dict[str, Any]) -> None:
     """Write one self-contained HTML page about a saved run (and its comparison with others)."""
     from .write import write_report
 
     first, *rest = evalcore.locate_runs([result, *others], history)
     write_report(first, output, compare_with=rest, records=records, inputs=inputs, labels=list(labels) or None,
-                 **comparison)
+                 labels_metric=list(labels_metric) or None, **comparison)
     click.echo(f"wrote {output}")

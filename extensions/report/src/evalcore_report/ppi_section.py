@@ -20,6 +20,6 @@ def ppi_section(estimates: Sequence[Any]) -> str:
         items = [f"<li class=\"ppi\">{escape(entry.line())}</li>" for entry in estimate.entries]
         items += [f"<li class=\"muted\">{escape(note)}</li>" for note in estimate.notes]
         parts.append(f"<h3>{escape(what)} ({level} intervals)</h3><ul>{''.join(items)}</ul>")
-    return ("<section id=\"ppi\"><h2>Prediction-powered estimates</h2><p class=\"muted\">The judge's mean "
-            "corrected by labels on some records (Angelopoulos et al., \"Prediction-powered inference\", 2023; "
-            "PPI++ weight).</p>" + "".join(parts) + "</section>")
+    return ("<section id=\"ppi\"><h2>Prediction-powered estimates</h2><p class=\"muted\">"
+            f"{escape(estimates[0].explanation)} (Angelopoulos et al., \"Prediction-powered inference\", 2023; "
+            "PPI++ weight.)</p>" + "".join(parts) + "</section>")

@@ -15,7 +15,8 @@ from .page import render
 
 def write_report(
     result: Any, path: str | os.PathLike[str], *, compare_with: Sequence[Any] = (), records: int = 1000,
-    inputs: Any = None, labels: Any = None, comparison: Any = None, **options: Any,
+    inputs: Any = None, labels: Any = None, labels_metric: Sequence[str] | None = None, comparison: Any = None,
+    **options: Any,
 ) -> str:
     """Write one HTML file about ``result`` (an EvaluationResult, report or journal path).
 
@@ -27,7 +28,8 @@ def write_report(
     :func:`evalcore.compare`'s; ``comparison``, the :class:`~evalcore.Comparison` of these runs
     already made, is shown instead of comparing them again). With ``labels`` (one labels file or
     mapping for every run, or a sequence of one per run), the page explains per metric what the labels corrected:
-    the prediction-powered estimate of ``result``'s mean, or of each difference (:func:`evalcore.ppi`).
+    the prediction-powered estimate of ``result``'s mean, or of each difference (:func:`evalcore.ppi`), for
+    the metrics the labels name or ``labels_metric``.
     Style, script and plots are inline, so the page needs no network when it is viewed. The page
     never replaces a file it was made from (a report, the journal a report names) or a special
     file, and is written through a temporary file renamed into place. Returns the path written.
@@ -53,9 +55,10 @@ def write_report(
              if (data := recorded_input(other)[0]) is not None and os.path.exists(data)]
     check_output(path, "-o", [(file, f"an input of this report ({what})") for file, what in read], probed=probed)
     estimates = [] if labels is None else (
-        evalcore.ppi_differences(run, runs[1:], labels, alpha=options.get("alpha", 0.05)) if compare_with
+        evalcore.ppi_differences(run, runs[1:], labels, metrics=labels_metric, alpha=options.get("alpha", 0.05))
+        if compare_with
         else [evalcore.ppi(run, labels if isinstance(labels, (str, os.PathLike, Mapping)) else _one(labels),
-                  alpha=options.get("alpha", 0.05))])
+                  metrics=labels_metric, alpha=options.get("alpha", 0.05))])
     html = render(run, comparison, others=runs[1:], records=records, inputs=inputs, ppi=estimates)
     # a lone surrogate read from JSON ("\ud800") is written as its escape, which the page's script reads back
     with replacing(path, "w", encoding="utf-8", errors="backslashreplace") as handle:

@@ -109,10 +109,14 @@ def runs(folder: PathLike | None = None, *, store: PathLike | None = None) -> li
     found = _scan(folder) if folder is not None else []
     if store is None:
         return _named(found)
+    where = os.fspath(store)
     with _open_store(store, create=folder is not None) as db:
-        if found:
-            _add(db, found)
-        return _named(_read_store(db))
+        try:
+            if found:
+                _add(db, found)
+            return _named(_read_store(db, where))
+        except sqlite3.DatabaseError as exc:
+            raise InputError(f"a damaged run store: {exc}", source=where) from None
 
 
 def trend(folder: PathLike | None, metric_id: str, *, store: PathLike | None = None) -> list[TrendPoint]:
@@ -205,7 +209,7 @@ def _report_at(path: str) -> dict[str, Any] | None:
                 return None
             handle.seek(0)
             data = json.load(handle)
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError):  # RecursionError: nested too deeply
         return None
     if not (isinstance(data, dict) and isinstance(data.get("metrics"), dict)
             and isinstance(data.get("provenance"), dict)
@@ -305,18 +309,37 @@ def _open_store(path: PathLike, *, create: bool) -> closing[sqlite3.Connection]:
         raise InputError("no such store (give a folder to search as well, to create it)", source=where)
     if not os.path.isdir(os.path.dirname(os.path.abspath(where))):
         raise InputError("the store's folder does not exist", source=where)
+    db = sqlite3.connect(where)
     try:
-        db = sqlite3.connect(where)
         version = db.execute("PRAGMA user_version").fetchone()[0]
         if version not in (0, _STORE_VERSION):
             raise InputError(f"a run store of version {version}; this evalcore reads version {_STORE_VERSION}",
                              source=where)
+        foreign = _foreign_tables(db)
+        if foreign:
+            raise InputError(f"a SQLite database of another program (tables {', '.join(foreign[:5])}), not a run "
+                             "store; give a new file or a store evalcore runs --store made", source=where)
         with db:
             db.executescript(_SCHEMA)
             db.execute(f"PRAGMA user_version = {_STORE_VERSION}")
     except sqlite3.DatabaseError as exc:
+        db.close()
         raise InputError(f"not a run store: {exc}", source=where) from None
+    except InputError:
+        db.close()
+        raise
     return closing(db)
+
+
+_COLUMNS = {"runs": ["fingerprint", "path", "started", "time_source", "input", "n_records"],
+            "metrics": ["fingerprint", "metric", "value", "ci_low", "ci_high", "n", "metric_version"]}
+
+
+def _foreign_tables(db: sqlite3.Connection) -> list[str]:
+    """The tables of ``db`` that a run store does not have, or has with other columns."""
+    tables = [row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
+    return [t for t in tables if t not in _COLUMNS
+            or [row[1] for row in db.execute(f"PRAGMA table_info({t})")] != _COLUMNS[t]]
 
 
 def _add(db: sqlite3.Connection, records: Sequence[RunRecord]) -> None:
@@ -331,15 +354,38 @@ def _add(db: sqlite3.Connection, records: Sequence[RunRecord]) -> None:
                     for metric, m in r.metrics.items()])
 
 
-def _read_store(db: sqlite3.Connection) -> list[RunRecord]:
+def _read_store(db: sqlite3.Connection, where: str) -> list[RunRecord]:
+    """Every run the store holds; a value of the wrong type (written by another program) is an error
+    naming the run and the field."""
+    paths = dict(db.execute("SELECT fingerprint, path FROM runs"))
     metrics: dict[str, dict[str, RunMetric]] = {}
     for fingerprint, metric, value, low, high, n, version in db.execute(
             "SELECT fingerprint, metric, value, ci_low, ci_high, n, metric_version FROM metrics ORDER BY rowid"):
+        run = paths.get(fingerprint, fingerprint)
+        value, low, high = (_stored_number(x, where, run, f"{metric} {name}")
+                            for x, name in ((value, "value"), (low, "ci_low"), (high, "ci_high")))
+        n = _stored_number(n, where, run, f"{metric} n")
         ci = (low, high) if low is not None and high is not None else None
-        metrics.setdefault(fingerprint, {})[metric] = RunMetric(value, ci, n, version)
+        metrics.setdefault(fingerprint, {})[str(metric)] = RunMetric(value, ci, int(n or 0), _text(version))
     records = [
-        RunRecord(name=_stem(path), path=path, when=datetime.fromisoformat(started), time_source=source,
-                  input=input_, n_records=n_records, fingerprint=fingerprint, metrics=metrics.get(fingerprint, {}))
+        RunRecord(name=_stem(str(path)), path=str(path), when=_stored_time(started, where, path),
+                  time_source=str(source), input=_text(input_), n_records=n_records if isinstance(n_records, int)
+                  else None, fingerprint=fingerprint, metrics=metrics.get(fingerprint, {}))
         for fingerprint, path, started, source, input_, n_records in db.execute(
             "SELECT fingerprint, path, started, time_source, input, n_records FROM runs ORDER BY rowid")]
     return sorted(records, key=lambda r: r.when)  # stable: runs of one second stay in the order they were added
+
+
+def _stored_number(value: Any, where: str, run: str, field: str) -> float | None:
+    if value is None or _is_number(value):
+        return value
+    raise InputError(f"run {run}: {field} {value!r:.40} is not a number (the store was changed by another program)",
+                     source=where)
+
+
+def _stored_time(value: Any, where: str, run: str) -> datetime:
+    when = _started(value)
+    if when is None:
+        raise InputError(f"run {run}: started {value!r:.40} is not an ISO 8601 time (the store was changed by "
+                         "another program)", source=where)
+    return when

@@ -23,7 +23,6 @@ The unlabelled records are those without a label, so the two parts are independe
 
 from __future__ import annotations
 
-import json
 import math
 import os
 from collections.abc import Mapping, Sequence
@@ -35,6 +34,13 @@ import numpy as np
 from evalcore.plugin import InputError, Run, load_run
 
 from ._types import RunLike
+from .labels import LabelSets, bind_labels, metric_range, read_labels
+
+EXPLANATION = ("Prediction-powered inference (PPI) estimates a metric's mean over all records from its scores "
+               "on every record, corrected by how far the labels differ from the scores on the labelled records; "
+               "lam is the weight given to the scores (0: the labels alone, 1: the full correction; by default "
+               "the weight that makes the interval narrowest).")
+"""What a prediction-powered estimate is, in one plain sentence, shown wherever one is."""
 
 _ALTERNATIVES = ("two-sided", "larger", "smaller")
 
@@ -141,6 +147,8 @@ class PPIEntry:
     lams: tuple[float, ...] = ()
     """The ``lam`` of each run's estimate."""
     difference: bool = False
+    range_note: str | None = None
+    """Whether the intervals were clipped to the metric's range (or why they could not be)."""
 
     @property
     def correction(self) -> float | None:
@@ -181,7 +189,8 @@ class PPIEntry:
         what = "difference" if self.difference else "mean"
         return (f"{self.metric}: judge {what} {self.judge_mean:.4f} → prediction-powered {self.ppi.value:.4f} "
                 f"{_ci(self.ppi.ci)} from {self.n_labelled} labels (labelled-only {what} {self.labelled.value:.4f} "
-                f"{_ci(self.labelled.ci)}); {self.sentence()}")
+                f"{_ci(self.labelled.ci)}); {self.sentence()}"
+                + (f"; {self.range_note}" if self.range_note else ""))
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -189,6 +198,7 @@ class PPIEntry:
             "judge_mean": self.judge_mean, "labelled": None if self.labelled is None else self.labelled.to_dict(),
             "ppi": None if self.ppi is None else self.ppi.to_dict(), "correction": self.correction,
             "narrower": self.narrower, "lam": list(self.lams), "summary": self.sentence(), "note": self.note,
+            "range_note": self.range_note,
         }
 
 
@@ -201,6 +211,11 @@ class PPIResult:
     options: dict[str, Any]
     notes: list[str] = attrs.field(factory=list)
 
+    @property
+    def explanation(self) -> str:
+        """What a prediction-powered estimate and its ``lam`` are, in one plain sentence."""
+        return EXPLANATION
+
     def entry(self, metric: str) -> PPIEntry:
         for entry in self.entries:
             if entry.metric == metric:
@@ -209,12 +224,12 @@ class PPIResult:
 
     def to_dict(self) -> dict[str, Any]:
         return {"runs": self.runs, "options": self.options, "entries": [e.to_dict() for e in self.entries],
-                "notes": self.notes}
+                "notes": self.notes, "explanation": EXPLANATION}
 
     def table(self) -> str:
         level = f"{100 * (1 - self.options['alpha']):g} %"
         what = f"{self.runs[1]} - {self.runs[0]}" if len(self.runs) == 2 else self.runs[0]
-        lines = [f"prediction-powered inference ({what}; {level} intervals)"]
+        lines = [f"prediction-powered inference ({what}; {level} intervals)", EXPLANATION]
         for e in self.entries:
             lines.append(f"{e.metric}  (judged {e.n_judged}, labelled {e.n_labelled})")
             if e.ppi is not None and e.labelled is not None:
@@ -223,6 +238,8 @@ class PPIResult:
                 lams = ", ".join(f"{x:.3f}" for x in e.lams)
                 lines.append(f"  PPI             {e.ppi.value:.4f}  {_ci(e.ppi.ci)}  lam={lams}")
             lines.append(f"  {e.sentence()}")
+            if e.range_note:
+                lines.append(f"  {e.range_note}")
         lines.extend(f"note: {note}" for note in self.notes)
         return "\n".join(lines)
 
@@ -238,11 +255,14 @@ def ppi(
     """Prediction-powered estimates of each judged metric's mean from a run and labels on some records.
 
     ``run`` is an :class:`~evalcore.EvaluationResult`, a JSON report (with its samples journal) or
-    a journal; ``labels`` a JSONL file of ``{"id": ..., "label": number}`` lines or a mapping of
-    record id to number, on the metric's scale. For each metric (default: every per-record metric
-    of the run) the result holds the judge's mean over all its records, the mean and interval of
-    the labelled records alone, and the prediction-powered estimate and interval (``lam=None``:
-    tuned as PPI++; ``lam=1``: classic PPI), at level ``1 - alpha``.
+    a journal; ``labels`` a JSONL file of ``{"id": ..., "label": number}`` lines (each optionally
+    naming its ``"metric"``) or a mapping (``{id: number}`` or ``{metric: {id: number}}``), on the
+    metric's scale (a label outside the metric's range is an error). Labels apply to the metrics
+    they name; those naming none to ``metrics``, or to the run's only per-record metric (with
+    several, they are refused). For each labelled metric the result holds the judge's mean over all
+    its records, the mean and interval of the labelled records alone, and the prediction-powered
+    estimate and interval (``lam=None``: tuned as PPI++; ``lam=1``: classic PPI), at level
+    ``1 - alpha``, the intervals clipped to the metric's range. An estimate that overflows is an error.
 
     With ``system`` (and its ``system_labels``), every number is of the difference system -
     baseline. Each run's estimate is made from its own labels, and the two are taken as
@@ -253,31 +273,34 @@ def ppi(
     _check_alpha(alpha)
     if lam is not None and not (math.isfinite(lam) and lam >= 0):
         raise InputError(f"must be a number of at least 0; got {lam}", field="lam")
-    base = load_run(run)
-    base_labels = read_labels(labels, "labels")
-    runs = [base]
-    label_sets = [base_labels]
+    runs = [load_run(run)]
+    label_sets: list[LabelSets] = [read_labels(labels, "labels")]
     if system is not None:
         if system_labels is None:
             raise InputError("a second run needs its own labels", field="system_labels")
         other = load_run(system, index=1)
-        if other.name == base.name:
+        if other.name == runs[0].name:
             other = attrs.evolve(other, name=f"{other.name} (2)")
         runs.append(other)
         label_sets.append(read_labels(system_labels, "system_labels"))
     elif system_labels is not None:
         raise InputError("system_labels without a system", field="system_labels")
+    bound = [bind_labels(sets, run_, metrics, field)
+             for sets, run_, field in zip(label_sets, runs, ("labels", "system_labels"))]
+    chosen = list(bound[0])
+    if len(bound) == 2 and set(bound[1]) != set(chosen):
+        raise InputError(f"the baseline's labels are for {', '.join(chosen)} and the system's for "
+                         f"{', '.join(bound[1])}; label the same metrics in both runs", field="system_labels")
     notes: list[str] = []
-    chosen = _metrics(runs, metrics, notes)
-    for run_, label_set in zip(runs, label_sets):
-        unknown = [key for key in label_set if key not in run_.rows]
+    for run_, own in zip(runs, bound):
+        unknown = sorted({key for by_id in own.values() for key in by_id if key not in run_.rows})
         if unknown:
             notes.append(f"{len(unknown)} labelled record(s) are not in {run_.name} and are left out"
                          f" ({', '.join(repr(u) for u in unknown[:3])}{', ...' if len(unknown) > 3 else ''})")
     entries = []
     for metric in chosen:
-        parts = [_one(run_, label_set, metric, alpha, lam) for run_, label_set in zip(runs, label_sets)]
-        entries.append(parts[0] if len(parts) == 1 else _difference(parts, alpha))
+        parts = [_one(run_, own[metric], metric, alpha, lam) for run_, own in zip(runs, bound)]
+        entries.append(parts[0] if len(parts) == 1 else _difference(parts, alpha, metric_range(runs[0], metric)))
     options = {"alpha": alpha, "lam": lam, "independent_samples": len(runs) == 2}
     return PPIResult(runs=[r.name for r in runs], entries=entries, options=options, notes=notes)
 
@@ -301,67 +324,6 @@ def ppi_differences(
             for system, own in zip(systems, given[1:])]
 
 
-def read_labels(labels: Any, field: str) -> dict[str, float]:
-    """Labels by record id, from a mapping or a JSONL file of ``{"id": ..., "label": number}``."""
-    if isinstance(labels, Mapping):
-        return {str(k): _number(v, field, f"record {k!r}") for k, v in labels.items()}
-    if not isinstance(labels, (str, os.PathLike)):
-        raise InputError(f"give a JSONL file or a mapping of record id to label, not a {type(labels).__name__}",
-                         field=field)
-    path = os.fspath(labels)
-    out: dict[str, float] = {}
-    try:
-        handle = open(path, encoding="utf-8")
-    except OSError as exc:
-        raise InputError(f"cannot read: {exc.strerror or exc}", source=path) from None
-    with handle:
-        for number, line in enumerate(handle, 1):
-            if not line.strip():
-                continue
-            where = f"{path}:{number}"
-            try:
-                item = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise InputError(f"not JSON: {exc.msg}", source=where) from None
-            if not isinstance(item, Mapping) or "id" not in item or "label" not in item:
-                raise InputError('each line needs an "id" and a "label"', source=where)
-            key = str(item["id"])
-            if key in out:
-                raise InputError(f"record {key!r} is labelled twice", source=where)
-            out[key] = _number(item["label"], "label", where)
-    if not out:
-        raise InputError("no labels", source=path)
-    return out
-
-
-def _number(value: Any, field: str, where: str) -> float:
-    if isinstance(value, bool):
-        return float(value)
-    if isinstance(value, (int, float)) and math.isfinite(value):
-        return float(value)
-    raise InputError(f"a label must be a finite number; got {value!r}", source=where, field=field)
-
-
-def _metrics(runs: list[Run], requested: Sequence[str] | None, notes: list[str]) -> list[str]:
-    if requested:
-        for metric in requested:
-            lacking = [run.name for run in runs if metric not in run.metrics]
-            if lacking:
-                raise InputError(f"metric {metric!r} is not in run(s) {', '.join(lacking)}", field="metrics")
-            if any(run.granularity(metric) == "corpus" for run in runs):
-                raise InputError(f"{metric} is a corpus metric: its value is not a mean of per-record scores",
-                                 field="metrics")
-        return list(dict.fromkeys(requested))
-    shared = [m for m in runs[0].metrics if all(m in run.metrics for run in runs)]
-    corpus = [m for m in shared if any(run.granularity(m) == "corpus" for run in runs)]
-    if corpus:
-        notes.append(f"corpus metrics left out (not a mean of per-record scores): {', '.join(corpus)}")
-    chosen = [m for m in shared if m not in corpus]
-    if not chosen:
-        raise InputError("no per-record metric to estimate", field="metrics")
-    return chosen
-
-
 def _values(run: Run, metric: str) -> dict[str, float]:
     out = {}
     for record_id, row in run.rows.items():
@@ -382,13 +344,47 @@ def _one(run: Run, labels: dict[str, float], metric: str, alpha: float, lam: flo
         return PPIEntry(metric, len(judged), len(y), judge_mean, None, None,
                         note=f"{run.name}: {len(y)} labelled record(s) scored by the metric; at least 2 are needed")
     note = None if len(unlabelled) else "every scored record is labelled: the estimate is the labels' mean"
-    estimate = ppi_mean(y, yhat, unlabelled, alpha=alpha, lam=lam)
+    with np.errstate(all="ignore"):  # an overflow is refused below, by name
+        estimate = ppi_mean(y, yhat, unlabelled, alpha=alpha, lam=lam)
+        labelled = classical_mean(y, alpha=alpha)
+    _check_finite(metric, run.name, estimate)
+    bounds = metric_range(run, metric)
+    (estimate, labelled), range_note = _clipped((estimate, labelled), bounds, metric)
     assert estimate.lam is not None
-    return PPIEntry(metric, len(judged), len(y), judge_mean, classical_mean(y, alpha=alpha), estimate, note=note,
-                    lams=(estimate.lam,))
+    return PPIEntry(metric, len(judged), len(y), judge_mean, labelled, estimate, note=note,
+                    lams=(estimate.lam,), range_note=range_note)
 
 
-def _difference(parts: list[PPIEntry], alpha: float) -> PPIEntry:
+def _check_finite(metric: str, name: str, estimate: MeanEstimate) -> None:
+    """Refuse an estimate that overflowed (labels or scores too large for a variance in floating point)."""
+    numbers = (estimate.value, estimate.se, estimate.lam if estimate.lam is not None else 0.0)
+    if not all(math.isfinite(x) for x in numbers):
+        raise InputError(f"{name}: the prediction-powered estimate overflows (value {estimate.value:g}, standard "
+                         f"error {estimate.se:g}, lam {estimate.lam:g}): the labels or scores are too large to "
+                         "estimate with; rescale them", field=metric)
+
+
+def _clipped(estimates: tuple[MeanEstimate, ...], bounds: tuple[float | None, float | None] | None,
+             metric: str) -> tuple[tuple[MeanEstimate, ...], str | None]:
+    """``estimates`` with their intervals clipped to ``bounds``, and a note when that changed one or
+    when the range is unknown."""
+    if bounds is None:
+        return estimates, f"intervals not clipped to the metric's range: {metric}'s plugin is not installed"
+    low = -math.inf if bounds[0] is None else bounds[0]
+    high = math.inf if bounds[1] is None else bounds[1]
+    out = tuple(attrs.evolve(e, ci=(min(max(e.ci[0], low), high), max(min(e.ci[1], high), low)))
+                for e in estimates)
+    if out == estimates:
+        return estimates, None
+    return out, f"intervals clipped to the metric's range ({_bounds(bounds)})"
+
+
+def _bounds(bounds: tuple[float | None, float | None]) -> str:
+    low, high = bounds
+    return f"{'-∞' if low is None else f'{low:g}'} to {'∞' if high is None else f'{high:g}'}"
+
+
+def _difference(parts: list[PPIEntry], alpha: float, bounds: tuple[float | None, float | None] | None) -> PPIEntry:
     base, system = parts
     metric = base.metric
     failed = next((p.note for p in parts if p.ppi is None), None)
@@ -403,6 +399,11 @@ def _difference(parts: list[PPIEntry], alpha: float) -> PPIEntry:
         return MeanEstimate(value, se, normal_interval(value, se, alpha), lam)
 
     assert base.ppi is not None and system.ppi is not None and base.labelled and system.labelled
-    return PPIEntry(metric, **counts, judge_mean=delta, labelled=minus(system.labelled, base.labelled, None),
-                    ppi=minus(system.ppi, base.ppi, None), note=base.note or system.note,
-                    lams=(*base.lams, *system.lams), difference=True)
+    width = None if bounds is None or None in bounds else bounds[1] - bounds[0]  # type: ignore[operator]
+    spread = (None, None) if width is None else (-width, width)
+    (labelled, estimate), range_note = _clipped(
+        (minus(system.labelled, base.labelled, None), minus(system.ppi, base.ppi, None)),
+        None if bounds is None else spread, metric)
+    return PPIEntry(metric, **counts, judge_mean=delta, labelled=labelled, ppi=estimate,
+                    note=base.note or system.note, lams=(*base.lams, *system.lams), difference=True,
+                    range_note=range_note)

@@ -35,6 +35,11 @@ from evalcore.plugin import InputError
 _ISO = re.compile(r"^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.(\d{1,9}))?(Z|[+-]\d\d:?\d\d)?$")
 _ERROR_CODES = {2, "2", "STATUS_CODE_ERROR", "ERROR"}
 _SCALARS = {"stringValue": str, "boolValue": bool, "intValue": int, "doubleValue": float, "bytesValue": str}
+MAX_DEPTH = 64
+"""Levels an attribute value may nest (OTLP kvlist / array values, nested mappings)."""
+MAX_ATTRIBUTE_CHARS = 8 * 1024 * 1024
+"""Characters one string attribute may hold."""
+_MAX_NS = 253_402_300_799_999_999_999  # 9999-12-31T23:59:59.999999999Z, the last time ISO 8601 writes
 
 
 @dataclass(frozen=True)
@@ -91,6 +96,8 @@ def _json_values(text: str, name: str) -> Iterator[tuple[int, Any]]:
             value, position = decoder.raw_decode(text, position)
         except json.JSONDecodeError as exc:
             raise InputError(f"not JSON: {exc.msg} (line {exc.lineno} column {exc.colno})", source=name) from None
+        except RecursionError:
+            raise InputError(f"a JSON value from line {line} is nested too deeply to read", source=name) from None
         yield line, value
 
 
@@ -166,16 +173,27 @@ def _id(value: Any, size: int, where: str, name: str) -> str:
 def _time(value: Any, where: str, name: str) -> int:
     """Nanoseconds since the epoch from an integer (or its string) or an ISO 8601 time."""
     if isinstance(value, int) and not isinstance(value, bool):
-        return value
+        return _possible(value, where, name)
     if isinstance(value, str):
         if value.isdigit():
-            return int(value)
+            return _possible(int(value), where, name)
         match = _ISO.match(value)
         if match:
-            stamp = datetime.fromisoformat(match.group(1) + (match.group(3) or "Z").replace("Z", "+00:00"))
+            try:
+                stamp = datetime.fromisoformat(match.group(1) + (match.group(3) or "Z").replace("Z", "+00:00"))
+            except ValueError as exc:
+                raise InputError(f"impossible time {value!r:.60} ({exc})", source=where, field=name) from None
             return calendar.timegm(stamp.utctimetuple()) * 10**9 + int((match.group(2) or "0").ljust(9, "0"))
     raise InputError(f"expected nanoseconds since the epoch or an ISO 8601 time, got {value!r:.60}",
                      source=where, field=name)
+
+
+def _possible(value: int, where: str, name: str) -> int:
+    """``value`` when it is a time between 1970 and the end of year 9999 in nanoseconds."""
+    if not 0 <= value <= _MAX_NS:
+        raise InputError(f"impossible time {value} (nanoseconds since 1970 up to the year 9999 are possible)",
+                         source=where, field=name)
+    return value
 
 
 def _error(raw: Mapping[str, Any]) -> str | None:
@@ -188,46 +206,63 @@ def _error(raw: Mapping[str, Any]) -> str | None:
     return message if isinstance(message, str) else ""
 
 
-def _attributes(raw: Any, where: str) -> dict[str, Any]:
+def _attributes(raw: Any, where: str, depth: int = 0) -> dict[str, Any]:
     """Flat attributes from OTLP key-values or a (possibly nested) mapping; nested keys joined by dots."""
     if raw is None:
         return {}
     if isinstance(raw, Mapping):
-        return _flatten(raw, "")
+        return _flatten(raw, "", where, depth)
     flat: dict[str, Any] = {}
     for item in _list(raw, where, "attributes"):
         key = item.get("key")
         if not isinstance(key, str):
             raise InputError(f"an attribute needs a string key, got {key!r:.40}", source=where, field="attributes")
-        flat[key] = _any_value(item.get("value"), where, key)
+        flat[key] = _any_value(item.get("value"), where, key, depth)
     return flat
 
 
-def _flatten(data: Mapping[str, Any], prefix: str) -> dict[str, Any]:
+def _flatten(data: Mapping[str, Any], prefix: str, where: str, depth: int) -> dict[str, Any]:
     flat: dict[str, Any] = {}
     for key, value in data.items():
         if isinstance(value, Mapping):
-            flat.update(_flatten(value, f"{prefix}{key}."))
+            _check_depth(depth + 1, where, f"{prefix}{key}")
+            flat.update(_flatten(value, f"{prefix}{key}.", where, depth + 1))
         else:
-            flat[f"{prefix}{key}"] = value
+            flat[f"{prefix}{key}"] = _sized(value, where, f"{prefix}{key}")
     return flat
 
 
-def _any_value(value: Any, where: str, key: str) -> Any:
+def _any_value(value: Any, where: str, key: str, depth: int = 0) -> Any:
     """An OTLP ``AnyValue`` as plain JSON (bytes stay base64 text; an empty value is ``None``)."""
     if not isinstance(value, Mapping):
         raise InputError(f"expected an AnyValue object, got {value!r:.40}", source=where, field=f"attributes {key}")
     for camel, kind in _SCALARS.items():
         raw = _get(value, camel)
         if raw is not None:
-            return _scalar(raw, kind, where, key)
+            return _sized(_scalar(raw, kind, where, key), where, key)
     array = _get(value, "arrayValue")
     if array is not None:
-        return [_any_value(v, where, key) for v in _list(_get(array, "values", []), where, f"attributes {key}")]
+        _check_depth(depth + 1, where, key)
+        return [_any_value(v, where, key, depth + 1)
+                for v in _list(_get(array, "values", []), where, f"attributes {key}")]
     kvlist = _get(value, "kvlistValue")
     if kvlist is not None:
-        return _attributes(_get(kvlist, "values", []), where)
+        _check_depth(depth + 1, where, key)
+        return _attributes(_get(kvlist, "values", []), where, depth + 1)
     return None
+
+
+def _check_depth(depth: int, where: str, key: str) -> None:
+    if depth > MAX_DEPTH:
+        raise InputError(f"nested more than {MAX_DEPTH} levels deep", source=where, field=f"attributes {key}")
+
+
+def _sized(value: Any, where: str, key: str) -> Any:
+    """``value``, when it is not a string longer than :data:`MAX_ATTRIBUTE_CHARS`."""
+    if isinstance(value, str) and len(value) > MAX_ATTRIBUTE_CHARS:
+        raise InputError(f"{len(value)} characters; an attribute may hold at most {MAX_ATTRIBUTE_CHARS}",
+                         source=where, field=f"attributes {key}")
+    return value
 
 
 def _scalar(raw: Any, kind: type, where: str, key: str) -> Any:

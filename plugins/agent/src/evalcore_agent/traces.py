@@ -306,7 +306,7 @@ def _json(value: Any) -> Any:
     if isinstance(value, str) and value.lstrip()[:1] in ("{", "["):
         try:
             return json.loads(value)
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON, or nested too deeply to read: the text itself
             return value
     return value
 

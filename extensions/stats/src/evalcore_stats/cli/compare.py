@@ -20,21 +20,25 @@ from evalcore.plugin import comparison_options, echo_json, reports_errors
 @click.option("--labels", "labels", multiple=True, type=click.Path(dir_okay=False, exists=True),
               help='JSONL of {"id": ..., "label": number} on some records: adds the prediction-powered estimate of '
                    "each difference (once for every run, or once per run: BASELINE's, then each system's).")
+@click.option("--labels-metric", "labels_metric", multiple=True, metavar="METRIC",
+              help='The metric --labels are for (repeatable; default: the labels\' "metric" field, or the runs\' '
+                   "only per-record metric).")
 @click.option("--log-to", metavar="TRACKER",
               help="Also log the comparison to a tracker a plugin provides, e.g. mlflow (evalcore-mlflow): a run "
                    "with the report, and a nested run per system with the differences and p-values.")
 @click.pass_context
 @reports_errors
 def compare_command(ctx: click.Context, baseline: str, systems: Sequence[str], as_json: bool, log_to: str | None,
-                    sequential: bool, labels: Sequence[str], comparison: dict[str, Any]) -> None:
+                    sequential: bool, labels: Sequence[str], labels_metric: Sequence[str],
+                    comparison: dict[str, Any]) -> None:
     """Compare saved runs (JSON reports or samples journals) with a baseline, record by record."""
     from ..compare import compare
     from ..comparing import comparison_tracker, log_comparison
     from ..ppi import ppi_differences
 
     metrics = comparison["metrics"]
-    estimates = ppi_differences(baseline, systems, labels, metrics=metrics, alpha=comparison["alpha"]) \
-        if labels else None
+    estimates = ppi_differences(baseline, systems, labels, metrics=list(labels_metric) or None,
+                                alpha=comparison["alpha"]) if labels else None
     tracker = comparison_tracker(log_to, None)
     if tracker is None:
         result = compare(baseline, *systems, **comparison)

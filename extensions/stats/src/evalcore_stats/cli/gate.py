@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Sequence
 from typing import Any
 
 import click
-from evalcore.plugin import echo_json, reports_errors
+from evalcore.plugin import check_output, echo_json, load_run, replacing, reports_errors
 
 from ..result import TEST_NAMES
 
@@ -54,6 +55,7 @@ def gate_command(ctx: click.Context, result: str, minimums: Sequence[str], maxim
     """
     from ..gate import gate, parse_bound
 
+    _check_outputs({"--markdown": markdown if markdown != "-" else None, "--junit": junit}, [result, baseline])
     outcome = gate(result, at_least=dict(parse_bound(t) for t in minimums),
                    at_most=dict(parse_bound(t) for t in maximums), baseline=baseline, no_worse=list(no_worse),
                    tests=list(options.pop("tests")) or None, **options)
@@ -64,10 +66,29 @@ def gate_command(ctx: click.Context, result: str, minimums: Sequence[str], maxim
     if markdown == "-":
         click.echo(outcome.markdown(), nl=False)
     elif markdown:
-        with open(markdown, "a", encoding="utf-8") as handle:
+        with open(markdown, "a", encoding="utf-8") as handle:  # appended to, as a CI step summary is
             handle.write(outcome.markdown())
     if junit:
-        with open(junit, "w", encoding="utf-8") as handle:
+        with replacing(junit, "w", encoding="utf-8") as handle:
             handle.write(outcome.junit())
     if not outcome.passed:
         sys.exit(EXIT_FAILED)
+
+
+def _check_outputs(outputs: dict[str, str | None], runs: Sequence[str | None]) -> None:
+    """Refuse an output that is a run read here, the journal it names or the records it scored, a special
+    file, or the other output."""
+    read: list[tuple[str, str]] = []
+    for given in runs:
+        if given is not None:
+            run = load_run(given)
+            read += [(file, f"the run {given}" if k == 0 else f"the journal {given} names")
+                     for k, file in enumerate(run.files or (given,))]
+            data = run.provenance.get("input")
+            if isinstance(data, str) and os.path.isfile(data):
+                read.append((data, f"the records {given} scored"))
+    named = [(path, option) for option, path in outputs.items() if path]
+    probed: set[str] = set()
+    for k, (path, option) in enumerate(named):
+        others = [(other, f"the file of {what}") for other, what in named[:k]]
+        check_output(path, option, [*read, *others], probed=probed)

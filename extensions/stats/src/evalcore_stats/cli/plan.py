@@ -12,9 +12,11 @@ from evalcore.plugin import InputError, echo_json, reports_errors
 @click.argument("result", type=click.Path(dir_okay=False, exists=True))
 @click.argument("system", required=False, type=click.Path(dir_okay=False, exists=True))
 @click.option("--labels", "labels", multiple=True, required=True, type=click.Path(dir_okay=False, exists=True),
-              help='JSONL of {"id": ..., "label": number} on some records (once per run: RESULT\'s, then SYSTEM\'s).')
-@click.option("-m", "--metric", "metrics", multiple=True,
-              help="Only this metric (repeatable; default: every per-record metric of the run).")
+              help='JSONL of {"id": ..., "label": number, "metric"?: ID} on some records '
+                   "(once per run: RESULT's, then SYSTEM's).")
+@click.option("-m", "--metric", "--labels-metric", "metrics", multiple=True,
+              help='The metric the labels are for (repeatable; default: the metrics named by the labels\' '
+                   '"metric" field, or the run\'s only per-record metric).')
 @click.option("--alpha", default=0.05, show_default=True, type=float, help="1 - the intervals' coverage.")
 @click.option("--lam", type=float, help="Fixed weight of the judge (1: classic PPI; default: tuned, PPI++).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")

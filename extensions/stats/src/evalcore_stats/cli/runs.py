@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import click
-from evalcore.plugin import EvalcoreError, echo_json, echo_rows, reports_errors
+from evalcore.plugin import EvalcoreError, check_output, echo_json, echo_rows, reports_errors
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -35,6 +35,8 @@ def runs_command(ctx: click.Context, folder: str | None, store: str | None, metr
         raise click.UsageError("--html needs --trend METRIC")
     if folder is None and store is None:
         folder = "."
+    if html and store:  # the page's runs are checked where it is written; the store is read here
+        check_output(html, "--html", [(store, "the run store")])
     if metric is None:
         records = runs(folder, store=store)
         if as_json:
