@@ -7,7 +7,9 @@ Each kind comes from its own hook (``evalcore_readers``, ``evalcore_executors``,
 implementation, the command-line options it adds and a summary. Like metric specs they list
 without importing anything: the implementation is imported when the component is used.
 
-* a **reader** builds a source of records from its options' values (TREC qrels and run files);
+* a **reader** builds a source of records from its options' values (TREC qrels and run files), or
+  from the data given to ``evaluate`` when it declares the file suffixes or the object types it reads
+  (CSV files, DataFrames);
 * an **executor** scores a run's chunks somewhere else (``--executor NAME``): its implementation
   is called with the run's plan and program and returns a :class:`~evalcore.plugin.ChunkExecutor`;
 * a **tracker** logs finished runs (``--log-to NAME``): its implementation is called with the
@@ -106,9 +108,20 @@ class ReaderSpec(ComponentSpec):
     kind: ClassVar[str] = "reader"
     hook: ClassVar[str] = "evalcore_readers"
 
+    suffixes: tuple[str, ...] = attrs.field(default=(), converter=tuple)
+    """File suffixes (``".csv"``) it reads when such a file is the data: ``implementation(path,
+    columns=..., field_map=...)`` returns the source."""
+    objects: tuple[str, ...] = attrs.field(default=(), converter=tuple)
+    """Top-level modules of the Python objects (``"pandas"``) it reads when one is the data, called as
+    for ``suffixes``; it returns ``None`` for an object of the module that is not of its kind."""
+
     def open(self, **values: Any) -> Any:
         """The source reading the given option values."""
         return self.load()(**values)
+
+    def read(self, data: Any, columns: Mapping[str, str] | None = None, field_map: Any = None) -> Any:
+        """The source reading ``data`` (a file of one of its ``suffixes`` or an object of its ``objects``)."""
+        return self.load()(data, columns=columns, field_map=field_map)
 
 
 @attrs.frozen

@@ -31,7 +31,7 @@ _SAMPLE_RECORDS = 8  # how many records as read are kept to try a suggested --ma
 
 
 class FileSource:
-    """Records from one file. ``field_map`` is applied to each record as read; ``seen_fields``
+    """Records from one file (a base for readers of files: ``chunks`` is theirs). ``field_map`` is applied to each record as read; ``seen_fields``
     holds the field paths of the first records as read and ``sample`` the first few records
     themselves (for hints when a metric finds a field missing, tried on the sample)."""
 
@@ -50,6 +50,10 @@ class FileSource:
 
     def total(self) -> int | None:
         return None
+
+    def remember(self, data: Any) -> None:
+        """Keep a copy of a record as read in ``sample`` (the first few, to try a suggested ``--map`` on)."""
+        keep(self.sample, data)
 
 
 class JsonlSource(FileSource):
@@ -148,7 +152,7 @@ class DataSource:
         return len(self.items) if hasattr(self.items, "__len__") else None
 
     def chunks(self, size: int) -> Iterator[Chunk]:
-        builder = _ChunkBuilder(size)
+        builder = ChunkBuilder(size)
         field_map = self.field_map
         for position, item in enumerate(self.items):
             if isinstance(item, Record) and field_map is not None:
@@ -174,7 +178,10 @@ class DataSource:
             yield builder.take()
 
 
-class _ChunkBuilder:
+class ChunkBuilder:
+    """Records and rejected records gathered into chunks of ``size``: ``add`` / ``reject`` each, ``take``
+    the chunk when ``full`` (and at the end while ``pending``)."""
+
     def __init__(self, size: int) -> None:
         self.size = size
         self.index = 0
