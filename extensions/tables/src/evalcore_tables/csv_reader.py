@@ -38,11 +38,17 @@ class CsvSource(FileSource):
 
     def chunks(self, size: int) -> Iterator[Chunk]:
         builder = ChunkBuilder(size)
-        csv.field_size_limit(max(csv.field_size_limit(), CELL_LIMIT))
         try:
             handle = open(self.path, encoding="utf-8-sig", newline="")  # noqa: SIM115 - closed below
         except OSError as exc:
             raise InputError(f"cannot read: {exc.strerror or exc}", source=self.name) from None
+        limit = csv.field_size_limit(CELL_LIMIT)  # the module's limit is global: given back below
+        try:
+            yield from self._chunks(handle, builder)
+        finally:
+            csv.field_size_limit(limit)
+
+    def _chunks(self, handle: Any, builder: ChunkBuilder) -> Iterator[Chunk]:
         with handle:
             reader = csv.reader(handle, delimiter=self.delimiter)
             header = self._header(reader)
@@ -65,7 +71,7 @@ class CsvSource(FileSource):
                              source=self.name)
         twice = sorted({name for name in header if header.count(name) > 1})
         if twice:
-            places = "; ".join(f"{name!r} in columns {', '.join(str(i + 1) for i, n in enumerate(header) if n == name)}"
+            places = "; ".join(f"{name!r} in columns {' and '.join(str(i + 1) for i, n in enumerate(header) if n == name)}"
                                for name in twice)
             raise InputError(f"the header names a column twice: {places}; rename one of them",
                              source=f"{self.name}:1")
@@ -82,7 +88,9 @@ class CsvSource(FileSource):
                 "iconv -f latin1 -t utf-8 FILE > NEW.csv), or in Python read it with pandas.read_csv(FILE, "
                 "encoding=...) and pass the DataFrame", source=self.name) from None
         except csv.Error as exc:
-            raise InputError(f"cannot read as CSV: {exc}", source=f"{self.name}:{reader.line_num + 1}") from None
+            reason = (f"a cell is longer than {CELL_LIMIT:,} characters, the most a cell may hold"
+                      if "field limit" in str(exc) else f"cannot read as CSV: {exc}")
+            raise InputError(reason, source=f"{self.name}:{reader.line_num}") from None
 
     def _record(self, header: list[str], cells: list[str], source: str) -> dict[str, Any]:
         if len(cells) > len(header):

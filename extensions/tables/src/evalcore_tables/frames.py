@@ -26,9 +26,10 @@ def frame_source(data: Any, columns: Mapping[str, str] | None = None, field_map:
     then maps each row's fields.
     """
     frame = _frame(data)
-    if frame is None:
-        return None
-    name = f"<{type(data).__name__}>"
+    return None if frame is None else _source(frame, columns, field_map, f"<{type(data).__name__}>")
+
+
+def _source(frame: _Frame, columns: Mapping[str, str] | None, field_map: Any, name: str) -> DataSource:
     columns = dict(columns or {})
     _check_columns(frame, columns, name)
     id_column = columns.get("id", "id" if "id" in frame.names else None)
@@ -48,10 +49,9 @@ def parquet_source(path: str | os.PathLike[str], columns: Mapping[str, str] | No
         table = pq.read_table(path)
     except (OSError, ValueError) as exc:
         raise InputError(f"cannot read as Parquet: {exc}", source=os.fspath(path)) from None
-    source = frame_source(table, columns, field_map)
-    assert source is not None
-    source.name = os.fspath(path)
-    return source
+    frame = _frame(table)
+    assert frame is not None
+    return _source(frame, columns, field_map, os.fspath(path))
 
 
 class _Frame:
