@@ -84,7 +84,6 @@ from evalcore._engine.readers import file_fingerprint as file_fingerprint
 from evalcore._engine.readers import FileSource as FileSource
 from evalcore._engine.readers import DataSource as DataSource
 from evalcore._engine.readers import ChunkBuilder as ChunkBuilder
-from evalcore._contract.records import parse_record as parse_record
 from evalcore._contract.field_map import place_columns as place_columns
 
 # building on the evaluator (drop-ins, scorers)

@@ -168,10 +168,10 @@ class DataSource:
                 try:
                     if field_map is not None:
                         item = field_map.apply(item, f"record {position}")
-                    builder.add(parse_record(item, source=f"record {position}", default_id=str(position)),
-                                position)
                 except InputError as exc:
                     builder.reject(exc)
+                else:
+                    builder.add_dict(item, f"record {position}", position, default_id=str(position))
             if builder.full:
                 yield builder.take()
         if builder.pending:
@@ -198,6 +198,15 @@ class ChunkBuilder:
 
     def reject(self, error: InputError) -> None:
         self.errors.append(error)
+
+    def add_dict(self, data: Any, source: str, position: int, default_id: str | int) -> None:
+        """Add the record dict ``data`` (read at ``source``, ``file:line``) once its shape and standard
+        fields are checked, or its :class:`InputError` as a rejected record; ``default_id``: the id of a
+        record without one."""
+        try:
+            self.add(parse_record(data, source, default_id), position)
+        except InputError as exc:
+            self.reject(exc)
 
     @property
     def full(self) -> bool:

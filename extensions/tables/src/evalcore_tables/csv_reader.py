@@ -13,7 +13,7 @@ import os
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from evalcore.plugin import Chunk, ChunkBuilder, EvalcoreError, FileSource, InputError, parse_record, place_columns
+from evalcore.plugin import Chunk, ChunkBuilder, EvalcoreError, FileSource, InputError, place_columns
 
 CELL_LIMIT = 64 * 1024 * 1024
 """The largest cell read, in characters (the csv module's own limit is 128 KiB)."""
@@ -56,9 +56,11 @@ class CsvSource(FileSource):
             for position, cells in enumerate(self._rows(reader)):
                 source = f"{self.name}:{reader.line_num}"
                 try:
-                    builder.add(parse_record(self._record(header, cells, source), source, position + 1), position)
+                    data = self._record(header, cells, source)
                 except InputError as exc:
                     builder.reject(exc)
+                else:
+                    builder.add_dict(data, source, position, default_id=position + 1)
                 if builder.full:
                     yield builder.take()
         if builder.pending:
