@@ -115,7 +115,7 @@ from evalcore._contract.display import table_lines as table_lines
 
 # views of a record in the report (plugin API 2)
 from evalcore._contract.components import RecordViewSpec as RecordViewSpec
-from evalcore._contract.views import RecordView as RecordView
+from evalcore_report.record_view import RecordView as RecordView
 from evalcore._registry.api import record_views as record_views
 
 # extensions that show saved runs (the report)

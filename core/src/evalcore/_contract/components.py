@@ -19,7 +19,8 @@ without importing anything: the implementation is imported when the component is
   module): its implementation is called with the program given and returns a callable of one
   record, or ``None`` when the program is not of its kind;
 * a **record view** shows what a plugin knows of a record in the report (a trace's tool calls):
-  its implementation is called with the record and returns a :class:`~evalcore.plugin.RecordView`;
+  its implementation is called with the record and returns a :class:`~evalcore.plugin.RecordView`
+  (evalcore-report defines views and shows them);
 * a **settings group** is a named set of run settings (the run context's ``settings[NAME]``): its
   options set them on the command line, the keyword ``NAME={...}`` of ``evaluate`` in Python, and
   the environment variables it declares when neither does;
@@ -30,7 +31,7 @@ without importing anything: the implementation is imported when the component is
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 import attrs
 
@@ -38,12 +39,7 @@ from evalcore._lazy import publish
 
 from .env import settings_from
 from .errors import EvalcoreError, SpecError
-from .fields import get_path
 from .references import import_object
-from .views import RecordView
-
-if TYPE_CHECKING:
-    from .records import Record
 
 OPTION_KINDS = ("path", "int", "str", "float", "flag")
 
@@ -170,13 +166,6 @@ class RecordViewSpec(ComponentSpec):
     hook: ClassVar[str] = "evalcore_record_views"
 
     applies_to: str = ""
-
-    def view(self, record: Record) -> RecordView | None:
-        """This view of ``record`` (``None`` where it does not apply); what the implementation raises propagates."""
-        data = {"example": record.example, "prediction": record.prediction}
-        if self.applies_to and get_path(data, self.applies_to, None) is None:
-            return None
-        return RecordView.of(self.load()(record))
 
 
 def _variables(raw: Mapping[str, Any]) -> dict[str, tuple[str, ...]]:
