@@ -66,6 +66,17 @@ def test_a_parquet_file_through_the_command_line(tmp_path):
 
 
 def test_the_readers_are_listed_with_what_they_read():
-    readers = {r.name: r for r in evalcore.plugin.default_registry().readers() if r.namespace == "tables"}
+    readers = {r.name: r for r in evalcore.plugin.default_registry().components("readers") if r.namespace == "tables"}
     assert readers["csv"].suffixes == (".csv", ".tsv") and readers["parquet"].suffixes == (".parquet",)
     assert readers["frame"].objects == ("pandas", "polars", "pyarrow")
+
+
+def test_a_data_reader_is_not_a_reader_flag_value(tmp_path):
+    from click.testing import CliRunner
+    from evalcore._cli.main import main
+
+    data = tmp_path / "data.csv"
+    data.write_text("id,reference_answer,response\nr1,x,x\n")
+    result = CliRunner().invoke(main, ["evaluate", "--reader", "csv", str(data), "-m", "overlap/exact_match"])
+    assert result.exit_code != 0 and "Traceback" not in result.output
+    assert result.output.startswith("error: --reader: no reader named 'csv' (readers: ")

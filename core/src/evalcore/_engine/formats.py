@@ -43,5 +43,5 @@ def object_source(data: Any, columns: Mapping[str, str] | None = None, field_map
 
 
 def _reader(attribute: str, value: str) -> ReaderSpec | None:
-    found = [r for r in default_registry().readers() if value in getattr(r, attribute, ())]
+    found = [r for r in default_registry().components("readers") if value in getattr(r, attribute, ())]
     return found[0] if found else None
