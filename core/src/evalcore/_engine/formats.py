@@ -34,6 +34,8 @@ def csv_source(path: str | os.PathLike[str], field_map: Any = None) -> Source:
 def object_source(data: Any, columns: Mapping[str, str] | None = None, field_map: Any = None) -> Source | None:
     """The source of the installed reader of ``data``'s kind, or ``None`` when no reader reads it."""
     module = type(data).__module__.partition(".")[0]
+    if module == "builtins":  # lists, tuples, generators of records: the core's own
+        return None
     reader = _reader("objects", module)
     if reader is None:
         if module in _TABLE_MODULES:
