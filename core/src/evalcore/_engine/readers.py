@@ -31,9 +31,10 @@ _SAMPLE_RECORDS = 8  # how many records as read are kept to try a suggested --ma
 
 
 class FileSource:
-    """Records from one file (a base for readers of files: ``chunks`` is theirs). ``field_map`` is applied to each record as read; ``seen_fields``
-    holds the field paths of the first records as read and ``sample`` the first few records
-    themselves (for hints when a metric finds a field missing, tried on the sample)."""
+    """Records from one file (a base for readers of files: ``chunks`` is theirs). ``field_map`` is
+    applied to each record as read; ``seen_fields`` holds the field paths of the first records as read
+    and ``sample`` the first few records themselves (for hints when a metric finds a field missing,
+    tried on the sample)."""
 
     def __init__(self, path: str | os.PathLike[str], field_map: FieldMap | None = None) -> None:
         self.path = Path(os.fspath(path))

@@ -73,8 +73,8 @@ class CsvSource(FileSource):
                              source=self.name)
         twice = sorted({name for name in header if header.count(name) > 1})
         if twice:
-            places = "; ".join(f"{name!r} in columns {' and '.join(str(i + 1) for i, n in enumerate(header) if n == name)}"
-                               for name in twice)
+            numbers = {name: " and ".join(str(i + 1) for i, n in enumerate(header) if n == name) for name in twice}
+            places = "; ".join(f"{name!r} in columns {numbers[name]}" for name in twice)
             raise InputError(f"the header names a column twice: {places}; rename one of them",
                              source=f"{self.name}:1")
         return header
