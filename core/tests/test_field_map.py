@@ -63,19 +63,6 @@ def test_field_map_copies_and_leaves_the_callers_records_alone():
     assert records == before
 
 
-def test_a_frame_without_columns_is_read_as_flat_records():
-    pd = pytest.importorskip("pandas")
-    frame = pd.DataFrame({"id": ["r1", "r2", "r3"], "reference_answer": ["x", "y", "z"], "response": ["x", "n", "z"]})
-    assert evalcore.evaluate(frame, [matches()]).metrics["t/matches"].value == pytest.approx(2 / 3)
-    renamed = frame.rename(columns={"reference_answer": "ground_truth", "response": "completion"})
-    with pytest.warns(NothingScoredWarning, match="field_map={'response': 'completion', 'reference_answer': "
-                                                  "'ground_truth'}"):
-        evalcore.evaluate(renamed, [matches()])
-    mapped = evalcore.evaluate(renamed, [matches()], field_map={"reference_answer": "ground_truth",
-                                                                "response": "completion"})
-    assert mapped.metrics["t/matches"].value == pytest.approx(2 / 3)
-
-
 def test_the_flat_record_rule():
     record = parse_record({"id": 7, "query": "q", "reference_answer": "a", "response": "r", "question": "other"},
                           source="x:1", default_id="1")
@@ -108,20 +95,6 @@ def test_reasons_are_shown_when_most_records_went_unscored_and_not_otherwise():
     assert table.splitlines()[-1] == "t/matches: 2 skipped — example.reference_answer is missing (2)"
     assert format_table({}) == "metric  value  scale  n  95% CI  skipped  errors\n" \
         "------  -----  -----  -  ------  -------  ------"
-
-
-def test_csv_and_tsv_files_are_flat_records(tmp_path):
-    csv = tmp_path / "data.csv"
-    # a quoted cell with a comma; an empty cell is a missing field (r2 is skipped, not scored against "")
-    csv.write_text('id,example.query,gold,response\nr1,q1,"x, y","x, y"\nr2,q2,,n\nr3,q3,z,z\n')
-    result = evalcore.evaluate(csv, [matches()], field_map={"reference_answer": "gold"})
-    summary = result.metrics["t/matches"]
-    assert (summary.value, summary.n, summary.n_skipped) == (1.0, 2, 1)
-    tsv = tmp_path / "data.tsv"
-    tsv.write_text("id\treference_answer\tresponse\nr1\tx\tx\nr2\ty\tn\nr3\tz\tz\textra\n")
-    result = evalcore.evaluate(tsv, [matches()])
-    assert result.metrics["t/matches"].value == pytest.approx(1 / 2)  # r3 has a cell too many: rejected
-    assert [str(e) for e in result.rejected] == [f"{tsv}:4: 4 cells but the header names 3 columns"]
 
 
 def test_records_given_as_record_objects_are_mapped_too():

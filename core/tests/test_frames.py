@@ -1,4 +1,4 @@
-"""DataFrames in and out: pandas / Arrow tables as records, rows as a frame or a Parquet file."""
+"""Rows out as a pandas frame or a Parquet file (tables in are evalcore-tables' business)."""
 
 from __future__ import annotations
 
@@ -23,19 +23,12 @@ def matches():
 
 
 FRAME = {"qid": ["a", "b", "c"], "question": ["q1", "q2", "q3"], "gold": ["x", "y", "z"], "answer": ["x", "n", "z"]}
-COLUMNS = {"id": "qid", "example.query": "question", "example.reference_answer": "gold",
-           "prediction.response": "answer"}
-
-
-@pytest.mark.parametrize("make", [pd.DataFrame, pa.table])
-def test_a_frame_maps_columns_to_record_fields(make):
-    result = evalcore.evaluate(make(FRAME), [matches()], columns=COLUMNS)
-    assert result.metrics["t/matches"].value == pytest.approx(2 / 3)
-    assert [row["id"] for row in result.samples] == ["a", "b", "c"]
+RECORDS = [{"id": q, "example": {"query": x, "reference_answer": g}, "prediction": {"response": a}}
+           for q, x, g, a in zip(*FRAME.values())]
 
 
 def test_rows_and_summary_as_frames():
-    result = evalcore.evaluate(pd.DataFrame(FRAME), [matches()], columns=COLUMNS)
+    result = evalcore.evaluate(RECORDS, [matches()])
     rows = result.to_pandas()
     assert list(rows["id"]) == ["a", "b", "c"]
     assert list(rows["t/matches"]) == [1.0, 0.0, 1.0] and set(rows["t/matches:status"]) == {"ok"}
@@ -52,23 +45,6 @@ def test_parquet_samples_file_with_a_resumable_journal(tmp_path):
     table = pd.read_parquet(samples)
     assert list(table["id"]) == ["a", "b", "c"] and list(table["t/matches"]) == [1.0, 0.0, 1.0]
     assert (tmp_path / "rows.parquet.journal.jsonl").exists()
-
-
-def test_a_parquet_file_through_the_command_line(tmp_path):
-    import subprocess
-    import sys
-
-    rows = [{"id": q, "example": {"reference_answer": g}, "prediction": {"response": a}}
-            for q, g, a in zip(FRAME["qid"], FRAME["gold"], FRAME["answer"])]
-    pa.parquet.write_table(pa.Table.from_pylist(rows), tmp_path / "data.parquet")
-    proc = subprocess.run([sys.executable, "-m", "evalcore", "evaluate", "data.parquet", "-m", "overlap/exact_match",
-                           "--samples", "rows.parquet", "--json", "--no-progress"],
-                          cwd=tmp_path, capture_output=True, text=True, timeout=120)
-    if "unknown metric" in proc.stderr:
-        pytest.skip("evalcore-overlap is not installed")
-    assert proc.returncode == 0, proc.stderr
-    assert json.loads(proc.stdout)["metrics"]["overlap/exact_match"]["value"] == pytest.approx(2 / 3)
-    assert list(pd.read_parquet(tmp_path / "rows.parquet")["id"]) == ["a", "b", "c"]
 
 
 def test_tiers_option_moves_a_metric_out_of_the_gate():

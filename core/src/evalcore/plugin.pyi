@@ -81,6 +81,10 @@ from evalcore._contract.errors import TrackingError as TrackingError
 from evalcore._contract.chunk import Source as Source
 from evalcore._contract.chunk import Chunk as Chunk
 from evalcore._engine.readers import file_fingerprint as file_fingerprint
+from evalcore._engine.readers import FileSource as FileSource
+from evalcore._engine.readers import DataSource as DataSource
+from evalcore._engine.readers import ChunkBuilder as ChunkBuilder
+from evalcore._contract.field_map import place_columns as place_columns
 
 # building on the evaluator (drop-ins, scorers)
 from evalcore._registry.api import as_metric as as_metric
@@ -111,7 +115,7 @@ from evalcore._contract.display import table_lines as table_lines
 
 # views of a record in the report (plugin API 2)
 from evalcore._contract.components import RecordViewSpec as RecordViewSpec
-from evalcore._contract.views import RecordView as RecordView
+from evalcore_report.record_view import RecordView as RecordView
 from evalcore._registry.api import record_views as record_views
 
 # extensions that show saved runs (the report)

@@ -12,6 +12,7 @@ import pytest
 from evalcore import Record, write_report
 from evalcore.plugin import RecordViewSpec
 from evalcore.testing import run_evalcore, write_journal
+from evalcore_report.record_view import view_of
 
 ROOT = pathlib.Path(__file__).resolve().parents[3]
 HOSTILE = "<script>alert(1)</script>"
@@ -84,7 +85,7 @@ def test_a_view_that_raises_is_one_note_and_the_page_still_renders(tmp_path, mon
 
 def test_a_view_applies_only_to_records_with_its_field():
     spec = RecordViewSpec(name="v", implementation="json:loads", applies_to="prediction.trajectory")
-    assert spec.view(Record(id="a", example={}, prediction={"response": "r"})) is None
+    assert view_of(spec, Record(id="a", example={}, prediction={"response": "r"})) is None
 
 
 HIDE = ("import sys\n"

@@ -7,7 +7,9 @@ Each kind comes from its own hook (``evalcore_readers``, ``evalcore_executors``,
 implementation, the command-line options it adds and a summary. Like metric specs they list
 without importing anything: the implementation is imported when the component is used.
 
-* a **reader** builds a source of records from its options' values (TREC qrels and run files);
+* a **reader** builds a source of records from its options' values (TREC qrels and run files), or
+  from the data given to ``evaluate`` when it declares the file suffixes or the object types it reads
+  (CSV files, DataFrames);
 * an **executor** scores a run's chunks somewhere else (``--executor NAME``): its implementation
   is called with the run's plan and program and returns a :class:`~evalcore.plugin.ChunkExecutor`;
 * a **tracker** logs finished runs (``--log-to NAME``): its implementation is called with the
@@ -17,7 +19,8 @@ without importing anything: the implementation is imported when the component is
   module): its implementation is called with the program given and returns a callable of one
   record, or ``None`` when the program is not of its kind;
 * a **record view** shows what a plugin knows of a record in the report (a trace's tool calls):
-  its implementation is called with the record and returns a :class:`~evalcore.plugin.RecordView`;
+  its implementation is called with the record and returns a :class:`~evalcore.plugin.RecordView`
+  (evalcore-report defines views and shows them);
 * a **settings group** is a named set of run settings (the run context's ``settings[NAME]``): its
   options set them on the command line, the keyword ``NAME={...}`` of ``evaluate`` in Python, and
   the environment variables it declares when neither does;
@@ -28,7 +31,7 @@ without importing anything: the implementation is imported when the component is
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 import attrs
 
@@ -36,12 +39,7 @@ from evalcore._lazy import publish
 
 from .env import settings_from
 from .errors import EvalcoreError, SpecError
-from .fields import get_path
 from .references import import_object
-from .views import RecordView
-
-if TYPE_CHECKING:
-    from .records import Record
 
 OPTION_KINDS = ("path", "int", "str", "float", "flag")
 
@@ -106,9 +104,20 @@ class ReaderSpec(ComponentSpec):
     kind: ClassVar[str] = "reader"
     hook: ClassVar[str] = "evalcore_readers"
 
+    suffixes: tuple[str, ...] = attrs.field(default=(), converter=tuple)
+    """File suffixes (``".csv"``) it reads when such a file is the data: ``implementation(path,
+    columns=..., field_map=...)`` returns the source."""
+    objects: tuple[str, ...] = attrs.field(default=(), converter=tuple)
+    """Top-level modules of the Python objects (``"pandas"``) it reads when one is the data, called as
+    for ``suffixes``; it returns ``None`` for an object of the module that is not of its kind."""
+
     def open(self, **values: Any) -> Any:
         """The source reading the given option values."""
         return self.load()(**values)
+
+    def read(self, data: Any, columns: Mapping[str, str] | None = None, field_map: Any = None) -> Any:
+        """The source reading ``data`` (a file of one of its ``suffixes`` or an object of its ``objects``)."""
+        return self.load()(data, columns=columns, field_map=field_map)
 
 
 @attrs.frozen
@@ -157,13 +166,6 @@ class RecordViewSpec(ComponentSpec):
     hook: ClassVar[str] = "evalcore_record_views"
 
     applies_to: str = ""
-
-    def view(self, record: Record) -> RecordView | None:
-        """This view of ``record`` (``None`` where it does not apply); what the implementation raises propagates."""
-        data = {"example": record.example, "prediction": record.prediction}
-        if self.applies_to and get_path(data, self.applies_to, None) is None:
-            return None
-        return RecordView.of(self.load()(record))
 
 
 def _variables(raw: Mapping[str, Any]) -> dict[str, tuple[str, ...]]:

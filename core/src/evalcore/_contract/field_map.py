@@ -21,6 +21,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from itertools import product
 from typing import Any
 
+from evalcore._lazy import publish
+
 from .errors import EvalcoreError, InputError
 from .fields import get_path
 
@@ -204,3 +206,6 @@ def field_paths(data: Any) -> list[str]:
         if isinstance(data.get(part), Mapping):
             paths += [f"{part}.{key}" for key in data[part]]
     return paths
+
+
+publish(globals())

@@ -191,16 +191,16 @@ def make_source(data: Any, examples: Any, predictions: Any, program: Any,
                              ".csv, .tsv or .parquet", source=os.fspath(data))
         suffix = os.path.splitext(os.fspath(data))[1].lower()
         if suffix == ".parquet":
-            from .frames import parquet_source
+            from .formats import file_source as parquet_source
 
             return parquet_source(data, columns, mapping)
         if suffix in (".csv", ".tsv"):
-            from .csv_reader import CsvSource
+            from .formats import csv_source as CsvSource
 
             return CsvSource(data, mapping)
         return JsonlSource(data, mapping)
     if data is not None:
-        from .frames import frame_source
+        from .formats import object_source as frame_source
 
         return frame_source(data, columns, mapping) or DataSource(
             data if isinstance(data, Sequence) else list(data), field_map=mapping)

@@ -31,9 +31,10 @@ _SAMPLE_RECORDS = 8  # how many records as read are kept to try a suggested --ma
 
 
 class FileSource:
-    """Records from one file. ``field_map`` is applied to each record as read; ``seen_fields``
-    holds the field paths of the first records as read and ``sample`` the first few records
-    themselves (for hints when a metric finds a field missing, tried on the sample)."""
+    """Records from one file (a base for readers of files: ``chunks`` is theirs). ``field_map`` is
+    applied to each record as read; ``seen_fields`` holds the field paths of the first records as read
+    and ``sample`` the first few records themselves (for hints when a metric finds a field missing,
+    tried on the sample)."""
 
     def __init__(self, path: str | os.PathLike[str], field_map: FieldMap | None = None) -> None:
         self.path = Path(os.fspath(path))
@@ -50,6 +51,10 @@ class FileSource:
 
     def total(self) -> int | None:
         return None
+
+    def remember(self, data: Any) -> None:
+        """Keep a copy of a record as read in ``sample`` (the first few, to try a suggested ``--map`` on)."""
+        keep(self.sample, data)
 
 
 class JsonlSource(FileSource):
@@ -148,7 +153,7 @@ class DataSource:
         return len(self.items) if hasattr(self.items, "__len__") else None
 
     def chunks(self, size: int) -> Iterator[Chunk]:
-        builder = _ChunkBuilder(size)
+        builder = ChunkBuilder(size)
         field_map = self.field_map
         for position, item in enumerate(self.items):
             if isinstance(item, Record) and field_map is not None:
@@ -164,17 +169,20 @@ class DataSource:
                 try:
                     if field_map is not None:
                         item = field_map.apply(item, f"record {position}")
-                    builder.add(parse_record(item, source=f"record {position}", default_id=str(position)),
-                                position)
                 except InputError as exc:
                     builder.reject(exc)
+                else:
+                    builder.add_dict(item, f"record {position}", position, default_id=str(position))
             if builder.full:
                 yield builder.take()
         if builder.pending:
             yield builder.take()
 
 
-class _ChunkBuilder:
+class ChunkBuilder:
+    """Records and rejected records gathered into chunks of ``size``: ``add`` / ``reject`` each, ``take``
+    the chunk when ``full`` (and at the end while ``pending``)."""
+
     def __init__(self, size: int) -> None:
         self.size = size
         self.index = 0
@@ -191,6 +199,15 @@ class _ChunkBuilder:
 
     def reject(self, error: InputError) -> None:
         self.errors.append(error)
+
+    def add_dict(self, data: Any, source: str, position: int, default_id: str | int) -> None:
+        """Add the record dict ``data`` (read at ``source``, ``file:line``) once its shape and standard
+        fields are checked, or its :class:`InputError` as a rejected record; ``default_id``: the id of a
+        record without one."""
+        try:
+            self.add(parse_record(data, source, default_id), position)
+        except InputError as exc:
+            self.reject(exc)
 
     @property
     def full(self) -> bool:

@@ -38,10 +38,10 @@ if TYPE_CHECKING:
 
     from .listing import Registry
 
-FORMAT = 8
+FORMAT = 9
 """Bumped when the cached listing's shape changes (2: ``verified_against`` and ``tolerance``;
 3: which plugin provides what; 4: the readers' fields; 5: executors, trackers and commands;
-6: program adapters; 7: record views; 8: settings groups and backends)."""
+6: program adapters; 7: record views; 8: settings groups and backends; 9: readers' suffixes and objects)."""
 _DIST_SUFFIXES = (".dist-info", ".egg-info")
 _MODULE_SUFFIXES = (".py", ".pyc", ".so", ".pyd")
 

@@ -378,9 +378,11 @@ class Registry:
     # -- queries ---------------------------------------------------------------------
 
     def readers(self) -> list[Any]:
-        """The readers plugins provide (:class:`~evalcore.plugin.ReaderSpec`); from a valid
-        listing cache without loading a plugin (a reader imports its implementation when used)."""
-        return self.components("readers")
+        """The readers plugins provide that read the files their command-line options name
+        (:class:`~evalcore.plugin.ReaderSpec`, ``--qrels`` / ``--run``); from a valid listing cache
+        without loading a plugin (a reader imports its implementation when used). Readers of the data
+        given itself (by its suffix or kind) are among ``components("readers")``."""
+        return [r for r in self.components("readers") if any(o.kind == "path" for o in r.options)]
 
     def components(self, kind: str) -> list[Any]:
         """The components of ``kind`` (``readers``, ``executors``, ``trackers``, ``commands``) plugins

@@ -2,7 +2,7 @@
 
 Every view that applies to a record is shown, in the order the plugins load; a view that raises,
 or returns something that is not a view, is one line naming it and the error, never a broken page.
-Views are plain data (:class:`evalcore.plugin.RecordView`): every string goes through
+Views are plain data (:class:`~evalcore_report.record_view.RecordView`): every string goes through
 :func:`html.escape` here, so a view can never add markup or script to the page.
 """
 
@@ -14,6 +14,7 @@ from typing import Any
 
 from evalcore import Record
 
+from .record_view import view_of
 from .records import LONG_TEXT, long_text
 
 
@@ -29,7 +30,7 @@ def plugin_views(record: Record, views: Sequence[Any]) -> str:
     parts = []
     for spec in views:
         try:
-            view = spec.view(record)
+            view = view_of(spec, record)
         except Exception as exc:  # noqa: BLE001 - a plugin's failure is shown, not raised
             parts.append(f"<p class=\"muted view-error\">the {escape(spec.namespace)} plugin's view "
                          f"{escape(spec.name)} failed: {escape(type(exc).__name__)}: {escape(str(exc))}</p>")

@@ -1,4 +1,4 @@
-"""A plugin's view of one record, as plain data the report renders (never HTML).
+"""A plugin's view of one record (``evalcore_record_views``), as plain data the report renders (never HTML).
 
 A view is a title and sections; a section is a heading with, in this order, an optional
 paragraph of ``text``, an optional table of ``rows`` (each a list of cells, under optional
@@ -13,10 +13,8 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 import attrs
-
-from evalcore._lazy import publish
-
-from .errors import SpecError
+from evalcore import Record, SpecError
+from evalcore.plugin import RecordViewSpec, get_path
 
 
 def _text(value: Any) -> str:
@@ -71,7 +69,7 @@ def _sections(sections: Iterable[Any]) -> tuple[ViewSection, ...]:
 
 @attrs.frozen
 class RecordView:
-    """What a record view (:class:`RecordViewSpec`) shows of one record: a ``title`` and ``sections``,
+    """What a record view (:class:`~evalcore.plugin.RecordViewSpec`) shows of one record: a ``title`` and ``sections``,
     each a dict ``{"heading": str, "text": str, "rows": [[cell, ...], ...], "columns": [str, ...],
     "code": str}`` where all but ``heading`` are optional. Plain data only: the report escapes it."""
 
@@ -91,4 +89,11 @@ class RecordView:
         raise SpecError(f"a record view returns a RecordView, a dict or None; got {type(value).__name__}")
 
 
-publish(globals())
+
+def view_of(spec: RecordViewSpec, record: Record) -> RecordView | None:
+    """The view ``spec`` gives of ``record`` (``None`` where it does not apply: the record lacks the field
+    its ``applies_to`` names, or the view has nothing to show); what the implementation raises propagates."""
+    data = {"example": record.example, "prediction": record.prediction}
+    if spec.applies_to and get_path(data, spec.applies_to, None) is None:
+        return None
+    return RecordView.of(spec.load()(record))
