@@ -30,6 +30,38 @@ hookspec = pluggy.HookspecMarker(PROJECT_NAME)
 hookimpl = pluggy.HookimplMarker(PROJECT_NAME)
 
 
+@attrs.frozen
+class Contribution:
+    """What one plugin gave to one hook call: its ``result``, or the ``error`` it raised."""
+
+    plugin: str
+    """The name the plugin is registered under."""
+    result: Any = None
+    error: BaseException | None = None
+
+
+class PluginManager(pluggy.PluginManager):
+    """A pluggy plugin manager whose hook calls reach every registered plugin and return one
+    :class:`Contribution` each, in pluggy's order (the last registered first), instead of stopping
+    at the first plugin that raises. A hook wrapper has no place here: it is an error of its plugin."""
+
+    def _hookexec(self, hook_name: str, methods: Sequence[pluggy.HookImpl], kwargs: Mapping[str, object],
+                  firstresult: bool) -> list[Contribution]:
+        contributions = []
+        for impl in reversed(methods):
+            try:
+                if impl.hookwrapper or impl.wrapper:
+                    raise TypeError(f"{hook_name} is an evalcore hook: it takes no hook wrapper")
+                result = impl.function(*(kwargs[name] for name in impl.argnames))
+            except KeyboardInterrupt:
+                raise
+            except BaseException as exc:  # noqa: BLE001 - the plugin's failure is its own
+                contributions.append(Contribution(impl.plugin_name, error=exc))
+            else:
+                contributions.append(Contribution(impl.plugin_name, result))
+        return contributions
+
+
 class PluginHooks:
     """Hook specifications for evalcore plugins.
 
@@ -108,38 +140,6 @@ class PluginHooks:
         """Return the plugin's model backends (:class:`~evalcore.plugin.BackendSpec` or dicts), each
         for a settings group, which the plugin owning the group chooses by name. Optional; plugin API 2."""
         raise NotImplementedError
-
-
-@attrs.frozen
-class Contribution:
-    """What one plugin gave to one hook call: its ``result``, or the ``error`` it raised."""
-
-    plugin: str
-    """The name the plugin is registered under."""
-    result: Any = None
-    error: BaseException | None = None
-
-
-class PluginManager(pluggy.PluginManager):
-    """A pluggy plugin manager whose hook calls reach every registered plugin and return one
-    :class:`Contribution` each, in pluggy's order (the last registered first), instead of stopping
-    at the first plugin that raises. A hook wrapper has no place here: it is an error of its plugin."""
-
-    def _hookexec(self, hook_name: str, methods: Sequence[pluggy.HookImpl], kwargs: Mapping[str, object],
-                  firstresult: bool) -> list[Contribution]:
-        contributions = []
-        for impl in reversed(methods):
-            try:
-                if impl.hookwrapper or impl.wrapper:
-                    raise TypeError(f"{hook_name} is an evalcore hook: it takes no hook wrapper")
-                result = impl.function(*(kwargs[name] for name in impl.argnames))
-            except KeyboardInterrupt:
-                raise
-            except BaseException as exc:  # noqa: BLE001 - the plugin's failure is its own
-                contributions.append(Contribution(impl.plugin_name, error=exc))
-            else:
-                contributions.append(Contribution(impl.plugin_name, result))
-        return contributions
 
 
 def new_plugin_manager() -> PluginManager:
