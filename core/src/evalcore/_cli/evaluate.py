@@ -112,7 +112,8 @@ def evaluate_command(ctx: click.Context, data: str | None, metric_ids: Sequence[
 def _evaluate(ctx: click.Context, data: str | None, metric_ids: Sequence[str], program: str | None,
               dry_run: bool, as_json: bool, max_errors: float | None, per_query: str | None,
               options: dict[str, Any]) -> None:
-    from evalcore._engine.entry import evaluate, make_source
+    from evalcore._contract.field_map import map_arguments
+    from evalcore._engine.entry import evaluate, make_source, without_unscored_warning
 
     from .common import registry_of
     from .components import group_options, take_options
@@ -121,13 +122,7 @@ def _evaluate(ctx: click.Context, data: str | None, metric_ids: Sequence[str], p
     options["tracker_options"] = take_options(registry, "trackers", options["log_to"], options)
     options["executor_options"] = take_options(registry, "executors", options["executor"], options)
     options["settings"] = group_options(registry, options)  # --GROUP-model M -> settings={GROUP: {"model": M}}
-    from evalcore._contract.field_map import map_arguments
-
     options["field_map"] = map_arguments(options["field_map"]) or None  # --map NEW=OLD -> {NEW: OLD}
-    if options["baseline"] is not None:
-        from evalcore._engine.saved import load_run
-
-        options["baseline"] = list(load_run(options["baseline"]).rows.values())
     reader_name = options.pop("reader_name", None)
     if reader_name is not None:
         options[_first_file_option(registry, reader_name, data)] = data
@@ -158,11 +153,10 @@ def _evaluate(ctx: click.Context, data: str | None, metric_ids: Sequence[str], p
     if not options["resume"] and not any(options.get(name) for name in ("output", "samples", "csv")):
         created = options["samples"] = _new_journal()  # the command always keeps its rows
     try:
-        result = _quietly(evaluate)(
-            source, metrics, program=loaded, registry=registry,
-            max_errors=int(max_errors) if max_errors is not None and max_errors >= 1 else max_errors,
-            **options,
-        )
+        with without_unscored_warning():  # the table says why a metric scored nothing
+            result = evaluate(source, metrics, program=loaded, registry=registry,
+                              max_errors=int(max_errors) if max_errors is not None and max_errors >= 1 else max_errors,
+                              **options)
     except BaseException:
         if created is not None and os.path.isfile(created) and not os.path.getsize(created):
             os.unlink(created)  # made for this run, which ended before it wrote anything
@@ -225,20 +219,6 @@ def _stopped_by_rule(result: Any) -> bool:
     """Whether the run ended because its stopping rule (``--target-ci-width``, ``--until-decided``) was met."""
     rule = result.provenance.get("stopping")
     return bool(rule and result.stopped and result.stopped == rule.get("reason"))
-
-
-def _quietly(run: Callable[..., Any]) -> Callable[..., Any]:
-    """``run`` without the Python warning about metrics that scored nothing (the table says why)."""
-    import functools
-
-    from evalcore._engine.entry import without_unscored_warning
-
-    @functools.wraps(run)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        with without_unscored_warning():
-            return run(*args, **kwargs)
-
-    return wrapper
 
 
 def _resume_command(journal: str, *, given: bool) -> str:
