@@ -7,11 +7,10 @@ import json
 
 import pytest
 from click.testing import CliRunner
-
 from evalcore._cli.main import main
+from evalcore._contract.errors import PluginError
 from evalcore._contract.hooks import PLUGIN_API_VERSION, PluginManager
 from evalcore._registry.registry import PluginStatus
-from evalcore._contract.errors import PluginError
 
 _METRICS = '''
     from evalcore.plugin import hookimpl

@@ -8,10 +8,9 @@ import inspect
 import json
 
 import attrs
+import evalcore
 import pytest
 from click.testing import CliRunner
-
-import evalcore
 from evalcore._cli.main import main
 from evalcore._contract.errors import EvalcoreError
 from evalcore._engine import entry
@@ -80,7 +79,8 @@ def test_the_same_settings_give_the_same_run_through_the_cli_and_the_api(data, t
         "evaluate", str(data), "-m", METRIC, "-o", str(tmp_path / "cli.json"), "--map", "reference_answer=answer",
         "--seed", "7", "--concurrency", "2", "--cache-mode", "off", "--chunk-size", "2", "--no-progress"])
     assert out.exit_code == 0, out.output
-    result = evalcore.evaluate(str(data), [METRIC], output=tmp_path / "api.json", field_map={"reference_answer": "answer"},
+    result = evalcore.evaluate(str(data), [METRIC], output=tmp_path / "api.json",
+                               field_map={"reference_answer": "answer"},
                                seed=7, concurrency=2, cache_mode="off", chunk_size=2, progress=False)
     assert len(built) == 2
     cli_options, api_options = (attrs.evolve(o, output=None, budget=None) for o in built)

@@ -30,8 +30,8 @@ def baseline_values(baseline: Any) -> BaselineValues:
             raise EvalcoreError("baseline must map each metric id to {record id: value}") from None
     rows = getattr(baseline, "samples", baseline)
     if not isinstance(rows, Iterable) or isinstance(rows, (str, bytes)):
-        raise EvalcoreError(f"baseline must be a finished run (an EvaluationResult) or its values "
-                            f"{{metric id: {{record id: value}}}}, or a saved report or journal; got {type(baseline).__name__}")
+        raise EvalcoreError(f"baseline must be a finished run (an EvaluationResult, a saved report or journal) "
+                            f"or its values {{metric id: {{record id: value}}}}; got {type(baseline).__name__}")
     values: BaselineValues = {}
     for row in rows:
         for metric_id, score in (row.get("scores") or {}).items():
