@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import contextvars
 import functools
+import inspect
 import os
 import threading
 import time
@@ -46,7 +47,7 @@ _P = ParamSpec("_P")
 PathLike = str | os.PathLike[str]
 
 
-async def aevaluate(
+def evaluate(
     data: Any = None,
     metrics: Sequence[MetricLike] | MetricLike = (),
     *,
@@ -90,8 +91,8 @@ async def aevaluate(
     registry: Registry | None = None,
     **groups: Mapping[str, Any],
 ) -> EvaluationResult:
-    """Evaluate ``metrics`` over ``data`` and return an :class:`EvaluationResult` (awaitable; :func:`evaluate`
-    is the same run for synchronous code). The options:
+    """Evaluate ``metrics`` over ``data`` and return an :class:`EvaluationResult` (:func:`aevaluate`
+    is the same run for code inside an event loop: ``await evalcore.aevaluate(...)``). The options:
 
     * ``data`` — a JSONL path (``"-"`` for standard input), ``.csv`` / ``.tsv`` / ``.parquet``, a
       list of record dicts or :class:`~evalcore.Record`, a pandas / polars / Arrow table, a reader's
@@ -158,13 +159,30 @@ async def aevaluate(
       with their intervals (:func:`evalcore.ppi`, from evalcore-stats).
     * ``registry`` — the plugins to use (default: the installed ones).
     """
+    arguments = dict(locals())  # exactly the arguments given
+    quiet = _QUIET.get()
+    token = _QUIET.set(True)  # the warning is given here, where it names the caller's line
+    try:
+        result = _run_sync(lambda: _assemble(arguments))
+    finally:
+        _QUIET.reset(token)
+    if not quiet:
+        warn_if_unscored(result.metrics, stacklevel=2)
+    return result
+
+
+async def _assemble(arguments: dict[str, Any]) -> EvaluationResult:
+    """The run :func:`evaluate`'s ``arguments`` ask for: every option checked, then the records scored."""
     started = time.time()
-    registry = registry or default_registry()
-    given = {name: value for name, value in locals().items() if name in _RUN_OPTIONS}
-    run_options = make_options(registry, **given, **groups)
-    tracker = open_tracker(log_to, tracker_options, registry)  # a wrong address costs no scoring
-    checked_labels = check_labels(labels)  # nor does a bad labels file
-    source = make_source(data, examples, predictions, program, columns, field_map=run_options.field_map)
+    registry = arguments["registry"] or default_registry()
+    given = {name: value for name, value in arguments.items() if name in _RUN_OPTIONS}
+    run_options = make_options(registry, **given, **arguments["groups"])
+    # before any record is scored: a wrong tracker address or a bad labels file costs no scoring
+    tracker = open_tracker(arguments["log_to"], arguments["tracker_options"], registry)
+    labels = check_labels(arguments["labels"])
+    program = arguments["program"]
+    source = make_source(arguments["data"], arguments["examples"], arguments["predictions"], program,
+                         arguments["columns"], field_map=run_options.field_map)
     check_paths(run_options, source.inputs())
     _check_parquet(run_options)
     if run_options.rollouts > 1 and program is None:
@@ -173,49 +191,44 @@ async def aevaluate(
         program = adapt_program(program, registry)
     context = run_context(run_options, registry)
     chosen = resolve_executor(run_options, registry)
-    bound, created_from = bind_metrics(metrics, registry, context, run_options.tiers)
+    bound, created_from = bind_metrics(arguments["metrics"], registry, context, run_options.tiers)
     plan = Plan(bound, run_options, context, created_from, chosen)
     try:
         result = await Run(plan, source, program, started).execute()
     finally:
         for metric in plan.metrics:
             metric.close()
-    result = with_ppi(result, checked_labels, output=output)
-    if tracker is not None:
+    result = with_ppi(result, labels, output=run_options.output)
+    if tracker is not None:  # in the thread that opened it: a tracker may keep its run per thread (MLflow does)
         result = attrs.evolve(result, logged_to=tracker.log_evaluation(result))
-    if not _QUIET.get():
-        warn_if_unscored(result.metrics, stacklevel=2)
     return result
 
 
 _RUN_OPTIONS = frozenset(field.name for field in attrs.fields(RunOptions)) | {"budget_msats"}
-"""The keywords of :func:`aevaluate` that :class:`RunOptions` holds."""
+"""The keywords of :func:`evaluate` that :class:`RunOptions` holds."""
 
 
-def _blocking(run: Callable[_P, Coroutine[Any, Any, EvaluationResult]]) -> Callable[_P, EvaluationResult]:
-    """``run`` for synchronous code: on an event loop of its own (in a thread when called from
-    inside a running loop, as in a notebook), warning about metrics that scored nothing where the
-    caller's line is."""
+def _awaitable(run: Callable[_P, EvaluationResult]) -> Callable[_P, Coroutine[Any, Any, EvaluationResult]]:
+    """``run`` (:func:`evaluate`) for code inside an event loop: the same arguments, awaited."""
+    signature = inspect.signature(run)
 
     @functools.wraps(run)
-    def evaluate(*args: _P.args, **kwargs: _P.kwargs) -> EvaluationResult:
-        quiet = _QUIET.get()
-        token = _QUIET.set(True)
-        try:
-            result = _run_sync(lambda: run(*args, **kwargs))
-        finally:
-            _QUIET.reset(token)
-        if not quiet:
+    async def aevaluate(*args: _P.args, **kwargs: _P.kwargs) -> EvaluationResult:
+        bound = signature.bind(*args, **kwargs)
+        bound.apply_defaults()
+        result = await _assemble(dict(bound.arguments))
+        if not _QUIET.get():
             warn_if_unscored(result.metrics, stacklevel=2)
         return result
 
-    evaluate.__name__ = evaluate.__qualname__ = "evaluate"
-    evaluate.__doc__ = ("Evaluate ``metrics`` over ``data`` and return an :class:`EvaluationResult`.\n\n"
-                        "The options are :func:`aevaluate`'s:" + (run.__doc__ or "").partition("The options:")[2])
-    return evaluate
+    aevaluate.__name__ = aevaluate.__qualname__ = "aevaluate"
+    aevaluate.__doc__ = ("Evaluate as :func:`evaluate` does, awaitable: ``await evalcore.aevaluate(...)`` inside an "
+                         "event loop.\n\nThe options are :func:`evaluate`'s:"
+                         + (run.__doc__ or "").partition("The options:")[2])
+    return aevaluate
 
 
-evaluate = _blocking(aevaluate)
+aevaluate = _awaitable(evaluate)
 
 
 @contextlib.contextmanager
