@@ -100,3 +100,51 @@ def test_evaluate_has_a_typed_signature_shared_with_aevaluate():
     for name in ("cache_mode", "field_map", "settings", "executor", "executor_options", "log_to",
                  "tracker_options", "labels"):
         assert f"``{name}``" in evalcore.evaluate.__doc__
+
+
+_TRACKER = {
+    "notebook_reg": '''
+        from evalcore.plugin import ReaderOption, TrackerSpec, hookimpl
+
+        PLUGIN_API_VERSION = 2
+
+        @hookimpl
+        def evalcore_trackers():
+            return [TrackerSpec(name="notebook", implementation="notebook_impl:Notebook",
+                                options=[ReaderOption(flag="--notebook-page", dest="page", kind="str")])]
+    ''',
+    "notebook_impl": '''
+        class Notebook:
+            def __init__(self, page="p0"):
+                self.page = page
+
+            def log_evaluation(self, result):
+                value = next(iter(result.metrics.values())).value
+                return f"page {self.page} ({value:.4f})"
+    ''',
+}
+
+
+def test_a_tracker_is_opened_and_logged_to_by_the_same_assembly_both_ways(data, tmp_path, make_distribution, site,
+                                                                           monkeypatch):
+    make_distribution("evalcore-notebook", plugins={"notebook": "notebook_reg"}, modules=_TRACKER)
+    monkeypatch.syspath_prepend(str(site))
+    monkeypatch.setenv("EVALCORE_NO_LIST_CACHE", "1")
+    out = CliRunner().invoke(main, ["evaluate", str(data), "-m", METRIC, "--map", "reference_answer=answer",
+                                    "-o", str(tmp_path / "cli.json"), "--log-to", "notebook", "--notebook-page", "7"])
+    assert out.exit_code == 0, out.output
+    assert "logged to page 7 (0.6667)" in out.output  # 2 of 3 answers match exactly
+    result = evalcore.evaluate(str(data), [METRIC], field_map={"reference_answer": "answer"}, log_to="notebook",
+                               tracker_options={"page": "7"})
+    assert result.logged_to == "page 7 (0.6667)"
+    assert _api_error(data, log_to="notebook", tracker_options={"colour": "red"}) == (
+        "the notebook tracker has no option 'colour' (options: page)")
+
+
+def test_aevaluate_is_the_same_run_awaited_and_checks_the_same_way(data):
+    import asyncio
+
+    result = asyncio.run(evalcore.aevaluate(str(data), METRIC, field_map={"reference_answer": "answer"}))
+    assert result.metrics[METRIC].value == pytest.approx(2 / 3)
+    with pytest.raises(EvalcoreError, match="^cache_mode must be one of"):
+        asyncio.run(evalcore.aevaluate(str(data), METRIC, cache_mode="sometimes"))
