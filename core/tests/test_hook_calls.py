@@ -8,7 +8,7 @@ import json
 import pytest
 from click.testing import CliRunner
 from evalcore._cli.main import main
-from evalcore._contract.errors import PluginError
+from evalcore._contract.errors import EvalcoreError, PluginError
 from evalcore._contract.hooks import PLUGIN_API_VERSION, PluginManager
 from evalcore._registry.registry import PluginStatus
 
@@ -110,3 +110,16 @@ def test_a_hook_wrapper_is_its_plugins_error(make_distribution, registry_at):
     wrap = next(p for p in registry.plugins() if p.name == "wrap")
     assert wrap.status is PluginStatus.INVALID and "takes no hook wrapper" in wrap.error
     assert [info.key for info in registry.metrics()] == ["fine/m"]
+
+
+def test_two_distributions_naming_one_module_are_a_conflict_naming_both(make_distribution, registry_at):
+    make_distribution("evalcore-first", plugins={"same": "same_reg"}, modules={"same_reg": _plugin("m")})
+    make_distribution("evalcore-second", plugins={"same": "same_reg"})
+    registry = registry_at()
+    plugins = registry.plugins()
+    assert [(p.distribution, p.status) for p in plugins] == [
+        ("evalcore-first", PluginStatus.CONFLICT), ("evalcore-second", PluginStatus.CONFLICT)]
+    assert all(p.error == "namespace 'same' is claimed by several distributions: evalcore-first, evalcore-second"
+               for p in plugins)
+    with pytest.raises(EvalcoreError, match="evalcore-first.*evalcore-second"):
+        registry.create("same/m")

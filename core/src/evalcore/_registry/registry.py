@@ -261,7 +261,7 @@ class Registry:
         recorded with its error and the others load."""
         loaded: dict[tuple[str, str, str], _Loaded] = {}
         manager = new_plugin_manager()
-        registered: dict[str, tuple[EntryPoint, Any]] = {}  # by the name registered under
+        registered: dict[str, list[tuple[EntryPoint, Any]]] = {}  # entry points by the name their module has
         for ep, distribution, version in chosen:
             key, name = (ep.name, distribution, ep.value), f"{distribution}:{ep.name}"
             base = {"name": ep.name, "distribution": distribution, "version": version, "module": ep.value}
@@ -276,23 +276,26 @@ class Registry:
                 loaded[key] = _Loaded(PluginInfo(**base, status=PluginStatus.INCOMPATIBLE, api_version=api_version,
                                                  error=_api_mismatch(ep.value, api_version)))
                 continue
+            if manager.is_registered(module):  # a module several entry points name: its results are each one's
+                registered[manager.get_name(module) or name].append(((ep, distribution, version), api_version))
+                continue
             error = _register(manager, module, name)
             if error is not None:
                 loaded[key] = _Loaded(PluginInfo(**base, status=PluginStatus.INVALID, api_version=api_version,
                                                  error=error))
                 continue
-            registered[name] = ((ep, distribution, version), module)
+            registered[name] = [((ep, distribution, version), api_version)]
         given = _call_hooks(manager)
-        for name, ((ep, distribution, version), module) in registered.items():
-            loaded[ep.name, distribution, ep.value] = self._checked(
-                ep, distribution, version, claimed[ep.name], module, given.get(name, {}))
+        for name, entries in registered.items():
+            for (ep, distribution, version), api_version in entries:
+                loaded[ep.name, distribution, ep.value] = self._checked(
+                    ep, distribution, version, claimed[ep.name], api_version, given.get(name, {}))
         return loaded
 
-    def _checked(self, ep: Any, distribution: str, version: str, claimants: list[str], module: Any,
-                 given: dict[str, list[Contribution]]) -> _Loaded:
+    def _checked(self, ep: metadata.EntryPoint, distribution: str, version: str, claimants: list[str],
+                 api_version: int, given: dict[str, list[Contribution]]) -> _Loaded:
         """One plugin's contributions to every hook, validated: its metrics, sets and components."""
         base = {"name": ep.name, "distribution": distribution, "version": version, "module": ep.value}
-        api_version = getattr(module, "PLUGIN_API_VERSION", None)
         try:
             specs = _collect_specs(_results(given, "evalcore_metrics"), ep.name)
             components = {kind: tuple(collect_components(kind, _results(given, cls.hook), ep.name))
@@ -650,9 +653,7 @@ def load_implementation(spec: MetricSpec) -> MetricFactory:
 
 def _register(manager: pluggy.PluginManager, module: Any, name: str) -> str | None:
     """Register ``module`` as the plugin ``name``; the error, as one line, when pluggy refuses it
-    (a hook taking an argument no hook offers) or it is the module of a plugin registered already."""
-    if manager.is_registered(module):
-        return f"its registration module is plugin {manager.get_name(module)!r}'s too"
+    (a hook taking an argument no hook offers)."""
     try:
         manager.register(module, name=name)
     except BaseException as exc:  # noqa: BLE001
