@@ -148,3 +148,11 @@ def test_aevaluate_is_the_same_run_awaited_and_checks_the_same_way(data):
     assert result.metrics[METRIC].value == pytest.approx(2 / 3)
     with pytest.raises(EvalcoreError, match="^cache_mode must be one of"):
         asyncio.run(evalcore.aevaluate(str(data), METRIC, cache_mode="sometimes"))
+
+
+def test_an_executor_option_as_a_prefixed_keyword_is_deprecated_for_executor_options():
+    from evalcore._engine.options import make_options
+
+    with pytest.warns(FutureWarning, match=r"^toy_level= is deprecated: give executor_options=\{'level': 3\}$"):
+        options = make_options(executor="toy", toy_level=3)
+    assert options.executor_options == {"level": 3}
