@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import threading
 
 import attrs
 import evalcore
@@ -114,13 +115,15 @@ _TRACKER = {
                                 options=[ReaderOption(flag="--notebook-page", dest="page", kind="str")])]
     ''',
     "notebook_impl": '''
+        import threading
+
         class Notebook:
             def __init__(self, page="p0"):
-                self.page = page
+                self.page, self.opened_in = page, threading.get_ident()
 
             def log_evaluation(self, result):
                 value = next(iter(result.metrics.values())).value
-                return f"page {self.page} ({value:.4f})"
+                return f"page {self.page} ({value:.4f}) from threads {self.opened_in}, {threading.get_ident()}"
     ''',
 }
 
@@ -133,10 +136,19 @@ def test_a_tracker_is_opened_and_logged_to_by_the_same_assembly_both_ways(data, 
     out = CliRunner().invoke(main, ["evaluate", str(data), "-m", METRIC, "--map", "reference_answer=answer",
                                     "-o", str(tmp_path / "cli.json"), "--log-to", "notebook", "--notebook-page", "7"])
     assert out.exit_code == 0, out.output
-    assert "logged to page 7 (0.6667)" in out.output  # 2 of 3 answers match exactly
+    here = threading.get_ident()
+    assert f"logged to page 7 (0.6667) from threads {here}, {here}" in out.output  # 2 of 3 answers match exactly
     result = evalcore.evaluate(str(data), [METRIC], field_map={"reference_answer": "answer"}, log_to="notebook",
                                tracker_options={"page": "7"})
-    assert result.logged_to == "page 7 (0.6667)"
+    assert result.logged_to == f"page 7 (0.6667) from threads {here}, {here}"
+
+    async def in_a_notebook():  # a running event loop: the records are scored on a loop in another thread
+        return evalcore.evaluate(str(data), [METRIC], field_map={"reference_answer": "answer"}, log_to="notebook")
+
+    import asyncio
+
+    # opened and logged in the caller's thread, where a tracker may keep its active run (MLflow does)
+    assert asyncio.run(in_a_notebook()).logged_to == f"page p0 (0.6667) from threads {here}, {here}"
     assert _api_error(data, log_to="notebook", tracker_options={"colour": "red"}) == (
         "the notebook tracker has no option 'colour' (options: page)")
 

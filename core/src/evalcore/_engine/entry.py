@@ -163,7 +163,8 @@ def evaluate(
     quiet = _QUIET.get()
     token = _QUIET.set(True)  # the warning is given here, where it names the caller's line
     try:
-        result = _run_sync(lambda: _assemble(arguments))
+        run = _Assembly(arguments)
+        result = run.finish(_run_sync(run.score))
     finally:
         _QUIET.reset(token)
     if not quiet:
@@ -171,37 +172,48 @@ def evaluate(
     return result
 
 
-async def _assemble(arguments: dict[str, Any]) -> EvaluationResult:
-    """The run :func:`evaluate`'s ``arguments`` ask for: every option checked, then the records scored."""
-    started = time.time()
-    registry = arguments["registry"] or default_registry()
-    given = {name: value for name, value in arguments.items() if name in _RUN_OPTIONS}
-    run_options = make_options(registry, **given, **arguments["groups"])
-    # before any record is scored: a wrong tracker address or a bad labels file costs no scoring
-    tracker = open_tracker(arguments["log_to"], arguments["tracker_options"], registry)
-    labels = check_labels(arguments["labels"])
-    program = arguments["program"]
-    source = make_source(arguments["data"], arguments["examples"], arguments["predictions"], program,
-                         arguments["columns"], field_map=run_options.field_map)
-    check_paths(run_options, source.inputs())
-    _check_parquet(run_options)
-    if run_options.rollouts > 1 and program is None:
-        raise EvalcoreError("rollouts > 1 needs a program that produces the predictions")
-    if program is not None:
-        program = adapt_program(program, registry)
-    context = run_context(run_options, registry)
-    chosen = resolve_executor(run_options, registry)
-    bound, created_from = bind_metrics(arguments["metrics"], registry, context, run_options.tiers)
-    plan = Plan(bound, run_options, context, created_from, chosen)
-    try:
-        result = await Run(plan, source, program, started).execute()
-    finally:
-        for metric in plan.metrics:
-            metric.close()
-    result = with_ppi(result, labels, output=run_options.output)
-    if tracker is not None:  # in the thread that opened it: a tracker may keep its run per thread (MLflow does)
-        result = attrs.evolve(result, logged_to=tracker.log_evaluation(result))
-    return result
+class _Assembly:
+    """The run :func:`evaluate`'s ``arguments`` ask for. Made in the caller's thread: every option is
+    checked, the tracker opened and the labels read before any record is scored (a wrong tracker
+    address or a bad labels file costs no scoring); :meth:`finish` logs in that thread too (a
+    tracker may keep its run per thread: MLflow does), while :meth:`score` runs on an event loop."""
+
+    def __init__(self, arguments: dict[str, Any]) -> None:
+        self.arguments = arguments
+        self.registry = arguments["registry"] or default_registry()
+        given = {name: value for name, value in arguments.items() if name in _RUN_OPTIONS}
+        self.options = make_options(self.registry, **given, **arguments["groups"])
+        self.tracker = open_tracker(arguments["log_to"], arguments["tracker_options"], self.registry)
+        self.labels = check_labels(arguments["labels"])
+
+    async def score(self) -> EvaluationResult:
+        """Read, score and summarise the records."""
+        started, arguments, options, registry = time.time(), self.arguments, self.options, self.registry
+        program = arguments["program"]
+        source = make_source(arguments["data"], arguments["examples"], arguments["predictions"], program,
+                             arguments["columns"], field_map=options.field_map)
+        check_paths(options, source.inputs())
+        _check_parquet(options)
+        if options.rollouts > 1 and program is None:
+            raise EvalcoreError("rollouts > 1 needs a program that produces the predictions")
+        if program is not None:
+            program = adapt_program(program, registry)
+        context = run_context(options, registry)
+        chosen = resolve_executor(options, registry)
+        bound, created_from = bind_metrics(arguments["metrics"], registry, context, options.tiers)
+        plan = Plan(bound, options, context, created_from, chosen)
+        try:
+            return await Run(plan, source, program, started).execute()
+        finally:
+            for metric in plan.metrics:
+                metric.close()
+
+    def finish(self, result: EvaluationResult) -> EvaluationResult:
+        """``result`` with the labels' prediction-powered estimates, logged to the tracker."""
+        result = with_ppi(result, self.labels, output=self.options.output)
+        if self.tracker is not None:
+            result = attrs.evolve(result, logged_to=self.tracker.log_evaluation(result))
+        return result
 
 
 _RUN_OPTIONS = frozenset(field.name for field in attrs.fields(RunOptions)) | {"budget_msats"}
@@ -216,7 +228,8 @@ def _awaitable(run: Callable[_P, EvaluationResult]) -> Callable[_P, Coroutine[An
     async def aevaluate(*args: _P.args, **kwargs: _P.kwargs) -> EvaluationResult:
         bound = signature.bind(*args, **kwargs)
         bound.apply_defaults()
-        result = await _assemble(dict(bound.arguments))
+        run = _Assembly(dict(bound.arguments))
+        result = run.finish(await run.score())
         if not _QUIET.get():
             warn_if_unscored(result.metrics, stacklevel=2)
         return result
@@ -243,6 +256,7 @@ def without_unscored_warning() -> Iterator[None]:
 
 
 def _run_sync(start: Callable[[], Coroutine[Any, Any, EvaluationResult]]) -> EvaluationResult:
+    """What ``start()`` returns, run on a new event loop."""
     try:
         asyncio.get_running_loop()
     except RuntimeError:
