@@ -168,3 +168,11 @@ def test_an_executor_option_as_a_prefixed_keyword_is_deprecated_for_executor_opt
     with pytest.warns(FutureWarning, match=r"^toy_level= is deprecated: give executor_options=\{'level': 3\}$"):
         options = make_options(executor="toy", toy_level=3)
     assert options.executor_options == {"level": 3}
+
+
+def test_a_bad_cache_mode_from_the_environment_is_named_as_such_both_ways(data, tmp_path, monkeypatch):
+    monkeypatch.setenv("EVALCORE_CACHE_MODE", "sometimes")
+    from_cli = _cli_error(str(data), "-m", METRIC, "-o", str(tmp_path / "report.json"))
+    assert from_cli == _api_error(data) == (
+        "$EVALCORE_CACHE_MODE must be one of readwrite, readonly, refresh, off; got 'sometimes'")
+    assert _api_error(data, cache_mode="sometimes").startswith("cache_mode must be one of")  # explicit wins
