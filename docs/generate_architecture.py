@@ -20,7 +20,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 PAGE = ROOT / "docs" / "architecture.md"
 CORE = ROOT / "core" / "src" / "evalcore"
 HOOKS = CORE / "_contract" / "hooks.py"
-LAYERS = ["_cli", "_track", "_engine", "_registry", "_contract"]
+LAYERS = ["_cli", "_engine", "_registry", "_contract"]
 """The core's private packages, top layer first (the import contract in ``pyproject.toml`` keeps them so)."""
 
 

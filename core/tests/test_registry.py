@@ -190,6 +190,6 @@ def test_one_plugin_manager_serves_every_plugin_and_each_spec_is_validated_once(
                         classmethod(lambda cls, data: validations.append(data) or real_validate(data)))
     registry = registry_at()
     assert {info.key for info in registry.metrics()} == {"toy/overlap", "other/overlap"}
-    assert len(managers) == 1  # one manager; each plugin's hooks are called alone
+    assert len(managers) == 1  # one manager; each hook called once for every plugin
     assert validations == []  # the MetricSpec objects were validated when the plugins made them
     assert [p.metrics for p in registry.plugins()] == [("other/overlap",), ("toy/overlap",)]

@@ -18,8 +18,8 @@ from evalcore._registry.registry import PluginInfo as PluginInfo
 from evalcore._registry.registry import PluginStatus as PluginStatus
 
 # evaluating, comparing, reporting
-from evalcore._track.entry import evaluate as evaluate
-from evalcore._track.entry import aevaluate as aevaluate
+from evalcore._engine.entry import evaluate as evaluate
+from evalcore._engine.entry import aevaluate as aevaluate
 from evalcore._engine.result import EvaluationResult as EvaluationResult
 from evalcore._contract.records import Record as Record
 from evalcore._contract.budget import Budget as Budget

@@ -82,7 +82,7 @@ class _EvaluateCommand(click.Command):
               help="Score records in a seeded random order and stop once every metric's anytime-valid confidence "
                    "sequence for the difference from --baseline excludes 0.")
 @click.option("--dry-run", is_flag=True, help="Print the calls and estimated tokens and cost; call nothing.")
-@click.option("--cache-mode", type=click.Choice(CACHE_MODES),
+@click.option("--cache-mode", metavar="|".join(CACHE_MODES),
               help="Model-call cache mode of model-backed metrics.")
 @click.option("--cache-dir", type=click.Path(file_okay=False), help="Model-call cache folder.")
 @click.option("--map", "field_map", multiple=True, metavar="NEW=OLD",
@@ -115,29 +115,17 @@ def evaluate_command(ctx: click.Context, data: str | None, metric_ids: Sequence[
 def _evaluate(ctx: click.Context, data: str | None, metric_ids: Sequence[str], program: str | None,
               dry_run: bool, as_json: bool, max_errors: float | None, per_query: str | None,
               options: dict[str, Any]) -> None:
-    from evalcore._engine.entry import evaluate as run_evaluation
-    from evalcore._engine.entry import make_source
-    from evalcore._engine.trackers import open_tracker
-    from evalcore._track.entry import labels_for, with_labels
+    from evalcore._contract.field_map import map_arguments
+    from evalcore._engine.entry import evaluate, make_source, without_unscored_warning
 
     from .common import registry_of
     from .components import group_options, take_options
 
     registry = registry_of(ctx.find_root())
-    log_to = options.pop("log_to", None)
-    tracker_options = take_options(registry, "trackers", log_to, options)
-    executor_options = take_options(registry, "executors", options["executor"], options)
-    if executor_options:
-        options["executor_options"] = executor_options
-    labels = labels_for(options.pop("labels", None), options.pop("labels_metric", ()))  # a bad file costs no run
+    options["tracker_options"] = take_options(registry, "trackers", options["log_to"], options)
+    options["executor_options"] = take_options(registry, "executors", options["executor"], options)
     options["settings"] = group_options(registry, options)  # --GROUP-model M -> settings={GROUP: {"model": M}}
-    from evalcore._contract.field_map import map_arguments
-
     options["field_map"] = map_arguments(options["field_map"]) or None  # --map NEW=OLD -> {NEW: OLD}
-    if options["baseline"] is not None:
-        from evalcore._engine.saved import load_run
-
-        options["baseline"] = list(load_run(options["baseline"]).rows.values())
     reader_name = options.pop("reader_name", None)
     if reader_name is not None:
         options[_first_file_option(registry, reader_name, data)] = data
@@ -155,13 +143,12 @@ def _evaluate(ctx: click.Context, data: str | None, metric_ids: Sequence[str], p
         from evalcore._engine.dry_run import format_plan, plan
         from evalcore._engine.options import make_options, run_context
 
-        context = run_context(make_options(registry, **options), registry)
+        context = run_context(make_options(registry, **_run_options(options)), registry)
         for metric in metrics:
             metric.join(context)
         estimate = plan(source, metrics, chunk_size=options["chunk_size"])
         echo_json(estimate) if as_json else click.echo(format_plan(estimate))
         return
-    tracker = open_tracker(log_to, tracker_options, registry)  # before the run: a wrong address costs no scoring
     loaded = _load_program(program) if program else None
     if per_query not in (None, "-"):
         _check_per_query(per_query, source, options)
@@ -169,16 +156,14 @@ def _evaluate(ctx: click.Context, data: str | None, metric_ids: Sequence[str], p
     if not options["resume"] and not any(options.get(name) for name in ("output", "samples", "csv")):
         created = options["samples"] = _new_journal()  # the command always keeps its rows
     try:
-        result = _quietly(run_evaluation)(
-            source, metrics, program=loaded, registry=registry,
-            max_errors=int(max_errors) if max_errors is not None and max_errors >= 1 else max_errors,
-            **options,
-        )
+        with without_unscored_warning():  # the table says why a metric scored nothing
+            result = evaluate(source, metrics, program=loaded, registry=registry,
+                              max_errors=int(max_errors) if max_errors is not None and max_errors >= 1 else max_errors,
+                              **options)
     except BaseException:
         if created is not None and os.path.isfile(created) and not os.path.getsize(created):
             os.unlink(created)  # made for this run, which ended before it wrote anything
         raise
-    result = with_labels(result, labels, options["output"])
     rows_at = os.fspath(result.samples_path)
     for error in result.rejected[:20]:
         click.echo(f"error: {error}", err=True)
@@ -218,8 +203,8 @@ def _evaluate(ctx: click.Context, data: str | None, metric_ids: Sequence[str], p
         click.echo(f"warning: {result.stopped}; partial results kept", err=True)
         if result.stopped.startswith("interrupted"):
             click.echo(f"to finish the run: {_resume_command(rows_at, given=created is None)}", err=True)
-    if tracker is not None:
-        click.echo(f"logged to {tracker.log_evaluation(result)}", err=True)
+    if result.logged_to is not None:
+        click.echo(f"logged to {result.logged_to}", err=True)
     if result.metrics and not result.stopped and all(m.value is None for m in result.metrics.values()):
         click.echo("error: no metric scored any record; the reasons are under the table", err=True)
         sys.exit(EXIT_NOTHING_SCORED)
@@ -227,24 +212,16 @@ def _evaluate(ctx: click.Context, data: str | None, metric_ids: Sequence[str], p
         sys.exit(EXIT_INPUT)
 
 
+def _run_options(options: dict[str, Any]) -> dict[str, Any]:
+    """The command's options that :class:`~evalcore._engine.options.RunOptions` holds (a dry run
+    checks them as a run would, and builds the same run context)."""
+    return {k: v for k, v in options.items() if k not in ("log_to", "tracker_options", "labels")}
+
+
 def _stopped_by_rule(result: Any) -> bool:
     """Whether the run ended because its stopping rule (``--target-ci-width``, ``--until-decided``) was met."""
     rule = result.provenance.get("stopping")
     return bool(rule and result.stopped and result.stopped == rule.get("reason"))
-
-
-def _quietly(run: Callable[..., Any]) -> Callable[..., Any]:
-    """``run`` without the Python warning about metrics that scored nothing (the table says why)."""
-    import functools
-
-    from evalcore._engine.entry import without_unscored_warning
-
-    @functools.wraps(run)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        with without_unscored_warning():
-            return run(*args, **kwargs)
-
-    return wrapper
 
 
 def _resume_command(journal: str, *, given: bool) -> str:

@@ -73,9 +73,10 @@ class RunContext:
         merged = {group.name: group.from_environment(env) for group in groups}
         for group, chosen in dict(settings or {}).items():
             merged[group] = {**merged.get(group, {}), **{k: v for k, v in dict(chosen or {}).items() if v is not None}}
+        place = "cache_mode" if "cache_mode" in values else "$EVALCORE_CACHE_MODE"
         values.setdefault("cache_mode", env.get("EVALCORE_CACHE_MODE") or None)
         values.setdefault("cache_dir", cache_root(env))
-        check_cache_mode(values["cache_mode"])
+        check_cache_mode(values["cache_mode"], place)
         return cls(environ=env, settings=merged, **values)
 
     # -- what metrics ask for ------------------------------------------------------------

@@ -1,9 +1,19 @@
-"""The pluggy hooks a plugin's registration module implements."""
+"""The pluggy hooks a plugin's registration module implements, and how they are called.
+
+Every hook is called once for all the plugins loaded together (1:N, as pluggy intends), with
+keyword arguments; an implementation takes those it names and no others (pluggy's rule), so a
+hook written without arguments, as in plugin API 1, keeps working. Each call returns one
+:class:`Contribution` per plugin that implements the hook: its result, or the exception it
+raised. A plugin that raises thus loses only its own results, and each result is attributed to
+the plugin that gave it.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
+import attrs
 import pluggy
 
 PROJECT_NAME = "evalcore"
@@ -20,11 +30,48 @@ hookspec = pluggy.HookspecMarker(PROJECT_NAME)
 hookimpl = pluggy.HookimplMarker(PROJECT_NAME)
 
 
+@attrs.frozen
+class Contribution:
+    """What one plugin gave to one hook call: its ``result``, or the ``error`` it raised."""
+
+    plugin: str
+    """The name the plugin is registered under."""
+    result: Any = None
+    error: BaseException | None = None
+
+
+class PluginManager(pluggy.PluginManager):
+    """A pluggy plugin manager whose hook calls reach every registered plugin and return one
+    :class:`Contribution` each, in pluggy's order (the last registered first), instead of stopping
+    at the first plugin that raises. A hook wrapper has no place here: it is an error of its plugin."""
+
+    def _hookexec(self, hook_name: str, methods: Sequence[pluggy.HookImpl], kwargs: Mapping[str, object],
+                  firstresult: bool) -> list[Contribution]:
+        contributions = []
+        for impl in reversed(methods):
+            try:
+                if impl.hookwrapper or impl.wrapper:
+                    raise TypeError(f"{hook_name} is an evalcore hook: it takes no hook wrapper")
+                result = impl.function(*(kwargs[name] for name in impl.argnames))
+            except KeyboardInterrupt:
+                raise
+            except BaseException as exc:  # noqa: BLE001 - the plugin's failure is its own
+                contributions.append(Contribution(impl.plugin_name, error=exc))
+            else:
+                contributions.append(Contribution(impl.plugin_name, result))
+        return contributions
+
+
 class PluginHooks:
-    """Hook specifications for evalcore plugins."""
+    """Hook specifications for evalcore plugins.
+
+    Each hook is called once for every plugin loaded together, with ``api_version`` (the plugin
+    API of the evalcore calling, :data:`PLUGIN_API_VERSION`); an implementation names it as an
+    argument when it needs it (``def evalcore_metrics(api_version): ...``) and leaves it out
+    otherwise."""
 
     @hookspec
-    def evalcore_metrics(self) -> list[Any]:
+    def evalcore_metrics(self, api_version: int) -> list[Any]:
         """Return the plugin's metric specs (:class:`~evalcore.MetricSpec` or plain dicts).
 
         The namespace of each spec defaults to the plugin's entry-point name. The module
@@ -34,13 +81,13 @@ class PluginHooks:
         raise NotImplementedError
 
     @hookspec
-    def evalcore_readers(self) -> list[Any]:
+    def evalcore_readers(self, api_version: int) -> list[Any]:
         """Return the plugin's readers (:class:`~evalcore.plugin.ReaderSpec` or dicts): input
         formats with their command-line options, e.g. TREC qrels and run files. Optional."""
         raise NotImplementedError
 
     @hookspec
-    def evalcore_metric_sets(self) -> dict[str, list[str]]:
+    def evalcore_metric_sets(self, api_version: int) -> dict[str, list[str]]:
         """Return named sets of metric ids, ``{set name: [metric id, ...]}`` (optional hook).
 
         A set name is used wherever a metric id is (``evalcore evaluate -m all_trec``) and
@@ -50,53 +97,53 @@ class PluginHooks:
         raise NotImplementedError
 
     @hookspec
-    def evalcore_executors(self) -> list[Any]:
+    def evalcore_executors(self, api_version: int) -> list[Any]:
         """Return the plugin's executors (:class:`~evalcore.plugin.ExecutorSpec` or dicts): where
         a run's chunks are scored, chosen with ``--executor NAME`` / ``executor=NAME``. Optional;
         plugin API 2."""
         raise NotImplementedError
 
     @hookspec
-    def evalcore_trackers(self) -> list[Any]:
+    def evalcore_trackers(self, api_version: int) -> list[Any]:
         """Return the plugin's trackers (:class:`~evalcore.plugin.TrackerSpec` or dicts): where
         finished runs are logged, chosen with ``--log-to NAME`` / ``log_to=NAME``. Optional; plugin API 2."""
         raise NotImplementedError
 
     @hookspec
-    def evalcore_commands(self) -> list[Any]:
+    def evalcore_commands(self, api_version: int) -> list[Any]:
         """Return the plugin's commands (:class:`~evalcore.plugin.CommandSpec` or dicts): click
         commands added under ``evalcore``. Optional; plugin API 2."""
         raise NotImplementedError
 
     @hookspec
-    def evalcore_programs(self) -> list[Any]:
+    def evalcore_programs(self, api_version: int) -> list[Any]:
         """Return the plugin's program adapters (:class:`~evalcore.plugin.ProgramSpec` or dicts): kinds
         of program ``evaluate(program=...)`` runs beside plain callables (a DSPy module). Optional; plugin API 2."""
         raise NotImplementedError
 
     @hookspec
-    def evalcore_record_views(self) -> list[Any]:
+    def evalcore_record_views(self, api_version: int) -> list[Any]:
         """Return the plugin's record views (:class:`~evalcore.plugin.RecordViewSpec` or dicts): what the
         report shows of a record beside its input, prediction and scores, e.g. a trace's tool calls.
         Optional; plugin API 2."""
         raise NotImplementedError
 
     @hookspec
-    def evalcore_settings(self) -> list[Any]:
+    def evalcore_settings(self, api_version: int) -> list[Any]:
         """Return the plugin's settings groups (:class:`~evalcore.plugin.SettingsSpec` or dicts): run
         settings its metrics read from ``context.settings[NAME]``, with their command-line options
         and environment variables. Optional; plugin API 2."""
         raise NotImplementedError
 
     @hookspec
-    def evalcore_backends(self) -> list[Any]:
+    def evalcore_backends(self, api_version: int) -> list[Any]:
         """Return the plugin's model backends (:class:`~evalcore.plugin.BackendSpec` or dicts), each
         for a settings group, which the plugin owning the group chooses by name. Optional; plugin API 2."""
         raise NotImplementedError
 
 
-def new_plugin_manager() -> pluggy.PluginManager:
-    """A plugin manager that knows the evalcore hook specifications."""
-    manager = pluggy.PluginManager(PROJECT_NAME)
+def new_plugin_manager() -> PluginManager:
+    """A plugin manager that knows the evalcore hook specifications and calls them 1:N."""
+    manager = PluginManager(PROJECT_NAME)
     manager.add_hookspecs(PluginHooks)
     return manager

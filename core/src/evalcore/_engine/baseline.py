@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import os
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -16,7 +17,12 @@ BaselineValues = dict[str, dict[str, float]]
 
 def baseline_values(baseline: Any) -> BaselineValues:
     """The per-record values of ``baseline``: an :class:`~evalcore.EvaluationResult` (or anything
-    with ``samples`` rows), rows themselves, or a mapping ``{metric id: {record id: value}}``."""
+    with ``samples`` rows), a saved run's JSON report or rows journal, rows themselves, or a mapping
+    ``{metric id: {record id: value}}``."""
+    if isinstance(baseline, (str, os.PathLike)):
+        from .saved import load_run
+
+        baseline = list(load_run(baseline).rows.values())
     if isinstance(baseline, Mapping):
         try:
             return {str(m): {str(i): float(v) for i, v in dict(values).items()} for m, values in baseline.items()}
@@ -24,9 +30,8 @@ def baseline_values(baseline: Any) -> BaselineValues:
             raise EvalcoreError("baseline must map each metric id to {record id: value}") from None
     rows = getattr(baseline, "samples", baseline)
     if not isinstance(rows, Iterable) or isinstance(rows, (str, bytes)):
-        raise EvalcoreError(f"baseline must be a finished run (an EvaluationResult) or its values "
-                            f"{{metric id: {{record id: value}}}}; got {type(baseline).__name__} "
-                            f"(the command line's --baseline takes a saved report or journal)")
+        raise EvalcoreError(f"baseline must be a finished run (an EvaluationResult, a saved report or journal) "
+                            f"or its values {{metric id: {{record id: value}}}}; got {type(baseline).__name__}")
     values: BaselineValues = {}
     for row in rows:
         for metric_id, score in (row.get("scores") or {}).items():

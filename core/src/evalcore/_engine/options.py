@@ -188,6 +188,8 @@ def make_options(registry: Registry | None = None, **raw: Any) -> RunOptions:
     for key in ("output", "samples", "csv"):
         if raw.get(key) is not None:
             raw[key] = Path(os.fspath(raw[key]))
+    if raw.get("cache_dir") is not None:
+        raw["cache_dir"] = os.fspath(raw["cache_dir"])
     _executor_options(raw)
     _settings(raw, registry)
     unknown = set(raw) - {f.name for f in attrs.fields(RunOptions)}
@@ -200,12 +202,18 @@ def make_options(registry: Registry | None = None, **raw: Any) -> RunOptions:
 
 
 def _executor_options(raw: dict[str, Any]) -> None:
-    """Move ``<executor>_<option>`` keywords (``ray_address=`` with ``executor="ray"``) into
-    ``executor_options``, where the executor finds them by the option's name alone."""
+    """Move ``<executor>_<option>`` keywords (``ray_address=`` with ``executor="ray"``, deprecated:
+    ``executor_options={"address": ...}`` says it) into ``executor_options``, where the executor finds
+    them by the option's name alone."""
     executor = raw.get("executor") or "local"
     prefix = f"{executor}_"
     given = {k.removeprefix(prefix): raw.pop(k) for k in [k for k in raw if k.startswith(prefix)]}
     given = {k: v for k, v in given.items() if v is not None}
+    if given:
+        import warnings
+
+        warnings.warn(f"{', '.join(prefix + k + '=' for k in given)} is deprecated: give "
+                      f"executor_options={given!r}", FutureWarning, stacklevel=2)
     if raw.get("executor_options") is not None:
         if not isinstance(raw["executor_options"], Mapping):
             raise OptionError(f"executor_options must be a mapping; got {raw['executor_options']!r}")

@@ -28,6 +28,8 @@ class EvaluationResult:
     samples_path: Path | None = None
     ppi: Any = None
     """The prediction-powered estimates of the judged metrics (``evaluate(..., labels=...)``), or ``None``."""
+    logged_to: str | None = None
+    """Where the run was logged (``evaluate(..., log_to=...)``), in the tracker's words, or ``None``."""
 
     @property
     def score(self) -> float | None:

@@ -38,7 +38,14 @@ from evalcore._contract.errors import (
     SpecError,
     UnknownMetricError,
 )
-from evalcore._contract.hooks import ENTRY_POINT_GROUP, PLUGIN_API_VERSION, SUPPORTED_API_VERSIONS, new_plugin_manager
+from evalcore._contract.hooks import (
+    ENTRY_POINT_GROUP,
+    PLUGIN_API_VERSION,
+    SUPPORTED_API_VERSIONS,
+    Contribution,
+    PluginHooks,
+    new_plugin_manager,
+)
 from evalcore._contract.identity import parse_metric_id
 from evalcore._contract.origin import Origin
 from evalcore._contract.references import import_object
@@ -170,7 +177,6 @@ class Registry:
         self._components: dict[str, list[ComponentSpec]] = {}
         self._metrics: dict[str, list[MetricInfo]] = {}
         self._sets: dict[str, list[str]] = {}
-        self._manager = new_plugin_manager()  # one for every plugin; each is called alone
         self._found: list[EntryPoint] | None = None
         self._done: dict[tuple[str, str, str], _Loaded] = {}  # by entry point, loaded or failed
         self._index: PluginIndex | None | bool = None  # False: looked, none usable
@@ -228,10 +234,8 @@ class Registry:
         claimed: dict[str, list[str]] = {}
         for ep, distribution, _ in every:
             claimed.setdefault(ep.name, []).append(distribution)
-        for ep, distribution, version in chosen:
-            if (ep.name, distribution, ep.value) not in self._done:
-                self._done[ep.name, distribution, ep.value] = self._load_plugin(
-                    ep, distribution, version, claimed[ep.name])
+        new = [found for found in chosen if (found[0].name, found[1], found[0].value) not in self._done]
+        self._done.update(self._load_plugins(new, claimed))
         plugins: list[PluginInfo] = []
         components: dict[str, list[ComponentSpec]] = {kind: [] for kind in COMPONENT_KINDS}
         metrics: dict[str, list[MetricInfo]] = {}
@@ -249,32 +253,58 @@ class Registry:
                     sets.setdefault(f"{ep.name}/{name}", ids)
         self._plugins, self._components, self._metrics, self._sets = plugins, components, metrics, sets
 
-    def _load_plugin(self, ep: metadata.EntryPoint, distribution: str, version: str,
-                     claimants: list[str]) -> _Loaded:
+    def _load_plugins(self, chosen: list[EntryPoint], claimed: dict[str, list[str]],
+                      ) -> dict[tuple[str, str, str], _Loaded]:
+        """Import the registration modules of ``chosen``, register those that import and target a
+        supported plugin API with one plugin manager, and call each hook once for all of them
+        (1:N); every plugin's contributions are then checked on their own, so one that fails is
+        recorded with its error and the others load."""
+        loaded: dict[tuple[str, str, str], _Loaded] = {}
+        manager = new_plugin_manager()
+        registered: dict[str, list[tuple[EntryPoint, Any]]] = {}  # entry points by the name their module has
+        for ep, distribution, version in chosen:
+            key, name = (ep.name, distribution, ep.value), f"{distribution}:{ep.name}"
+            base = {"name": ep.name, "distribution": distribution, "version": version, "module": ep.value}
+            try:
+                module = ep.load()
+            except BaseException as exc:  # noqa: BLE001 - a broken plugin is a state, not a crash
+                _reraise_interrupt(exc)
+                loaded[key] = _Loaded(PluginInfo(**base, status=PluginStatus.IMPORT_ERROR, error=_describe(exc)))
+                continue
+            api_version = getattr(module, "PLUGIN_API_VERSION", None)
+            if api_version not in SUPPORTED_API_VERSIONS:
+                loaded[key] = _Loaded(PluginInfo(**base, status=PluginStatus.INCOMPATIBLE, api_version=api_version,
+                                                 error=_api_mismatch(ep.value, api_version)))
+                continue
+            if manager.is_registered(module):  # a module several entry points name: its results are each one's
+                registered[manager.get_name(module) or name].append(((ep, distribution, version), api_version))
+                continue
+            error = _register(manager, module, name)
+            if error is not None:
+                loaded[key] = _Loaded(PluginInfo(**base, status=PluginStatus.INVALID, api_version=api_version,
+                                                 error=error))
+                continue
+            registered[name] = [((ep, distribution, version), api_version)]
+        given = _call_hooks(manager)
+        for name, entries in registered.items():
+            for (ep, distribution, version), api_version in entries:
+                loaded[ep.name, distribution, ep.value] = self._checked(
+                    ep, distribution, version, claimed[ep.name], api_version, given.get(name, {}))
+        return loaded
+
+    def _checked(self, ep: metadata.EntryPoint, distribution: str, version: str, claimants: list[str],
+                 api_version: int, given: dict[str, list[Contribution]]) -> _Loaded:
+        """One plugin's contributions to every hook, validated: its metrics, sets and components."""
         base = {"name": ep.name, "distribution": distribution, "version": version, "module": ep.value}
         try:
-            module = ep.load()
-        except BaseException as exc:  # noqa: BLE001 - a broken plugin is a state, not a crash
-            _reraise_interrupt(exc)
-            return _Loaded(PluginInfo(**base, status=PluginStatus.IMPORT_ERROR, error=_describe(exc)))
-        api_version = getattr(module, "PLUGIN_API_VERSION", None)
-        if api_version not in SUPPORTED_API_VERSIONS:
-            return _Loaded(PluginInfo(
-                **base, status=PluginStatus.INCOMPATIBLE, api_version=api_version,
-                error=_api_mismatch(ep.value, api_version),
-            ))
-        try:
-            hooks = _PluginHooks(self._manager, module, f"{distribution}:{ep.name}")
-            specs = _collect_specs(hooks, ep.name)
-            components = {kind: tuple(collect_components(kind, getattr(hooks, cls.hook)(), ep.name))
+            specs = _collect_specs(_results(given, "evalcore_metrics"), ep.name)
+            components = {kind: tuple(collect_components(kind, _results(given, cls.hook), ep.name))
                           for kind, cls in COMPONENT_KINDS.items()}
-            sets = _collect_sets(hooks, ep.name)
+            sets = _collect_sets(_results(given, "evalcore_metric_sets"), ep.name)
             if self._strict:
                 _check_implementations(specs)
         except BaseException as exc:  # noqa: BLE001
             _reraise_interrupt(exc)
-            if self._manager.is_registered(module):
-                self._manager.unregister(module)
             return _Loaded(PluginInfo(
                 **base, status=PluginStatus.INVALID, api_version=api_version, error=_describe(exc),
             ))
@@ -623,18 +653,39 @@ def load_implementation(spec: MetricSpec) -> MetricFactory:
     return target
 
 
-class _PluginHooks:
-    """The hooks of one plugin module registered with the registry's plugin manager: each call
-    reaches this plugin's implementation only, so its results and failures stay its own."""
+def _register(manager: pluggy.PluginManager, module: Any, name: str) -> str | None:
+    """Register ``module`` as the plugin ``name``; the error, as one line, when pluggy refuses it
+    (a hook taking an argument no hook offers)."""
+    try:
+        manager.register(module, name=name)
+    except BaseException as exc:  # noqa: BLE001
+        _reraise_interrupt(exc)
+        if manager.is_registered(module):
+            manager.unregister(module)
+        return _describe(exc)
+    return None
 
-    def __init__(self, manager: pluggy.PluginManager, module: Any, name: str) -> None:
-        if not manager.is_registered(module):
-            manager.register(module, name=name)
-        self._manager = manager
-        self._others = [plugin for plugin in manager.get_plugins() if plugin is not module]
 
-    def __getattr__(self, hook: str) -> Any:
-        return self._manager.subset_hook_caller(hook, self._others)
+def _call_hooks(manager: pluggy.PluginManager) -> dict[str, dict[str, list[Contribution]]]:
+    """Each hook called once for every plugin registered with ``manager`` (1:N), with its
+    arguments; what each plugin gave, ``{plugin name: {hook name: [contribution, ...]}}``."""
+    given: dict[str, dict[str, list[Contribution]]] = {}
+    for hook in PluginHooks.__dict__:
+        if hook.startswith("evalcore_"):
+            for contribution in getattr(manager.hook, hook)(api_version=PLUGIN_API_VERSION):
+                given.setdefault(contribution.plugin, {}).setdefault(hook, []).append(contribution)
+    return given
+
+
+def _results(given: dict[str, list[Contribution]], hook: str) -> list[Any]:
+    """A plugin's results of ``hook`` (none where it does not implement it); its error, raised."""
+    results = []
+    for contribution in given.get(hook, []):
+        if contribution.error is not None:
+            raise contribution.error
+        if contribution.result is not None:
+            results.append(contribution.result)
+    return results
 
 
 def _api_mismatch(module: str, api_version: Any) -> str:
@@ -651,9 +702,9 @@ def _check_implementations(specs: Iterable[MetricSpec]) -> None:
         load_implementation(spec)
 
 
-def _collect_specs(hooks: _PluginHooks, namespace: str) -> list[MetricSpec]:
+def _collect_specs(results: list[Any], namespace: str) -> list[MetricSpec]:
     raw_specs: list[Any] = []
-    for result in hooks.evalcore_metrics():
+    for result in results:
         if not isinstance(result, Iterable) or isinstance(result, (str, bytes, dict)):
             raise SpecError(f"evalcore_metrics must return a list of specs, got {type(result).__name__}")
         raw_specs.extend(result)
@@ -666,9 +717,9 @@ def _collect_specs(hooks: _PluginHooks, namespace: str) -> list[MetricSpec]:
     return list(specs.values())
 
 
-def _collect_sets(hooks: _PluginHooks, namespace: str) -> dict[str, list[str]]:
+def _collect_sets(results: list[Any], namespace: str) -> dict[str, list[str]]:
     sets: dict[str, list[str]] = {}
-    for result in hooks.evalcore_metric_sets():
+    for result in results:
         if not isinstance(result, dict):
             raise SpecError(f"evalcore_metric_sets must return a dict, got {type(result).__name__}")
         for name, ids in result.items():
