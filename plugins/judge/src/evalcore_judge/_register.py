@@ -58,7 +58,8 @@ COMMON = (
     ParamSpec(name="seed", type="int", default=0, nullable=True, description="sent where the backend takes one"),
     ParamSpec(name="max_tokens", type="int", default=256, minimum=1, description="longest answer, in tokens"),
     ParamSpec(name="timeout_s", type="float", default=60.0, minimum=0.001,
-              description="seconds per judge call, retries included (each attempt but the last gets half the time left)",
+              description="seconds per judge call, retries included (each attempt but the last gets half the "
+                          "time left)",
               aliases=("timeout",)),
     ParamSpec(name="max_retries", type="int", default=4, minimum=0,
               description="retries on 429, 5xx, timeouts and refused connections"),
