@@ -3,7 +3,8 @@
 A tracker is a plugin component (:class:`~evalcore.plugin.TrackerSpec`): its implementation is
 called with the values of its options and returns an object with the methods of :class:`Tracker`.
 It is opened before any record is scored, so a missing client or a wrong address costs no
-evaluation.
+evaluation: a tracker's implementation checks that its destination answers, within seconds, when it
+is made, and bounds the time of every later call, so that logging never waits on a silent server.
 """
 
 from __future__ import annotations

@@ -30,13 +30,21 @@ if TYPE_CHECKING:
     from evalcore import Comparison, EvaluationResult
 
 INSTALL = "pip install evalcore-mlflow"
+CHECK_TIMEOUT_S = 5.0
+"""How long the tracking server has to answer the check made before a run is scored."""
+HTTP_LIMITS = {"MLFLOW_HTTP_REQUEST_TIMEOUT": 30, "MLFLOW_HTTP_REQUEST_MAX_RETRIES": 2,
+               "MLFLOW_HTTP_REQUEST_BACKOFF_FACTOR": 1}
+"""MLflow's HTTP settings while evalcore logs, where they are not set: MLflow's defaults (120 s
+per request, 7 retries with doubling waits) keep a silent server waited for many minutes."""
 _SUMMARY_FIELDS = ("stderr", "n", "n_skipped", "n_errors", "cost_msats")
 _DATABASES = {"sqlite", "postgresql", "mysql", "mssql"}
 
 
 class MlflowTracker:
     """Logs to MLflow; made once per command, after checking that MLflow is installed and its
-    tracking store opens (so a wrong URI is reported before an evaluation, not after it)."""
+    tracking store opens (so a wrong URI is reported before an evaluation, not after it): a
+    tracking server (``http://``, ``https://``) must answer within :data:`CHECK_TIMEOUT_S`
+    seconds, and every later call is bounded by :data:`HTTP_LIMITS`."""
 
     def __init__(self) -> None:
         try:
@@ -46,6 +54,7 @@ class MlflowTracker:
             raise TrackingError(f"logging to MLflow needs {exc.name or 'mlflow'}: {INSTALL}") from None
         self._mlflow = mlflow
         self.uri = mlflow.get_tracking_uri()
+        _check_answers(self.uri)
         with self._calls():
             self.client = mlflow.MlflowClient(self.uri)
             self.client.search_experiments(max_results=1)
@@ -55,10 +64,17 @@ class MlflowTracker:
         """MLflow's and the file system's errors as one-line :class:`TrackingError`."""
         from mlflow.exceptions import MlflowException
 
+        unset = [(setting, value) for setting, value in _http_settings() if not setting.defined]
+        for setting, value in unset:
+            setting.set(value)
         try:
             yield
         except (MlflowException, OSError) as exc:
-            raise TrackingError(f"MLflow at {self.uri}: {exc or type(exc).__name__}{_hint(self.uri)}") from None
+            text = " ".join(str(exc).split()) or type(exc).__name__
+            raise TrackingError(f"MLflow at {self.uri}: {text}{_hint(self.uri)}") from None
+        finally:
+            for setting, _ in unset:
+                setting.unset()
 
     @contextmanager
     def _run(self, name: str, tags: Mapping[str, str]) -> Iterator[str]:
@@ -176,6 +192,33 @@ def _note(table: str) -> str:
     if len(table) > 7900:
         table = table[:7900].rpartition("\n")[0] + "\n…"
     return f"```\n{table}\n```"
+
+
+def _http_settings() -> list[tuple[Any, int]]:
+    """MLflow's setting objects of :data:`HTTP_LIMITS`, with the value each takes while evalcore logs."""
+    from mlflow import environment_variables
+
+    return [(getattr(environment_variables, name), value) for name, value in HTTP_LIMITS.items()]
+
+
+def _check_answers(uri: str) -> None:
+    """Raise a one-line :class:`TrackingError` unless the tracking server at ``uri`` answers an HTTP
+    request within :data:`CHECK_TIMEOUT_S` seconds (any answer will do; a store that is not a
+    server is checked by MLflow itself)."""
+    if not uri.startswith(("http://", "https://")):
+        return
+    import requests  # MLflow's own HTTP client
+
+    where = f"MLflow at {uri}"
+    hint = "(is the tracking server running, and $MLFLOW_TRACKING_URI right?)"
+    try:
+        requests.get(uri.rstrip("/") + "/api/2.0/mlflow/experiments/search", params={"max_results": 1},
+                     timeout=CHECK_TIMEOUT_S, allow_redirects=False).close()
+    except requests.Timeout:
+        raise TrackingError(f"{where}: no answer within {CHECK_TIMEOUT_S:g} s {hint}") from None
+    except requests.RequestException as exc:
+        reason = getattr(exc.args[0], "reason", None) if exc.args else None
+        raise TrackingError(f"{where}: cannot connect {hint}: {' '.join(str(reason or exc).split())}") from None
 
 
 def _hint(uri: str) -> str:
