@@ -91,8 +91,8 @@ def test_silent_judge_is_given_up_within_the_sample_time_limit(tmp_path, silent_
 
 def test_silent_once_then_answering_is_retried_within_the_time_limit(tmp_path):
     with ScriptedServer() as server:
-        server.script(Reply.chat('{"score": 1, "explanation": "late"}', delay=6))
-        proc, took = evaluate(server.base_url, tmp_path, "--timeout-s", "4")
+        server.script(Reply.chat('{"score": 1, "explanation": "late"}', delay=3))
+        proc, took = evaluate(server.base_url, tmp_path, "--timeout-s", "2")
     assert proc.returncode == 0, proc.stderr
     assert took < 10, took
     assert errors_of(tmp_path) == [] and len(server.requests) == 13  # the silent one was asked again
