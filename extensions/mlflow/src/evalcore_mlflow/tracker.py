@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from evalcore import write_report
-from evalcore.plugin import TrackingError, run_parameters
+from evalcore.plugin import TrackingError, check_answers, run_parameters
 
 from .keys import flat_params, mlflow_keys, param_value
 
@@ -54,7 +54,9 @@ class MlflowTracker:
             raise TrackingError(f"logging to MLflow needs {exc.name or 'mlflow'}: {INSTALL}") from None
         self._mlflow = mlflow
         self.uri = mlflow.get_tracking_uri()
-        _check_answers(self.uri)
+        if self.uri.startswith(("http://", "https://")):  # a tracking server; MLflow checks other stores itself
+            check_answers(self.uri, f"MLflow at {self.uri}", timeout_s=CHECK_TIMEOUT_S,
+                          hint="(is the tracking server running, and $MLFLOW_TRACKING_URI right?)")
         with self._calls():
             self.client = mlflow.MlflowClient(self.uri)
             self.client.search_experiments(max_results=1)
@@ -199,26 +201,6 @@ def _http_settings() -> list[tuple[Any, int]]:
     from mlflow import environment_variables
 
     return [(getattr(environment_variables, name), value) for name, value in HTTP_LIMITS.items()]
-
-
-def _check_answers(uri: str) -> None:
-    """Raise a one-line :class:`TrackingError` unless the tracking server at ``uri`` answers an HTTP
-    request within :data:`CHECK_TIMEOUT_S` seconds (any answer will do; a store that is not a
-    server is checked by MLflow itself)."""
-    if not uri.startswith(("http://", "https://")):
-        return
-    import requests  # MLflow's own HTTP client
-
-    where = f"MLflow at {uri}"
-    hint = "(is the tracking server running, and $MLFLOW_TRACKING_URI right?)"
-    try:
-        requests.get(uri.rstrip("/") + "/api/2.0/mlflow/experiments/search", params={"max_results": 1},
-                     timeout=CHECK_TIMEOUT_S, allow_redirects=False).close()
-    except requests.Timeout:
-        raise TrackingError(f"{where}: no answer within {CHECK_TIMEOUT_S:g} s {hint}") from None
-    except requests.RequestException as exc:
-        reason = getattr(exc.args[0], "reason", None) if exc.args else None
-        raise TrackingError(f"{where}: cannot connect {hint}: {' '.join(str(reason or exc).split())}") from None
 
 
 def _hint(uri: str) -> str:
