@@ -68,14 +68,24 @@ def test_429_honours_retry_after_then_succeeds():
 
 
 @pytest.mark.parametrize("retry_after", ["3600", "Wed, 21 Oct 2099 07:28:00 GMT"])
-def test_retry_after_is_capped_by_the_request_timeout(retry_after):
-    # a server asking for an hour (in seconds or as an HTTP date) is retried after timeout = 0.5 s
+def test_retry_after_past_the_time_limit_fails_at_once(retry_after):
+    # a server asking for an hour (in seconds or as an HTTP date) cannot be waited for within
+    # timeout = 0.5 s: the call ends now, saying so, instead of retrying before the server's time
     with Server((503, "busy", {"Retry-After": retry_after}, 0), ok()) as server:
         started = time.monotonic()
-        result = client(server.base_url, timeout=0.5).chat([{"role": "user", "content": "x"}])
+        with pytest.raises(ServerError, match=r"HTTP 503.*no time left to retry within the 0.5 s limit"):
+            client(server.base_url, timeout=0.5).chat([{"role": "user", "content": "x"}])
         elapsed = time.monotonic() - started
-    assert result.text == "0.5" and len(server.requests) == 2
-    assert 0.45 <= server.requests[1]["at"] - server.requests[0]["at"] and elapsed < 5
+    assert len(server.requests) == 1 and elapsed < 0.4
+
+
+def test_retries_stay_within_the_time_limit():
+    # 500s with a back-off longer than what is left: two attempts, then the call ends inside 1 s
+    with Server(*[(500, "boom", {}, 0)] * 5) as server:
+        started = time.monotonic()
+        with pytest.raises(ServerError, match=r"after 2 attempts; no time left to retry within the 1 s limit"):
+            client(server.base_url, timeout=1, backoff_base=0.8, max_retries=4).chat([{"role": "user", "content": "x"}])
+    assert time.monotonic() - started < 1 and len(server.requests) == 2
 
 
 def test_retry_after_is_capped_by_max_retry_after():
@@ -95,7 +105,9 @@ def test_5xx_retried_with_backoff_until_exhausted():
 
 def test_timeout_is_retried_then_reported():
     with Server(ok(delay=1.0), ok(delay=1.0)) as server:
-        with pytest.raises(BackendTimeout, match="did not answer within 0.2 s"):
+        # the first attempt has half the time, the retry the rest
+        limit = r"did not answer within 0\.0\d+ s \(after 2 attempts within the 0\.2 s"
+        with pytest.raises(BackendTimeout, match=limit):
             client(server.base_url, timeout=0.2, max_retries=1).chat([{"role": "user", "content": "x"}])
     assert len(server.requests) == 2
 
@@ -229,3 +241,26 @@ def test_openai_environment_variables_read_where_the_run_starts(monkeypatch):
         context = RunContext.from_environment(groups=[group])
         result = run_client(context, context.settings["chat"]["base_url"], "m").chat([{"role": "user", "content": "x"}])
     assert result.text == "0.5" and server.requests[0]["headers"]["authorization"] == "Bearer sk-from-env"
+
+
+def test_a_server_that_never_answers_is_given_up_for_the_client_life():
+    import socket
+
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        url = f"http://127.0.0.1:{probe.getsockname()[1]}/v1"
+    c = client(url, max_retries=10)
+    started = time.monotonic()
+    with pytest.raises(BackendUnreachable, match=r"^gave up on .*: 3 attempts in a row got no answer .*cannot connect"):
+        c.chat([{"role": "user", "content": "x"}])
+    with pytest.raises(BackendUnreachable, match="gave up on"):  # the next call is not tried at all
+        c.chat([{"role": "user", "content": "y"}])
+    assert c.calls == 3 and time.monotonic() - started < 2
+
+
+def test_an_answer_resets_the_count_of_unanswered_attempts():
+    with Server(ok(), ok()) as server:
+        c = client(server.base_url, give_up_after=2)
+        c._unanswered = 1  # one attempt had gone unanswered
+        c.chat([{"role": "user", "content": "x"}])
+        assert c._unanswered == 0

@@ -196,7 +196,7 @@ def test_spec_critic_through_the_cli(spec_critic, target):
     data = spec_critic / "data.jsonl"
     data.write_text(json.dumps(RAG_RECORD) + "\n", encoding="utf-8")
     proc = run_evalcore("evaluate", str(data), "-m", "judge/faithfulness", "--cache-mode", "off", "--json",
-                        "--no-progress", env={"EVALCORE_JUDGE_CALLABLE": f"spec_critic:{target}",
+                        "--no-progress", "--allow-code", env={"EVALCORE_JUDGE_CALLABLE": f"spec_critic:{target}",
                                               "PYTHONPATH": str(spec_critic)})
     report = json.loads(proc.stdout)
     faithfulness = report["metrics"]["judge/faithfulness"]

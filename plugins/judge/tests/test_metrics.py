@@ -167,7 +167,12 @@ def test_configuration_from_environment(server, monkeypatch, tmp_path):
     assert server.requests[0]["headers"]["authorization"] == "Bearer k-123"
     monkeypatch.setenv("EVALCORE_JUDGE_CALLABLE", "json:loads")
     monkeypatch.setenv("EVALCORE_JUDGE_BACKEND", "callable")
-    assert evalcore.get_metric("judge/faithfulness").critic.backend.name == "callable"
+    # code named in the environment is imported only when the run allows it
+    with pytest.raises(evalcore.ParameterError, match=r"parameter 'judge': 'json:loads' names Python code"):
+        evalcore.get_metric("judge/faithfulness")
+    result = evalcore.evaluate([{"example": EXAMPLE, "prediction": PREDICTION}], ["judge/faithfulness"],
+                               allow_code=True, cache_mode="off")
+    assert result.metrics["judge/faithfulness"].n_errors == 1  # json.loads judged (and its answer is no text)
 
 
 def test_missing_configuration_is_a_clear_error(monkeypatch):

@@ -47,6 +47,9 @@ class _EvaluateCommand(click.Command):
 @click.option("--reader", "reader_name",
               help="Read DATA with this plugin reader (its first file option), e.g. --reader otel for traces.")
 @click.option("--program", help="module:callable producing a prediction from each example.")
+@click.option("--allow-code", is_flag=True, default=False,
+              help="Let a metric parameter or setting that names Python code as module:attr (judge='module:attr') "
+                   "import and run it; without it such a parameter is refused.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write the JSON report here.")
 @click.option("--samples", type=click.Path(dir_okay=False),
               help="The per-record rows journal (JSONL), streamed as records finish (default: beside -o or --csv, "

@@ -20,6 +20,8 @@ from evalcore._lazy import publish
 from .budget import Budget
 from .cache_settings import CacheMode, check_cache_mode
 from .env import cache_root, environment
+from .errors import ParameterError
+from .references import import_object
 
 if TYPE_CHECKING:
     from .components import SettingsSpec
@@ -46,7 +48,9 @@ class RunContext:
     run's seed; ``executor`` — ``"local"`` or the name of a plugin's executor; ``settings`` — the
     run's settings by group, ``{group: {setting: value}}``, for the settings groups plugins
     declare (a metric's parameter of the same name overrides a setting); ``environ`` — the
-    environment as the run started (API keys and prices are read from it, never from ``os.environ``).
+    environment as the run started (API keys and prices are read from it, never from ``os.environ``);
+    ``allow_code`` — whether a parameter or setting may name Python code as ``"module:attr"`` for
+    the run to import (``--allow-code``, ``evaluate(..., allow_code=True)``; see :meth:`load_code`).
     """
 
     cache_mode: CacheMode | None = None
@@ -57,6 +61,7 @@ class RunContext:
     executor: str = "local"
     settings: Settings = attrs.field(factory=dict, converter=_settings)
     environ: Mapping[str, str] = attrs.field(factory=dict, converter=_frozen_mapping, repr=False)
+    allow_code: bool = False
 
     @classmethod
     def from_environment(cls, environ: Mapping[str, str] | None = None, *, groups: Iterable[SettingsSpec] = (),
@@ -86,6 +91,21 @@ class RunContext:
         group ``group``, else ``None``."""
         value = params.get(name)
         return value if value is not None else self.settings.get(group, {}).get(name)
+
+    def load_code(self, reference: str, place: str) -> Any:
+        """The object ``reference`` (``"module:attr"``) names, imported only when the run allows code
+        loading (``allow_code``); otherwise a :class:`~evalcore.ParameterError` that names ``place``
+        (e.g. ``"judge/faithfulness: parameter 'judge'"``) and says how to allow it, with nothing
+        imported. Entry points are the only code a run loads without being asked."""
+        if not self.allow_code:
+            raise ParameterError(
+                f"{place}: {reference!r} names Python code to import; a run loads code named in a parameter "
+                "only when allowed: add --allow-code (evaluate(..., allow_code=True)), or pass the callable "
+                "itself in Python")
+        try:
+            return import_object(reference)
+        except (ImportError, AttributeError) as exc:
+            raise ParameterError(f"{place}: cannot load {reference!r}: {exc}") from None
 
     def secret(self, variable: str | None) -> str | None:
         """The value of the environment variable ``variable`` as the run started."""

@@ -123,6 +123,10 @@ def evaluate(
       remains (a :class:`~evalcore.Budget` may be shared across runs).
     * ``timeout_s`` — per-sample time limit for every metric (default: each metric's own,
       set for model-backed and execution metrics); a sample past it is an ``error``.
+    * ``allow_code`` — let a metric parameter or setting that names Python code as ``"module:attr"``
+      (``judge='module:attr'``) import it; without it such a parameter is a one-line
+      :class:`~evalcore.ParameterError` and nothing is imported. A callable passed itself needs no
+      allowance.
     * ``cache_mode`` / ``cache_dir`` — the model-call cache of model-backed metrics
       (``readwrite``, ``readonly``, ``refresh`` or ``off``; default ``$EVALCORE_CACHE_MODE``,
       else ``readwrite``, in ``$EVALCORE_CACHE_DIR`` or ``~/.cache/evalcore``).

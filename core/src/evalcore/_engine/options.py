@@ -72,6 +72,8 @@ class RunOptions:
     after installed groups (``GROUP={"model": ...}``)."""
     executor: str = "local"
     """``"local"`` (this machine) or the name of an executor a plugin provides."""
+    allow_code: bool = False
+    """Whether a metric parameter or setting may name Python code (``"module:attr"``) to import."""
     executor_options: dict[str, Any] = attrs.field(factory=dict)
     """The executor's own options, by the ``dest`` names its spec declares (``{"address": ...}``)."""
     resume: bool = False
@@ -263,7 +265,8 @@ def run_context(options: RunOptions, registry: Registry | None = None) -> RunCon
     cache and the settings groups installed in ``registry``)."""
     return context_of(
         registry, cache_mode=options.cache_mode, cache_dir=options.cache_dir, budget=options.budget,
-        timeout_s=options.timeout_s, seed=options.seed, executor=options.executor, settings=options.settings)
+        timeout_s=options.timeout_s, seed=options.seed, executor=options.executor, settings=options.settings,
+        allow_code=options.allow_code)
 
 
 publish(globals())

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -88,6 +89,17 @@ def load_run(run: RunLike, name: str | None = None, *, index: int = 0) -> Run:
                      field=f"run {index}")
 
 
+def _refuse_special(path: str) -> None:
+    """Refuse a FIFO, device or socket (links followed) before opening it: reading one would wait forever."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return  # reading it says what is wrong
+    if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+        raise InputError("is not a regular file (a FIFO, device or socket); a run is a JSON report or journal file",
+                         source=path)
+
+
 def _load_result(result: Any, name: str) -> Run:
     summary = {k: (v.to_dict() if hasattr(v, "to_dict") else dict(v)) for k, v in result.metrics.items()}
     path = getattr(result, "samples_path", None)
@@ -104,6 +116,7 @@ def _load_result(result: Any, name: str) -> Run:
 
 def _load_path(path: str, name: str | None) -> Run:
     label = name or _stem(path)
+    _refuse_special(path)
     first = _first_value(path)
     if isinstance(first, Mapping) and ("evalcore_journal" in first or "id" in first or "chunk" in first):
         header, rows = read_journal(path)
@@ -117,6 +130,7 @@ def _load_path(path: str, name: str | None) -> Run:
     files = (path,)
     if samples_file:
         journal = _samples_path(path, samples_file)
+        _refuse_special(journal)
         header, rows = read_journal(journal)
         files += (journal,)
     elif isinstance(report.get("samples"), list):

@@ -9,8 +9,13 @@ serves ``POST {base_url}/chat/completions`` and ``POST {base_url}/embeddings``),
   ``openai`` SDK's request path cost more CPU than the call took);
 * the key passed in (a run reads ``$OPENAI_API_KEY``, or the variable a metric names, where
   it starts: :func:`run_client`);
-* a per-call timeout; retries with exponential backoff and jitter on HTTP 429, 5xx,
-  timeouts and refused connections, honouring ``Retry-After``;
+* a per-call time limit that holds the retries too: retries with exponential backoff and jitter
+  on HTTP 429, 5xx, timeouts and refused connections, honouring ``Retry-After``, each attempt
+  but the last given at most half the time left, so a server that accepts and never answers is
+  tried again within the limit;
+* a client that stops calling a server that does not answer: after ``give_up_after`` attempts
+  in a row got no answer (no connection, or no reply in time), every call fails at once with
+  :class:`BackendUnreachable`, so a run with the judge down ends in seconds, not minutes;
 * errors that say what went wrong (:class:`BackendError` and its subclasses);
 * token usage from the response, turned into a cost by a :class:`PriceTable`.
 """
@@ -110,7 +115,7 @@ class OpenAIClient:
         self, base_url: str | None, model: str, *, api_key: str | None = None, api_key_env: str | None = None,
         timeout: float = 60.0, max_retries: int = 4, backoff_base: float = 0.5, backoff_max: float = 30.0,
         max_retry_after: float = 120.0, max_concurrency: int = 8, max_response_bytes: int = 10_000_000,
-        rng: random.Random | None = None,
+        rng: random.Random | None = None, give_up_after: int = 3,
     ) -> None:
         base_url = base_url or ""
         if not base_url.startswith(("http://", "https://")):
@@ -129,7 +134,10 @@ class OpenAIClient:
         self.max_retry_after = max_retry_after
         self.max_concurrency = max_concurrency
         self.max_response_bytes = max_response_bytes
+        self.give_up_after = give_up_after
         self.calls = 0
+        self._unanswered = 0  # attempts in a row that got no answer
+        self._down: str | None = None  # why calls are no longer made, once the server is taken for down
         self.structured_outputs: bool | None = None
         self._rng = rng or random.Random()
         self._per_loop: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _LoopState] = (
@@ -214,36 +222,55 @@ class OpenAIClient:
         body = orjson.dumps(payload)
         state = self._state()
         async with state.semaphore:
+            deadline = time.monotonic() + self.timeout
             attempt = 0
             while True:
+                left = deadline - time.monotonic()
+                last = attempt >= self.max_retries
                 try:
-                    return await self._attempt(state.api, path, body)
+                    return await self._attempt(state.api, path, body, left if last else left / 2)
                 except BackendError as exc:
-                    if not exc.retryable or attempt >= self.max_retries:
-                        if attempt:
-                            exc.args = (f"{exc.args[0]} (after {attempt + 1} attempts)",)
+                    wait = exc.retry_after  # a server's wish, never longer than the call may take
+                    wait = self.backoff(attempt) if wait is None else min(wait, self.max_retry_after)
+                    out_of_time = wait >= deadline - time.monotonic()
+                    if not exc.retryable or last or self._down or out_of_time:
+                        exc.args = (self._why_stopped(exc, attempt + 1, out_of_time and not last),)
                         raise
-                    wait = exc.retry_after  # a server's wish, never longer than one attempt may take
-                    wait = self.backoff(attempt) if wait is None else min(wait, self.max_retry_after, self.timeout)
                     attempt += 1
                     await asyncio.sleep(wait)
 
-    async def _attempt(self, pool: HTTPPool, path: str, body: bytes) -> tuple[dict[str, Any], bytes]:
-        """One POST of the JSON ``body``, its answer parsed or turned into a :class:`BackendError`."""
+    def _why_stopped(self, error: BackendError, attempts: int, out_of_time: bool) -> str:
+        """The message of the error a call ends with."""
+        if self._down:
+            return self._down
+        message = str(error.args[0])
+        if out_of_time and error.retryable:
+            return f"{message} (after {attempts} attempt{'s' if attempts > 1 else ''}; no time left to retry " \
+                   f"within the {self.timeout:g} s limit)"
+        return f"{message} (after {attempts} attempts within the {self.timeout:g} s limit)" if attempts > 1 else message
+
+    async def _attempt(self, pool: HTTPPool, path: str, body: bytes,
+                       limit: float) -> tuple[dict[str, Any], bytes]:
+        """One POST of the JSON ``body`` (at most ``limit`` seconds), its answer parsed or turned
+        into a :class:`BackendError`."""
+        if self._down:
+            raise BackendUnreachable(self._down)
         self.calls += 1
         url = self.base_url + path
         try:
-            async with asyncio.timeout(self.timeout):
+            async with asyncio.timeout(max(limit, 0.0)):
                 response = await pool.post(path, body)
         except TimeoutError:
-            raise BackendTimeout(f"{url} did not answer within {self.timeout:g} s") from None
+            raise self._unanswered_attempt(BackendTimeout(f"{url} did not answer within {limit:.2g} s")) from None
         except _ConnectFailed as exc:
-            raise BackendUnreachable(f"cannot connect to {url}: {exc}") from None
+            raise self._unanswered_attempt(BackendUnreachable(f"cannot connect to {url}: {exc}")) from None
         except _ConnectionLost as exc:
-            raise BackendUnreachable(f"connection to {url} failed: {exc}") from None
+            raise self._unanswered_attempt(BackendUnreachable(f"connection to {url} failed: {exc}")) from None
         except _BodyTooLarge as exc:
+            self._unanswered = 0
             raise MalformedResponse(f"{url} answered {exc.size} bytes, more than {self.max_response_bytes}",
                                     status=exc.status) from None
+        self._unanswered = 0
         if not 200 <= response.status < 300:
             raise self._http_error(url, response.status, response.text, response.headers.get("retry-after"))
         content = response.content
@@ -259,6 +286,14 @@ class OpenAIClient:
             raise MalformedResponse(f"{url} answered with JSON that is not an object", status=response.status,
                                     body=response.text)
         return data, content
+
+    def _unanswered_attempt(self, error: BackendError) -> BackendError:
+        """Count an attempt that got no answer; at ``give_up_after`` in a row the server is taken for down."""
+        self._unanswered += 1
+        if self._unanswered >= self.give_up_after and self._down is None:
+            self._down = (f"gave up on {self.base_url}: {self._unanswered} attempts in a row got no answer "
+                          f"(is the server running, and the URL right?); the last: {error.args[0]}")
+        return error
 
     def _http_error(self, url: str, status: int, body: str, retry_after: str | None) -> BackendError:
         detail = f"{url} answered HTTP {status}: {body[:300]}"
@@ -328,7 +363,10 @@ def run_client(context: RunContext, base_url: str, model: str, *, api_key_env: s
                seed: int | None = None, **options: Any) -> OpenAIClient:
     """An OpenAI-compatible client of a run for ``model`` at ``base_url``, its key read from
     ``api_key_env`` (default ``OPENAI_API_KEY``) as the run started, its retries jittered from the
-    run's seed (or ``seed``); ``options`` go to :class:`OpenAIClient`."""
+    run's seed (or ``seed``), each call (retries included) within the run's per-sample time limit
+    where it sets one; ``options`` go to :class:`OpenAIClient`."""
     variable = api_key_env or ENV_API_KEY
     rng = random.Random(context.seed if seed is None else seed)
+    if context.timeout_s is not None:  # the run's per-sample limit holds a call's retries too
+        options["timeout"] = min(options.get("timeout", context.timeout_s), context.timeout_s)
     return OpenAIClient(base_url, model, api_key=context.secret(variable), api_key_env=variable, rng=rng, **options)

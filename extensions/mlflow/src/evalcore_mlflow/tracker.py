@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from evalcore import write_report
-from evalcore.plugin import TrackingError, run_parameters
+from evalcore.plugin import TrackingError, check_answers, run_parameters
 
 from .keys import flat_params, mlflow_keys, param_value
 
@@ -30,13 +30,21 @@ if TYPE_CHECKING:
     from evalcore import Comparison, EvaluationResult
 
 INSTALL = "pip install evalcore-mlflow"
+CHECK_TIMEOUT_S = 5.0
+"""How long the tracking server has to answer the check made before a run is scored."""
+HTTP_LIMITS = {"MLFLOW_HTTP_REQUEST_TIMEOUT": 30, "MLFLOW_HTTP_REQUEST_MAX_RETRIES": 2,
+               "MLFLOW_HTTP_REQUEST_BACKOFF_FACTOR": 1}
+"""MLflow's HTTP settings while evalcore logs, where they are not set: MLflow's defaults (120 s
+per request, 7 retries with doubling waits) keep a silent server waited for many minutes."""
 _SUMMARY_FIELDS = ("stderr", "n", "n_skipped", "n_errors", "cost_msats")
 _DATABASES = {"sqlite", "postgresql", "mysql", "mssql"}
 
 
 class MlflowTracker:
     """Logs to MLflow; made once per command, after checking that MLflow is installed and its
-    tracking store opens (so a wrong URI is reported before an evaluation, not after it)."""
+    tracking store opens (so a wrong URI is reported before an evaluation, not after it): a
+    tracking server (``http://``, ``https://``) must answer within :data:`CHECK_TIMEOUT_S`
+    seconds, and every later call is bounded by :data:`HTTP_LIMITS`."""
 
     def __init__(self) -> None:
         try:
@@ -46,6 +54,9 @@ class MlflowTracker:
             raise TrackingError(f"logging to MLflow needs {exc.name or 'mlflow'}: {INSTALL}") from None
         self._mlflow = mlflow
         self.uri = mlflow.get_tracking_uri()
+        if self.uri.startswith(("http://", "https://")):  # a tracking server; MLflow checks other stores itself
+            check_answers(self.uri, f"MLflow at {self.uri}", timeout_s=CHECK_TIMEOUT_S,
+                          hint="(is the tracking server running, and $MLFLOW_TRACKING_URI right?)")
         with self._calls():
             self.client = mlflow.MlflowClient(self.uri)
             self.client.search_experiments(max_results=1)
@@ -55,10 +66,17 @@ class MlflowTracker:
         """MLflow's and the file system's errors as one-line :class:`TrackingError`."""
         from mlflow.exceptions import MlflowException
 
+        unset = [(setting, value) for setting, value in _http_settings() if not setting.defined]
+        for setting, value in unset:
+            setting.set(value)
         try:
             yield
         except (MlflowException, OSError) as exc:
-            raise TrackingError(f"MLflow at {self.uri}: {exc or type(exc).__name__}{_hint(self.uri)}") from None
+            text = " ".join(str(exc).split()) or type(exc).__name__
+            raise TrackingError(f"MLflow at {self.uri}: {text}{_hint(self.uri)}") from None
+        finally:
+            for setting, _ in unset:
+                setting.unset()
 
     @contextmanager
     def _run(self, name: str, tags: Mapping[str, str]) -> Iterator[str]:
@@ -176,6 +194,13 @@ def _note(table: str) -> str:
     if len(table) > 7900:
         table = table[:7900].rpartition("\n")[0] + "\n…"
     return f"```\n{table}\n```"
+
+
+def _http_settings() -> list[tuple[Any, int]]:
+    """MLflow's setting objects of :data:`HTTP_LIMITS`, with the value each takes while evalcore logs."""
+    from mlflow import environment_variables
+
+    return [(getattr(environment_variables, name), value) for name, value in HTTP_LIMITS.items()]
 
 
 def _hint(uri: str) -> str:

@@ -19,6 +19,7 @@ import json
 import os
 import re
 import sqlite3
+import stat
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import closing
 from datetime import UTC, datetime
@@ -155,6 +156,9 @@ def locate_runs(refs: Sequence[str], history: PathLike | None) -> list[str]:
         if os.path.isfile(ref):
             paths.append(ref)
             continue
+        if _special(ref):
+            raise InputError("is not a regular file (a FIFO, device or socket); a run is a JSON report or journal "
+                             "file", source=ref)
         if history is None:
             raise InputError("no such file (to name a run of a history, give the history's folder or store)",
                              source=ref)
@@ -195,9 +199,21 @@ def _stem(path: str) -> str:
 
 
 def _json_files(root: str) -> Iterator[str]:
+    """The regular ``.json`` files under ``root``: a FIFO, device or socket is never opened (reading
+    one would wait for a writer forever)."""
     for folder, subfolders, files in os.walk(root):
         subfolders[:] = [d for d in subfolders if not d.startswith(".")]
-        yield from (os.path.join(folder, f) for f in files if f.endswith(".json"))
+        yield from (path for path in (os.path.join(folder, f) for f in files if f.endswith(".json"))
+                    if not _special(path))
+
+
+def _special(path: str) -> bool:
+    """Whether ``path`` is a FIFO, device or socket (links followed): neither a regular file nor a folder."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
 
 
 def _report_at(path: str) -> dict[str, Any] | None:
@@ -305,6 +321,9 @@ def _where(where: PathLike | None) -> str | None:
 def _open_store(path: PathLike, *, create: bool) -> closing[sqlite3.Connection]:
     """The store at ``path`` with its tables (made when ``create``); a file that is not one is an error."""
     where = os.fspath(path)
+    if _special(where):
+        raise InputError("is not a regular file (a FIFO, device or socket); a run store is a SQLite file",
+                         source=where)
     if not create and not os.path.isfile(where):
         raise InputError("no such store (give a folder to search as well, to create it)", source=where)
     if not os.path.isdir(os.path.dirname(os.path.abspath(where))):

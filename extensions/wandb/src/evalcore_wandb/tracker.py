@@ -15,20 +15,23 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from evalcore import write_report
-from evalcore.plugin import TrackingError, run_parameters
+from evalcore.plugin import TrackingError, check_answers, run_parameters
 
 if TYPE_CHECKING:
     from evalcore import EvaluationResult
 
 INSTALL = "pip install evalcore-wandb"
 MODES = ("offline", "online")
+CHECK_TIMEOUT_S = 5.0
+"""Online, how long W&B's server has to answer the check made before a run is scored."""
 _SUMMARY_FIELDS = ("stderr", "n", "n_skipped", "n_errors", "cost_msats")
 _RUN_FIELDS = ("n_records", "n_finished", "duration_s")
 
 
 class WandbTracker:
-    """Logs to W&B; made once per command, after checking that wandb is installed and the run's
-    folder can be written (so a wrong ``--wandb-dir`` is reported before an evaluation)."""
+    """Logs to W&B; made once per command, after checking that wandb is installed, the run's
+    folder can be written and, online, that W&B's server answers within :data:`CHECK_TIMEOUT_S`
+    seconds (so a wrong ``--wandb-dir`` or an unreachable server is reported before an evaluation)."""
 
     def __init__(self, project: str | None = None, dir: str | None = None, mode: str | None = None) -> None:
         try:
@@ -49,6 +52,10 @@ class WandbTracker:
                 raise TrackingError(f"W&B folder {self.dir}: {exc.strerror or exc}") from None
             if not os.access(self.dir, os.W_OK):
                 raise TrackingError(f"W&B folder {self.dir}: not writable")
+        if self.mode == "online":
+            base_url = str(wandb.setup().settings.base_url)  # W&B's choice: $WANDB_BASE_URL, else its own
+            check_answers(base_url, f"W&B at {base_url}", timeout_s=CHECK_TIMEOUT_S,
+                          hint="(is the server reachable, and $WANDB_BASE_URL right?)")
 
     @contextmanager
     def _run(self, **init: Any) -> Iterator[Any]:

@@ -20,7 +20,8 @@ PLUGIN_API_VERSION = 2  # the evalcore plugin API these specs are written for
 
 _MODULE = "evalcore_judge.metrics"
 _BACKEND = """
-The judge is chosen by configuration: `judge` (a Python callable, "module:attr", an LLMCritic
+The judge is chosen by configuration: `judge` (a Python callable, "module:attr" when the run
+allows code loading with --allow-code or allow_code=True, an LLMCritic
 object with score / ascore as the Auepora RAG metric spec defines it (or its class, made with no
 arguments), or "dspy" for the LM DSPy is configured with), or an OpenAI-compatible server from `base_url` / `model` (or
 $EVALCORE_JUDGE_BASE_URL or $OPENAI_BASE_URL / $EVALCORE_JUDGE_MODEL) over HTTP,
@@ -42,7 +43,9 @@ keeps every judgement and their spread, the aggregate the agreement between the 
 (Cohen's and Fleiss' kappa, Krippendorff's alpha)."""
 
 COMMON = (
-    ParamSpec(name="judge", type="any", description="callable, 'module:attr', LLMCritic object, or 'dspy'"),
+    ParamSpec(name="judge", type="any",
+              description="callable, 'module:attr' (imported only when the run allows code: --allow-code), "
+                          "LLMCritic object, or 'dspy'"),
     ParamSpec(name="backend", type="str",
               description="http, litellm, dspy, callable, transformers or a judge backend another plugin adds "
                           "(default: implied by judge / base_url / a configured DSPy LM, or $EVALCORE_JUDGE_BACKEND)"),
@@ -54,7 +57,9 @@ COMMON = (
     ParamSpec(name="temperature", type="float", default=0.0, minimum=0.0, description="sampling temperature"),
     ParamSpec(name="seed", type="int", default=0, nullable=True, description="sent where the backend takes one"),
     ParamSpec(name="max_tokens", type="int", default=256, minimum=1, description="longest answer, in tokens"),
-    ParamSpec(name="timeout_s", type="float", default=60.0, minimum=0.001, description="seconds per attempt",
+    ParamSpec(name="timeout_s", type="float", default=60.0, minimum=0.001,
+              description="seconds per judge call, retries included (each attempt but the last gets half the "
+                          "time left)",
               aliases=("timeout",)),
     ParamSpec(name="max_retries", type="int", default=4, minimum=0,
               description="retries on 429, 5xx, timeouts and refused connections"),

@@ -33,11 +33,14 @@ a base URL selects ``http``; and when nothing is set but DSPy has an LM configur
 (``dspy.configure(lm=...)`` or ``dspy.context(lm=...)``), DSPy's LM judges. DSPy's LM is the
 one configured where the judge is called, as for DSPy's own metrics, and evalcore's answer
 cache is off for it unless a cache mode is set (the LM has its own cache).
+
+A ``judge`` given as ``"module:attr"`` is imported only when the run allows code loading
+(``--allow-code``, ``evaluate(..., allow_code=True)``: :meth:`RunContext.load_code`); a callable
+passed itself needs no allowance.
 """
 
 from __future__ import annotations
 
-import importlib
 import inspect
 import sys
 from collections.abc import Mapping
@@ -85,7 +88,7 @@ def build_backend(params: Mapping[str, Any], context: RunContext, metric_id: str
     settings = judge_settings(params, context)
     kind, judge = settings.get("backend"), settings.get("judge")
     if kind in (None, "callable") and isinstance(judge, str) and ":" in judge:
-        judge = settings["judge"] = _resolve_callable(judge, metric_id)  # a callable, or an LLMCritic (class)
+        judge = settings["judge"] = _resolve_callable(judge, context, metric_id)  # a callable, or an LLMCritic (class)
     if kind is None:
         kind = _implied_kind(settings, judge)
     if kind in ("critic", "callable") and _is_critic(judge):
@@ -133,7 +136,7 @@ def callable_backend(settings: Mapping[str, Any], context: RunContext, metric_id
     judge = settings.get("judge")
     if judge is None:
         raise JudgeConfigError(metric_id, "judge", "backend 'callable' needs judge=<callable or 'module:attr'>")
-    return CallableBackend(_resolve_callable(judge, metric_id))
+    return CallableBackend(_resolve_callable(judge, context, metric_id))
 
 
 def transformers_backend(settings: Mapping[str, Any], context: RunContext, metric_id: str) -> Backend:
@@ -216,14 +219,11 @@ def _client(settings: Mapping[str, Any], context: RunContext, metric_id: str) ->
     )
 
 
-def _resolve_callable(judge: Any, metric_id: str) -> Any:
+def _resolve_callable(judge: Any, context: RunContext, metric_id: str) -> Any:
+    """The callable ``judge`` is, or the one its ``"module:attr"`` names when the run allows code loading."""
     if callable(judge):
         return judge
     if isinstance(judge, str) and ":" in judge:
-        module, _, attr = judge.partition(":")
-        try:
-            return getattr(importlib.import_module(module), attr)
-        except (ImportError, AttributeError) as exc:
-            raise JudgeConfigError(metric_id, "judge", f"cannot load judge callable {judge!r}: {exc}") from None
+        return context.load_code(judge, f"{metric_id}: parameter 'judge'")
     raise JudgeConfigError(metric_id, "judge", f"must be a callable, 'module:attr', 'dspy' or an LLMCritic; "
                            f"got {judge!r}")
