@@ -68,6 +68,7 @@ def evaluate(
     trim: float = 0.1,
     budget_msats: int | Budget | None = None,
     timeout_s: float | None = None,
+    allow_code: bool = False,
     cache_mode: CacheMode | None = None,
     cache_dir: PathLike | None = None,
     settings: Mapping[str, Mapping[str, Any]] | None = None,
