@@ -175,3 +175,21 @@ def test_embedding_model_and_base_url_are_recorded_and_refused(tmp_path, data, s
                                cache_mode="off", progress=False)
     with pytest.raises(InputError, match=f'{EMBEDDED}: embedder="http:e1" in a, embedder="http:e3" in system 1'):
         evalcore.compare(str(a), by_api)
+
+
+def test_trackers_get_the_settings_known_at_the_start_and_at_the_end(tmp_path, servers):
+    """What MLflow logs as parameters and W&B as config (run_parameters): the judge's settings from the
+    journal's header and the prompt hash and response format known once the run finished."""
+    from evalcore.plugin import run_parameters
+
+    first, _ = servers
+    result = evalcore.evaluate(RECORDS, [JUDGED], judge={"base_url": first.base_url, "model": "judge-a"},
+                               cache_mode="off", progress=False, samples=str(tmp_path / "rows.jsonl"))
+    header = json.loads((tmp_path / "rows.jsonl").read_text().splitlines()[0])
+    assert "response_format" not in header["metrics"][JUDGED]["params"]  # unknown before the first answer
+    params = run_parameters(result)["metrics"][JUDGED]["params"]
+    hashes = {h for row in result.samples for h in row["scores"][JUDGED]["details"]["template_hash"].values()}
+    assert {k: params[k] for k in ("backend", "model", "base_url", "temperature", "prompt_hash",
+                                   "response_format")} == {
+        "backend": "http", "model": "judge-a", "base_url": first.base_url, "temperature": 0.0,
+        "prompt_hash": ",".join(sorted(hashes)), "response_format": "json_schema"}
