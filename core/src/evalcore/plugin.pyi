@@ -84,6 +84,7 @@ from evalcore._engine.readers import file_fingerprint as file_fingerprint
 
 # building on the evaluator (drop-ins, scorers)
 from evalcore._registry.api import as_metric as as_metric
+from evalcore._registry.api import open_metric as open_metric
 from evalcore._engine.options import check_options as check_options
 from evalcore._engine.programs import call_program as call_program
 from evalcore._engine.stats import aggregate as aggregate
@@ -107,6 +108,7 @@ from evalcore._cli.common import reports_errors as reports_errors
 from evalcore._cli.common import echo_json as echo_json
 from evalcore._cli.common import echo_rows as echo_rows
 from evalcore._cli.common import comparison_options as comparison_options
+from evalcore._cli.components import SettingsCommand as SettingsCommand
 from evalcore._contract.display import table_lines as table_lines
 
 # views of a record in the report (plugin API 2)

@@ -15,7 +15,7 @@ from . import list_cache, listed
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable
+    from collections.abc import Callable, Iterable, Mapping
     from typing import Any
 
     from evalcore._contract.components import RecordViewSpec
@@ -69,6 +69,22 @@ def get_metric(metric_id: str, **params: Any) -> Metric:
     registry = default_registry()
     metric = registry.create(metric_id, **params)
     metric.join(run_context(registry))
+    return metric
+
+
+def open_metric(metric_id: str, *, settings: Mapping[str, Mapping[str, Any]] | None = None,
+                **options: Any) -> Metric:
+    """The metric ``metric_id`` opened as :func:`evalcore.evaluate` opens it: in a run context of the
+    settings groups' values ``settings`` (``{"judge": {"model": ...}}``, what ``--judge-model`` gives) over
+    the environment variables the groups declare, and the run ``options`` (``cache_mode``, ``cache_dir``,
+    ``timeout_s``, ``seed``). For a plugin's command that scores with a metric outside a run
+    (``evalcore calibrate``)."""
+    from .registry import default_registry
+    from .settings import run_context
+
+    registry = default_registry()
+    metric = registry.create(metric_id)
+    metric.join(run_context(registry, settings=settings, **options))
     return metric
 
 
