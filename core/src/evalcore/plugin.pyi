@@ -57,6 +57,7 @@ from evalcore._contract.records import read_records as read_records
 # readers, executors, trackers, commands, program adapters, settings groups and backends (plugin API 2)
 from evalcore._contract.components import ReaderSpec as ReaderSpec
 from evalcore._contract.components import ReaderOption as ReaderOption
+from evalcore._registry.api import readers as readers
 from evalcore._contract.components import ExecutorSpec as ExecutorSpec
 from evalcore._contract.components import TrackerSpec as TrackerSpec
 from evalcore._contract.components import CommandSpec as CommandSpec

@@ -183,8 +183,15 @@ class Run:
             "metrics": {metric_id: {**info, "params": params_to_json(info["params"])}
                         for metric_id, info in self._metric_provenance().items()},
             "settings": self._settings(),
+            **self._reader(),
             **({"stopping": self.stopping.describe()} if self.stopping is not None else {}),
         }
+
+    def _reader(self) -> dict[str, Any]:
+        """``{"reader": {"name", "options"}}`` when a plugin's reader made the records (the report reads
+        them again through it, and shows them through that plugin's record views); else ``{}``."""
+        reader = getattr(self.source, "reader", None)
+        return {"reader": params_to_json(dict(reader))} if isinstance(reader, dict) else {}
 
     def _metric_provenance(self) -> dict[str, Any]:
         return {
@@ -246,6 +253,7 @@ class Run:
                             "field_map": options.field_map or None},
                 "metrics": self._metric_provenance(),
                 "settings": self._settings(),
+                **self._reader(),
                 **({"stopping": self.stopping.summary()} if self.stopping is not None else {}),
             },
         )

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Mapping
     from typing import Any
 
-    from evalcore._contract.components import RecordViewSpec
+    from evalcore._contract.components import ReaderSpec, RecordViewSpec
     from evalcore._contract.metric import Metric
     from evalcore._contract.spec import MetricSpec
 
@@ -109,6 +109,14 @@ def record_views() -> list[RecordViewSpec]:
     from .registry import default_registry
 
     return default_registry().components("views")
+
+
+def readers() -> list[ReaderSpec]:
+    """Every installed plugin's readers (:class:`~evalcore.plugin.ReaderSpec`), plugin by plugin; from
+    the listing cache while it is valid, so no reader's implementation is imported."""
+    from .registry import default_registry
+
+    return default_registry().components("readers")
 
 
 def expand_metrics(metric_ids: Iterable[str]) -> list[str]:
