@@ -7,7 +7,8 @@ answer, asks its critic (concurrently, through the cache), which validates every
 or an answer that fails validation twice is an ``error`` result carrying the reason and the
 raw answers, never 0 or NaN; the cost of the calls that did happen is kept on the result.
 
-Every result's details keep, besides the prompt template hash and decoding: the judge's
+Every result's details keep, besides the prompt template hash and decoding: the prompts sent
+(``prompts``: the chat messages per prompt), the judge's
 rationale (``explanation``, also the result's feedback), the raw answers (``answers``: the
 one used per prompt; ``raw_answers``: all, in order), the ``model``, the tokens (``usage``)
 and ``cost_msats``, how the answer's schema was asked for (``answer_format`` per prompt:
@@ -325,6 +326,7 @@ class JudgeMetric(SampleMetric):
             "template_hash": {r.role: r.template.hash for r in requests},
             "decoding": self.critic.decoding.to_dict(),
             "explanation": "\n".join(rationales) or None,
+            "prompts": {r.role: r.messages for r in requests},
             "answers": {role: c.text for role, c in calls.items()},
             "raw_answers": {role: list(c.raw_answers) for role, c in calls.items()},
             "answer_format": formats,
