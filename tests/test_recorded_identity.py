@@ -76,6 +76,9 @@ def test_judge_model_and_base_url_given_as_flags_are_recorded_and_refused(tmp_pa
     assert header["metrics"][JUDGED]["params"]["model"] == "model-a"
     assert f'{JUDGED}: model="model-a" in a, model="model-b" in b' in refusal(a, b)
     assert f'{JUDGED}: base_url="{first.base_url}" in a, base_url="{second.base_url}" in c' in refusal(a, c)
+    gate = CliRunner().invoke(main, ["gate", str(b), "--baseline", str(a), "--no-worse", JUDGED])
+    assert gate.exit_code == 2 and len(gate.output.strip().splitlines()) == 1, gate.output
+    assert f'{JUDGED}: model="model-a" in a, model="model-b" in b' in gate.output
     allowed = CliRunner().invoke(main, ["compare", str(a), str(b), "--allow-version-mismatch"])
     assert allowed.exit_code == 0, allowed.output
     assert 'compared although computed differently: judge/answer_quality: model="model-a"' in allowed.output
