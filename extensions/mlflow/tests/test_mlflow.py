@@ -188,7 +188,8 @@ def test_a_judged_run_logs_every_setting_that_changes_its_number(store, monkeypa
     for name in ("EVALCORE_JUDGE_MODEL", "EVALCORE_JUDGE_BASE_URL", "OPENAI_BASE_URL", "EVALCORE_JUDGE_BACKEND"):
         monkeypatch.delenv(name, raising=False)
     with ScriptedServer() as server:
-        result = evalcore.evaluate(RECORDS, ["judge/answer_quality"], log_to="mlflow", cache_mode="off",
+        asked = [{**r, "example": {**r["example"], "query": "capital of France?"}} for r in RECORDS]
+        result = evalcore.evaluate(asked, ["judge/answer_quality"], log_to="mlflow", cache_mode="off",
                                    judge={"base_url": server.base_url, "model": "judge-a"})
     [run] = runs()
     logged = json.loads(run.data.params["metric.judge/answer_quality.params"])
