@@ -93,7 +93,7 @@ def _through_reader(reader: Mapping[str, Any], run: Run, wanted: Collection[str]
     if not found:
         return Inputs(note=f"the run's records were made by the {name} reader, which is not installed; install "
                            "its plugin to see the records")
-    changed = _changed_files(run)
+    changed = _changed_files(run, reader["options"])
     if changed:
         return Inputs(note=f"the input {changed} is not there any more or changed since the run (its SHA-256 "
                            "differs), so its records are not shown beside the scores")
@@ -106,8 +106,10 @@ def _through_reader(reader: Mapping[str, Any], run: Run, wanted: Collection[str]
         return Inputs(note=f"the {name} reader could not read the run's input again: {exc}")
 
 
-def _changed_files(run: Run) -> str | None:
-    """The first input file the journal's fingerprint names that is gone or differs, else ``None``."""
+def _changed_files(run: Run, options: Mapping[str, Any]) -> str | None:
+    """The first input file the journal's fingerprint names that is gone or differs, else ``None``; a file
+    named relative to where the run started is the reader's option (an absolute path) that ends with it."""
+    given = [v for v in options.values() if isinstance(v, str) and os.path.isabs(v)]
     fingerprint = run.provenance.get("fingerprint")
     if not isinstance(fingerprint, Mapping) and run.files:
         fingerprint = _journal_header(run.files[-1]).get("fingerprint")
@@ -115,6 +117,8 @@ def _changed_files(run: Run) -> str | None:
     for entry in source.values() if isinstance(source, Mapping) else ():
         if isinstance(entry, Mapping) and isinstance(entry.get("path"), str) and isinstance(entry.get("sha256"), str):
             path = entry["path"]
+            if not os.path.isabs(path):
+                path = next((v for v in given if v.endswith(os.sep + os.path.normpath(path))), path)
             if not os.path.isfile(path) or _sha256(path) != entry["sha256"]:
                 return path
     return None
