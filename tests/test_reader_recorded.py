@@ -5,8 +5,8 @@ the journal alone; a changed file is named instead of shown."""
 from __future__ import annotations
 
 import json
-import re
 import pathlib
+import re
 import shutil
 
 from click.testing import CliRunner
