@@ -196,3 +196,19 @@ def test_trackers_get_the_settings_known_at_the_start_and_at_the_end(tmp_path, s
                                    "response_format")} == {
         "backend": "http", "model": "judge-a", "base_url": first.base_url, "temperature": 0.0,
         "prompt_hash": ",".join(sorted(hashes)), "response_format": "json_schema"}
+
+
+def test_a_base_url_the_judge_does_not_use_is_no_difference(monkeypatch):
+    def answer(prompt, metadata):
+        return json.dumps({field: 1 for field in metadata["fields"]} | {"explanation": "called"})
+
+    def run():
+        return evalcore.evaluate(RECORDS, [evalcore.get_metric(JUDGED, judge=answer)], progress=False,
+                                 cache_mode="off")
+
+    plain = run()
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")  # set for other tools, unused by a callable
+    elsewhere = run()
+    assert elsewhere.provenance["metrics"][JUDGED]["params"]["base_url"] is None
+    comparison = evalcore.compare(plain, elsewhere, tests=["fisher"])
+    assert not any("computed differently" in note for note in comparison.notes)

@@ -108,6 +108,9 @@ class _Spent:
     cost_msats: int = 0
 
 
+_NO_SERVER = frozenset({"callable", "critic", "dspy", "transformers"})
+"""Backends that call no server at a base URL (a base URL in the run's settings is not theirs)."""
+
 _JUDGING: contextvars.ContextVar[tuple[JudgeMetric, LLMCritic] | None] = contextvars.ContextVar(
     "judging", default=None)
 """The metric and the critic of the judgement being made in this task (a sample of a panel member)."""
@@ -146,8 +149,9 @@ class JudgeMetric(SampleMetric):
         ``dspy_signature``), so runs judged differently do not compare."""
         recorded = super().recorded_params()
         if self.context is not None:
-            recorded.update(backend=self._critic.backend.name, model=self._critic.model,
-                            base_url=judge_settings(self.params, self.context).get("base_url"))
+            backend = self._critic.backend.name
+            base_url = None if backend in _NO_SERVER else judge_settings(self.params, self.context).get("base_url")
+            recorded.update(backend=backend, model=self._critic.model, base_url=base_url)
         with self._lock:
             asked = {name: ",".join(sorted(values)) for name, values in self._asked.items() if values}
         return {**recorded, **asked}

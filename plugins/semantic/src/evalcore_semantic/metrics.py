@@ -57,12 +57,14 @@ class _EmbeddingMetric(BatchMetric):
 
     def recorded_params(self) -> dict[str, Any]:
         """The parameters, with the embedding backend and model in use once open (``embedder``: ``http:MODEL``,
-        ``local:NAME:...`` or ``callable:NAME``) and the model and base URL from the run's embedding settings
-        when the parameters leave them unset, so runs embedded differently do not compare."""
+        ``local:NAME:...`` or ``callable:NAME``) and the model and base URL it uses, from the run's embedding
+        settings when the parameters leave them unset, so runs embedded differently do not compare."""
         recorded = super().recorded_params()
         if self.context is not None:
-            settings = {name: self.context.setting(self.params, name, "embedding") for name in ("model", "base_url")}
-            recorded.update(embedder=self.embedder.signature, **settings)
+            signature = self.embedder.signature
+            model, base_url = (self.context.setting(self.params, name, "embedding") for name in ("model", "base_url"))
+            recorded.update(embedder=signature, model=None if signature.startswith("callable:") else model,
+                            base_url=base_url if signature.startswith("http:") else None)
         return recorded
 
     def usage_summary(self) -> dict[str, Any]:
