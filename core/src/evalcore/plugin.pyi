@@ -57,6 +57,7 @@ from evalcore._contract.records import read_records as read_records
 # readers, executors, trackers, commands, program adapters, settings groups and backends (plugin API 2)
 from evalcore._contract.components import ReaderSpec as ReaderSpec
 from evalcore._contract.components import ReaderOption as ReaderOption
+from evalcore._registry.api import readers as readers
 from evalcore._contract.components import ExecutorSpec as ExecutorSpec
 from evalcore._contract.components import TrackerSpec as TrackerSpec
 from evalcore._contract.components import CommandSpec as CommandSpec
@@ -89,6 +90,7 @@ from evalcore._contract.field_map import place_columns as place_columns
 
 # building on the evaluator (drop-ins, scorers)
 from evalcore._registry.api import as_metric as as_metric
+from evalcore._registry.api import open_metric as open_metric
 from evalcore._engine.options import check_options as check_options
 from evalcore._engine.programs import call_program as call_program
 from evalcore._engine.stats import aggregate as aggregate
@@ -112,6 +114,7 @@ from evalcore._cli.common import reports_errors as reports_errors
 from evalcore._cli.common import echo_json as echo_json
 from evalcore._cli.common import echo_rows as echo_rows
 from evalcore._cli.common import comparison_options as comparison_options
+from evalcore._cli.components import SettingsCommand as SettingsCommand
 from evalcore._contract.display import table_lines as table_lines
 
 # views of a record in the report (plugin API 2)

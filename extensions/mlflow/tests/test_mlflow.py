@@ -180,3 +180,22 @@ def test_without_mlflow_the_error_names_the_extension(tmp_path, monkeypatch):
     unknown = r"log_to: no tracker named 'neptune' is installed \(trackers: .*mlflow"
     with pytest.raises(evalcore.TrackingError, match=unknown):
         evalcore.evaluate(EXAMPLES / "rag.jsonl", ["overlap/token_f1"], log_to="neptune")
+
+
+def test_a_judged_run_logs_every_setting_that_changes_its_number(store, monkeypatch):
+    from evalcore.testing import ScriptedServer
+
+    for name in ("EVALCORE_JUDGE_MODEL", "EVALCORE_JUDGE_BASE_URL", "OPENAI_BASE_URL", "EVALCORE_JUDGE_BACKEND"):
+        monkeypatch.delenv(name, raising=False)
+    with ScriptedServer() as server:
+        asked = [{**r, "example": {**r["example"], "query": "capital of France?"}} for r in RECORDS]
+        result = evalcore.evaluate(asked, ["judge/answer_quality"], log_to="mlflow", cache_mode="off",
+                                   judge={"base_url": server.base_url, "model": "judge-a"})
+    [run] = runs()
+    logged = json.loads(run.data.params["metric.judge/answer_quality.params"])
+    hashes = {h for row in result.samples for h in row["scores"]["judge/answer_quality"]["details"]
+              ["template_hash"].values()}
+    assert {k: logged[k] for k in ("backend", "model", "base_url", "temperature", "response_format")} == {
+        "backend": "http", "model": "judge-a", "base_url": server.base_url, "temperature": 0.0,
+        "response_format": "json_schema"}
+    assert logged["prompt_hash"] == ",".join(sorted(hashes))

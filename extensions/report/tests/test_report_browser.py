@@ -419,3 +419,116 @@ def test_filters_by_status_and_label_and_sorts_worst_first(devtools, judged_repo
     assert HOSTILE[0] in devtools.js("document.getElementById('record-4').innerText")
     assert devtools.js("typeof window.__pwned") == "undefined"
     assert devtools.problems() == []
+
+
+WIDE_METRICS = [f"toy/a_rather_long_metric_name_number_{n:02d}" for n in range(24)]
+
+
+@pytest.fixture
+def wide_report(tmp_path, monkeypatch):
+    """Two runs of 24 metrics with long ids: tables far wider than the page."""
+    monkeypatch.chdir(tmp_path)
+    header = {m: {"granularity": "sample", "direction": "higher", "metric_version": "1"} for m in WIDE_METRICS}
+    paths = []
+    for name, shift in (("first-run", 0.0), ("second-run", 0.1)):
+        rows = {f"record-{i:03d}": {m: (i * 7 + k) % 10 / 10 * (1 - shift) for k, m in enumerate(WIDE_METRICS)}
+                for i in range(40)}
+        paths.append(str(write_journal(f"{name}.jsonl", rows, metrics=header)))
+    return write_report(paths[0], tmp_path / "wide.html", compare_with=paths[1:], n_resamples=100)
+
+
+def box(devtools, selector):
+    return devtools.js(f"(function () {{ var r = document.querySelector({json.dumps(selector)})"
+                       ".getBoundingClientRect(); return {left: r.left, right: r.right, top: r.top, "
+                       "width: r.width}; }())")
+
+
+def test_wide_tables_scroll_inside_their_panels_with_the_id_column_fixed(devtools, wide_report):
+    devtools.open(f"file://{wide_report}")
+    assert devtools.problems() == []
+    title = devtools.js("document.title")
+    assert "first-run" in title and "second-run" in title
+    assert devtools.js("document.querySelector('h1').textContent") == title
+    # nothing is wider than the page: the page never scrolls sideways
+    assert devtools.js("document.documentElement.scrollWidth") <= devtools.js("document.documentElement.clientWidth")
+    assert devtools.js("document.body.scrollWidth") <= devtools.js("document.body.clientWidth")
+    overflowing = devtools.js(  # every table (or the panel it scrolls in) ends inside its section
+        "Array.prototype.map.call(document.querySelectorAll('table'), function (t) {"
+        " return t.parentNode.classList.contains('table-wrap') ? t.parentNode : t; }).filter(function (t) {"
+        " return t.getBoundingClientRect().right > t.parentNode.closest('section').getBoundingClientRect().right + 1"
+        " || t.scrollWidth > t.clientWidth && getComputedStyle(t).overflowX === 'visible'; }).length")
+    assert overflowing == 0
+    assert devtools.js("document.querySelectorAll('#aggregates table, #provenance table').length") == 2
+    wrap = "#records-section .table-wrap"
+    assert devtools.js(f"document.querySelector('{wrap}').scrollWidth") > devtools.js(
+        f"document.querySelector('{wrap}').clientWidth")  # the records table scrolls inside its panel
+    first_id = "#records tbody tr:first-child td:first-child"
+    before = box(devtools, first_id)
+    devtools.js(f"document.querySelector('{wrap}').scrollLeft = 600")
+    assert devtools.js(f"document.querySelector('{wrap}').scrollLeft") > 300
+    after = box(devtools, first_id)
+    assert abs(after["left"] - before["left"]) < 1  # the id column stays where it was
+    assert abs(box(devtools, "#records thead th:first-child")["left"] - before["left"]) < 1
+    # a cell further right did move
+    assert box(devtools, "#records tbody tr:first-child td:nth-child(3)")["left"] < before["right"] + 50
+    # the record opens beside the list: the table keeps its place and width, its id column in view
+    table_before = box(devtools, wrap)
+    devtools.click("#records tbody tr[data-record='3'] td")
+    assert devtools.js("document.getElementById('record-3').hidden") is False
+    view, table_after = box(devtools, "#record-view"), box(devtools, wrap)
+    assert view["left"] >= table_after["right"] - 1
+    assert abs(view["top"] - table_after["top"]) < 200
+    assert (table_after["left"], table_after["width"]) == (table_before["left"], table_before["width"])
+    assert box(devtools, first_id)["left"] >= table_after["left"] - 1
+    # the side-by-side table scrolls inside its panel too, its id column fixed
+    side = "#side-by-side .table-wrap"
+    devtools.js(f"document.querySelector('{side}').scrollLeft = 500")
+    side_id = box(devtools, "#side-0 tbody tr:first-child td:first-child")
+    assert abs(side_id["left"] - box(devtools, side)["left"]) < 2
+    assert devtools.problems() == []
+
+
+def test_each_judge_call_opens_with_its_prompt_and_raw_answer(devtools, judged_report):
+    devtools.open(f"file://{judged_report}")
+    devtools.click("#records tbody tr[data-record='1'] td")
+    calls = "#record-1 details.judge-call"
+    assert devtools.js(f"document.querySelectorAll('{calls}').length") >= 1
+    assert devtools.js(f"document.querySelector('{calls}').open") is False
+    devtools.click(f"{calls} summary")
+    assert devtools.js(f"document.querySelector('{calls}').open") is True
+    transcript = devtools.js(f"document.querySelector('{calls}').innerText")
+    assert "question 1: capital of France?" in transcript  # the prompt as sent
+    assert "system" in transcript and "user" in transcript
+    assert RATIONALE in transcript and '"explanation"' in transcript  # the answer as received, raw JSON
+    devtools.click("#records tbody tr[data-record='7'] td")  # the answer that did not parse: both tries shown
+    devtools.click("#record-7 details.judge-call summary")
+    broken = devtools.js("document.querySelector('#record-7 details.judge-call').innerText")
+    assert "BROKEN JUDGE question" in broken and "no verdict here" in broken
+    assert devtools.js("typeof window.__pwned") == "undefined"
+    assert devtools.problems() == []
+
+
+def test_a_trace_runs_record_shows_task_answer_and_calls_from_the_journal_alone(devtools, tmp_path, monkeypatch):
+    pytest.importorskip("evalcore_agent")
+    monkeypatch.chdir(tmp_path)
+    traces = os.path.join(os.path.dirname(__file__), "..", "..", "..", "examples", "traces")
+    proc = subprocess.run([sys.executable, "-m", "evalcore", "evaluate", "--traces",
+                           os.path.join(traces, "agent_otlp.json"), "--trace-examples",
+                           os.path.join(traces, "expected.jsonl"), "-m", "agent/tool_call_correctness",
+                           "-o", "traces.json"], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    header = json.loads(open("traces.rows.jsonl", encoding="utf-8").readline())
+    assert header["reader"]["name"] == "otel"
+    proc = subprocess.run([sys.executable, "-m", "evalcore", "report", "traces.rows.jsonl", "-o", "traces.html"],
+                          capture_output=True, text=True, timeout=300)  # the journal alone, no --input
+    assert proc.returncode == 0, proc.stderr
+    devtools.open(f"file://{tmp_path / 'traces.html'}")
+    rows = devtools.js("Array.prototype.map.call(document.querySelectorAll('#records tbody tr'), "
+                       "function (r) { return r.getAttribute('data-record'); })")
+    assert len(rows) == 2
+    devtools.click(f"#records tbody tr[data-record='{rows[0]}'] td")
+    view = devtools.js(f"document.getElementById('record-{rows[0]}').innerText")
+    for text in ("Agent trace", "Task", "weather in Paris?", "Final answer", "18 C and sunny", "Tool calls (2)",
+                 "search_city", "get_weather", "LLM calls (3)", "toy-model"):
+        assert text in view, text
+    assert devtools.problems() == []

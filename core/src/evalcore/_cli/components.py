@@ -15,6 +15,7 @@ import click
 
 from evalcore._contract.components import ComponentSpec, ReaderOption
 from evalcore._contract.errors import EvalcoreError
+from evalcore._lazy import publish
 
 _TYPES: dict[str, Any] = {"path": click.Path(dir_okay=False), "int": click.IntRange(min=1), "float": float,
                           "str": str}
@@ -78,3 +79,30 @@ def group_options(registry: Any, options: dict[str, Any]) -> dict[str, dict[str,
             if value is not None:
                 settings.setdefault(spec.name, {})[option.dest] = value
     return settings
+
+
+class SettingsCommand(click.Command):
+    """A command with the options of every installed settings group (``--judge-model``,
+    ``--embedding-base-url`` ...), as ``evaluate`` has them; the command receives their values as one
+    keyword argument, ``settings``: ``{group: {setting: value}}`` (see :func:`evalcore.plugin.open_metric`)."""
+
+    def get_params(self, ctx: click.Context) -> list[click.Parameter]:
+        params = super().get_params(ctx)
+        if not ctx.find_root().obj:
+            return params  # building help outside a run
+        from .common import registry_of
+
+        known = {opt for p in params for opt in getattr(p, "opts", [])}
+        return params[:-1] + click_options(registry_of(ctx.find_root()), ("settings",), known) + params[-1:]
+
+    def invoke(self, ctx: click.Context) -> Any:
+        settings: dict[str, dict[str, Any]] = {}
+        if ctx.find_root().obj:
+            from .common import registry_of
+
+            settings = group_options(registry_of(ctx.find_root()), ctx.params)
+        ctx.params["settings"] = settings
+        return super().invoke(ctx)
+
+
+publish(globals())

@@ -46,7 +46,9 @@ class Chunk:
 @runtime_checkable
 class Source(Protocol):
     """Where records come from. Readers (the core's JSONL reader, a plugin's TREC reader)
-    return one; :func:`evalcore.evaluate` also accepts one as ``data``."""
+    return one; :func:`evalcore.evaluate` also accepts one as ``data``. A source a plugin's
+    reader made also carries ``reader`` (:meth:`~evalcore.plugin.ReaderSpec.open` sets it), which
+    the run's journal records."""
 
     name: str
     """How the input is shown to users (a path, ``"qrels.txt + run.txt"``)."""

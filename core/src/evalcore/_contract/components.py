@@ -30,6 +30,7 @@ without importing anything: the implementation is imported when the component is
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar
 
@@ -112,8 +113,25 @@ class ReaderSpec(ComponentSpec):
     for ``suffixes``; it returns ``None`` for an object of the module that is not of its kind."""
 
     def open(self, **values: Any) -> Any:
-        """The source reading the given option values."""
-        return self.load()(**values)
+        """The source reading the given option values; it keeps which reader made it and how
+        (``source.reader``: :meth:`recorded`), so a run's journal can say how its records were read."""
+        source = self.load()(**values)
+        try:
+            source.reader = self.recorded(values)
+        except AttributeError:  # a source that takes no new attribute (slots, frozen) is not described
+            pass
+        return source
+
+    def recorded(self, values: Mapping[str, Any]) -> dict[str, Any]:
+        """``{"name": ..., "options": {dest: value}}``: this reader and the values it was opened with,
+        files as absolute paths, as a journal keeps them to read the records again."""
+        options = {}
+        for dest, value in values.items():
+            if isinstance(value, os.PathLike) or (isinstance(value, str) and os.path.isfile(value)):
+                value = os.path.abspath(value)
+            if value is not None:
+                options[dest] = value
+        return {"name": self.name, "options": options}
 
     def read(self, data: Any, columns: Mapping[str, str] | None = None, field_map: Any = None) -> Any:
         """The source reading ``data`` (a file of one of its ``suffixes`` or an object of its ``objects``)."""

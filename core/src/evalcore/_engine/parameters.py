@@ -29,7 +29,9 @@ def run_parameters(result: EvaluationResult) -> dict[str, Any]:
     provenance = dict(result.provenance)
     header = _journal_header(result.samples_path)
     fingerprint = header.get("fingerprint") or {}
-    about = {**(provenance.get("metrics") or {}), **(header.get("metrics") or {})}
+    finished, started = provenance.get("metrics") or {}, header.get("metrics") or {}
+    about = {metric_id: _joined(finished.get(metric_id) or {}, started.get(metric_id) or {})
+             for metric_id in {**finished, **started}}
     return {
         "evalcore_version": provenance.get("evalcore_version"),
         "input": provenance.get("input"),
@@ -39,6 +41,13 @@ def run_parameters(result: EvaluationResult) -> dict[str, Any]:
         "options": {**(provenance.get("options") or {}), **(fingerprint.get("options") or {})},
         "metrics": {metric_id: _metric(about.get(metric_id) or {}) for metric_id in result.metrics},
     }
+
+
+def _joined(finished: dict[str, Any], started: dict[str, Any]) -> dict[str, Any]:
+    """A metric's provenance from the journal's header, with the parameters it knew only once the run
+    finished (how a judge's answers were asked for, the prompts it sent) from the result's."""
+    params = {**(finished.get("params") or {}), **(started.get("params") or {})}
+    return {**finished, **started, **({"params": params} if params else {})}
 
 
 def _metric(about: dict[str, Any]) -> dict[str, Any]:

@@ -42,6 +42,7 @@ class Run:
         self.seen_fields: set[str] = getattr(source, "seen_fields", set())  # filled as the reader reads
         self.sample: list[Any] = getattr(source, "sample", [])  # likewise: the first records as read
         self.same_answers = SameAnswers()
+        self.reader = getattr(source, "reader", None)  # which plugin reader made the records, if one did
         self.stopping, self.source = prepare_stopping(plan, source)  # a stopping rule reads in a seeded order
         self.program = program
         self.started = started
@@ -183,8 +184,14 @@ class Run:
             "metrics": {metric_id: {**info, "params": params_to_json(info["params"])}
                         for metric_id, info in self._metric_provenance().items()},
             "settings": self._settings(),
+            **self._reader(),
             **({"stopping": self.stopping.describe()} if self.stopping is not None else {}),
         }
+
+    def _reader(self) -> dict[str, Any]:
+        """``{"reader": {"name", "options"}}`` when a plugin's reader made the records (the report reads
+        them again through it, and shows them through that plugin's record views); else ``{}``."""
+        return {"reader": params_to_json(dict(self.reader))} if isinstance(self.reader, dict) else {}
 
     def _metric_provenance(self) -> dict[str, Any]:
         return {
@@ -246,6 +253,7 @@ class Run:
                             "field_map": options.field_map or None},
                 "metrics": self._metric_provenance(),
                 "settings": self._settings(),
+                **self._reader(),
                 **({"stopping": self.stopping.summary()} if self.stopping is not None else {}),
             },
         )

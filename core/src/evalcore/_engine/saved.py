@@ -192,7 +192,8 @@ def _metric_info(
     provenance: Mapping[str, Any] | None = None,
 ) -> dict[str, dict[str, Any]]:
     """Per-metric information: the journal header, else the report, else what the rows show;
-    the parameters from the report's provenance where the header does not hold them."""
+    the parameters from the report's provenance where the header does not hold them (settings a
+    metric knows only once it has scored, such as how a judge's answers were asked for)."""
     recorded = (provenance or {}).get("metrics") or {}
     ids: dict[str, None] = dict.fromkeys(header or {})
     ids.update(dict.fromkeys(summary))
@@ -205,8 +206,9 @@ def _metric_info(
             has_state = any("state" in (row["scores"].get(metric_id) or {}) for row in rows.values())
             entry["granularity"] = "corpus" if has_state else "sample"
         entry.setdefault("direction", "higher")
-        if "params" not in entry and isinstance((recorded.get(metric_id) or {}).get("params"), Mapping):
-            entry["params"] = dict(recorded[metric_id]["params"])
+        finished = (recorded.get(metric_id) or {}).get("params")
+        if isinstance(finished, Mapping):  # what the run knew once it finished (the judge's response format)
+            entry["params"] = {**finished, **(entry.get("params") or {})}
         info[metric_id] = entry
     return info
 

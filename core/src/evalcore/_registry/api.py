@@ -15,10 +15,10 @@ from . import list_cache, listed
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable
+    from collections.abc import Callable, Iterable, Mapping
     from typing import Any
 
-    from evalcore._contract.components import RecordViewSpec
+    from evalcore._contract.components import ReaderSpec, RecordViewSpec
     from evalcore._contract.metric import Metric
     from evalcore._contract.spec import MetricSpec
 
@@ -72,6 +72,22 @@ def get_metric(metric_id: str, **params: Any) -> Metric:
     return metric
 
 
+def open_metric(metric_id: str, *, settings: Mapping[str, Mapping[str, Any]] | None = None,
+                **options: Any) -> Metric:
+    """The metric ``metric_id`` opened as :func:`evalcore.evaluate` opens it: in a run context of the
+    settings groups' values ``settings`` (``{"judge": {"model": ...}}``, what ``--judge-model`` gives) over
+    the environment variables the groups declare, and the run ``options`` (``cache_mode``, ``cache_dir``,
+    ``timeout_s``, ``seed``). For a plugin's command that scores with a metric outside a run
+    (``evalcore calibrate``)."""
+    from .registry import default_registry
+    from .settings import run_context
+
+    registry = default_registry()
+    metric = registry.create(metric_id)
+    metric.join(run_context(registry, settings=settings, **options))
+    return metric
+
+
 def as_metric(metric: Metric | str | Callable[..., Any]) -> Metric:
     """A metric from what :func:`evalcore.evaluate` takes: a :class:`~evalcore.Metric` as it is, an id
     through :func:`get_metric`, a callable (DSPy-style or ``fn(run, context)``) as an unregistered metric."""
@@ -93,6 +109,14 @@ def record_views() -> list[RecordViewSpec]:
     from .registry import default_registry
 
     return default_registry().components("views")
+
+
+def readers() -> list[ReaderSpec]:
+    """Every installed plugin's readers (:class:`~evalcore.plugin.ReaderSpec`), plugin by plugin; from
+    the listing cache while it is valid, so no reader's implementation is imported."""
+    from .registry import default_registry
+
+    return default_registry().components("readers")
 
 
 def expand_metrics(metric_ids: Iterable[str]) -> list[str]:

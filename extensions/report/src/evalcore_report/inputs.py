@@ -37,6 +37,9 @@ def load_inputs(run: Run, wanted: Collection[str], given: Any = None) -> Inputs:
     """
     if given is not None and not isinstance(given, (str, os.PathLike)):
         return _collect(_parsed(given), run, wanted, None)
+    reader = recorded_reader(run) if given is None else None
+    if reader is not None:
+        return _through_reader(reader, run, wanted)
     if given is not None:
         path, expected = os.fspath(given), None
     else:
@@ -67,6 +70,58 @@ def recorded_input(run: Run) -> tuple[str | None, str | None]:
     if not isinstance(recorded, str) or recorded == "-" or recorded.startswith("<"):  # stdin, "<data>"
         return None, None
     return recorded, None
+
+
+def recorded_reader(run: Run) -> dict[str, Any] | None:
+    """The plugin reader that made a run's records, with its options (``{"name", "options"}``, as the
+    journal's header or the report's provenance keeps it), or ``None`` for the core's own readers."""
+    reader = run.provenance.get("reader")
+    if not isinstance(reader, Mapping) and run.files:
+        reader = _journal_header(run.files[-1]).get("reader")
+    if not isinstance(reader, Mapping) or not isinstance(reader.get("name"), str):
+        return None
+    options = reader.get("options")
+    return {"name": reader["name"], "options": dict(options) if isinstance(options, Mapping) else {}}
+
+
+def _through_reader(reader: Mapping[str, Any], run: Run, wanted: Collection[str]) -> Inputs:
+    """The run's records read again by the plugin reader that made them, when its files are unchanged."""
+    from evalcore.plugin import EvalcoreError, readers
+
+    name = reader["name"]
+    found = [spec for spec in readers() if spec.name == name]
+    if not found:
+        return Inputs(note=f"the run's records were made by the {name} reader, which is not installed; install "
+                           "its plugin to see the records")
+    changed = _changed_files(run, reader["options"])
+    if changed:
+        return Inputs(note=f"the input {changed} is not there any more or changed since the run (its SHA-256 "
+                           "differs), so its records are not shown beside the scores")
+    try:
+        source = found[0].open(**reader["options"])
+        records = ((record, record.source, record.id) for chunk in source.chunks(1000)
+                   for record in (chunk.columns.records() if chunk.columns is not None else chunk.records))
+        return _collect(records, run, wanted, f"the {name} reader's records")
+    except (EvalcoreError, OSError) as exc:
+        return Inputs(note=f"the {name} reader could not read the run's input again: {exc}")
+
+
+def _changed_files(run: Run, options: Mapping[str, Any]) -> str | None:
+    """The first input file the journal's fingerprint names that is gone or differs, else ``None``; a file
+    named relative to where the run started is the reader's option (an absolute path) that ends with it."""
+    given = [v for v in options.values() if isinstance(v, str) and os.path.isabs(v)]
+    fingerprint = run.provenance.get("fingerprint")
+    if not isinstance(fingerprint, Mapping) and run.files:
+        fingerprint = _journal_header(run.files[-1]).get("fingerprint")
+    source = fingerprint.get("input") if isinstance(fingerprint, Mapping) else None
+    for entry in source.values() if isinstance(source, Mapping) else ():
+        if isinstance(entry, Mapping) and isinstance(entry.get("path"), str) and isinstance(entry.get("sha256"), str):
+            path = entry["path"]
+            if not os.path.isabs(path):
+                path = next((v for v in given if v.endswith(os.sep + os.path.normpath(path))), path)
+            if not os.path.isfile(path) or _sha256(path) != entry["sha256"]:
+                return path
+    return None
 
 
 def _journal_header(path: str) -> dict[str, Any]:

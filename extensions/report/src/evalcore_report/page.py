@@ -14,7 +14,7 @@ import hashlib
 import json
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from html import escape
 from importlib import resources
 from numbers import Integral, Real
@@ -137,7 +137,7 @@ def render(run: Run, comparison: Comparison | None = None, *, others: Sequence[R
         _records_section(run, shown, found),
         _provenance_section(run, summary),
     ]
-    title = f"evalcore report: {run.name}"
+    title = "evalcore report: " + " vs ".join(r.name for r in (run, *others))
     style, script = _inline("report.css", "style"), _inline("report.js", "script")
     return (
         "<!DOCTYPE html>\n<html lang=\"en\"><head>"
@@ -421,12 +421,23 @@ def _prediction(found: Inputs, record_id: str) -> str:
 def _provenance_section(run: Run, summary: dict[str, dict[str, Any]]) -> str:
     versions = "".join(
         f"<tr><td>{escape(m)}</td><td>{escape(str(d.get('metric_version') or '–'))}</td>"
-        f"<td>{escape(str(d.get('distribution') or '–'))} {escape(str(d.get('distribution_version') or ''))}</td></tr>"
+        f"<td>{escape(str(d.get('distribution') or '–'))} {escape(str(d.get('distribution_version') or ''))}</td>"
+        f"<td class=\"settings\">{_settings(run.metrics.get(m) or {})}</td></tr>"
         for m, d in summary.items())
     rejected = _rejected(run.rejected)
     return ("<section id=\"provenance\"><h2>Provenance</h2><table><thead><tr><th>metric</th><th>metric version</th>"
-            f"<th>distribution</th></tr></thead><tbody>{versions}</tbody></table>{rejected}"
+            f"<th>distribution</th><th>settings</th></tr></thead><tbody>{versions}</tbody></table>{rejected}"
             f"<pre>{escape(json.dumps(run.provenance, indent=2, ensure_ascii=False, default=str))}</pre></section>")
+
+
+def _settings(info: Mapping[str, Any]) -> str:
+    """Every parameter and setting the run recorded for a metric (its judge's or embedding model's backend,
+    model, base URL, sampling, prompt hash, response format ...), those without a value left out."""
+    params = info.get("params")
+    if not isinstance(params, Mapping):
+        return "<span class=\"muted\">not recorded</span>"
+    return "<br>".join(f"<code>{escape(str(k))}={escape(json.dumps(v, ensure_ascii=False, default=str))}</code>"
+                       for k, v in params.items() if v is not None)
 
 
 def _rejected(rejected: Sequence[Any]) -> str:

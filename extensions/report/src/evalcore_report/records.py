@@ -180,12 +180,40 @@ def _scores(row: Mapping[str, Any]) -> str:
             if details.get(key):
                 lines.append(f"<tr class=\"judge\"><th>{name}</th><td>{long_text(_judge_text(key, details[key]))}"
                              "</td></tr>")
+        calls = _judge_calls(details)
+        if calls:
+            lines.append(f"<tr class=\"judge\"><th>judge calls</th><td>{calls}</td></tr>")
         if details:
             lines.append(f"<tr><th>details</th><td><details><summary>{len(details)} "
                          f"{'field' if len(details) == 1 else 'fields'}</summary>"
                          f"<pre>{escape(_json(details))}</pre></details></td></tr>")
         blocks.append(f"<h4>{escape(metric_id)}</h4><table class=\"score\"><tbody>{''.join(lines)}</tbody></table>")
     return "<div class=\"scores\">" + "".join(blocks) + "</div>"
+
+
+def _judge_calls(details: Mapping[str, Any]) -> str:
+    """Each judge call of a score (``prompts`` and ``raw_answers`` by prompt, as the judge plugin keeps
+    them) as a closed ``<details>``: the prompt's messages, then every answer as received."""
+    prompts = details.get("prompts") if isinstance(details.get("prompts"), Mapping) else {}
+    raw = details.get("raw_answers") if isinstance(details.get("raw_answers"), Mapping) else {}
+    parts = []
+    for role in dict.fromkeys([*prompts, *raw]):
+        messages = prompts.get(role)
+        body = [f"<h6>{escape(str(m.get('role', 'message')))}</h6><pre class=\"text\">"
+                f"{escape(_cut(m.get('content')))}</pre>" for m in messages if isinstance(m, Mapping)
+                ] if isinstance(messages, list) else []
+        answers = raw.get(role)
+        for n, answer in enumerate(answers if isinstance(answers, list) else [answers] if answers else []):
+            label = "answer" if n == 0 else f"answer {n + 1} (repair)"
+            body.append(f"<h6>{label}</h6><pre class=\"text\">{escape(_cut(answer))}</pre>")
+        parts.append(f"<details class=\"judge-call\"><summary>{escape(str(role))}: prompt and answer</summary>"
+                     + "".join(body) + "</details>")
+    return "".join(parts)
+
+
+def _cut(value: Any) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+    return text if len(text) <= LONG_TEXT else text[:LONG_TEXT] + f" … ({len(text) - LONG_TEXT} more characters)"
 
 
 def _judge_text(key: str, value: Any) -> Any:

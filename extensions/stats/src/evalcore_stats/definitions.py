@@ -2,8 +2,10 @@
 
 Two runs computed a metric the same way when they record the same metric version and the same
 value of every parameter that can change its numbers. Identity parameters (``k`` of
-``retrieval/ndcg@10``) are already in the metric id; the others (a judge's ``model``, ROUGE's
-``use_stemmer`` ...) are recorded per metric in the journal header (``"params"``). Settings that
+``retrieval/ndcg@10``) are already in the metric id; the others (a judge's or an embedding
+model's backend, ``model`` and ``base_url``, the sampling settings, the judge's ``prompt_hash`` and
+``response_format``, ROUGE's ``use_stemmer`` ...) are recorded per metric in the journal header and
+the report's provenance (``"params"``). Settings that
 say only how or where a value is computed — :data:`RUN_SETTINGS`, such as ``timeout_s`` or
 ``cache_dir`` — are not compared. A run whose journal predates recorded parameters cannot be
 checked: that is a note, not a refusal.
@@ -18,7 +20,7 @@ from typing import Any
 from evalcore.plugin import InputError, Run
 
 RUN_SETTINGS = frozenset({
-    "timeout_s", "base_url", "api_key_env", "cache_mode", "cache_dir", "concurrency", "max_retries",
+    "timeout_s", "api_key_env", "cache_mode", "cache_dir", "concurrency", "max_retries",
     "backoff_base", "prices", "cost_msats", "batch_size", "device", "allow_download", "cwd", "pass_env",
     "isolation",
 })

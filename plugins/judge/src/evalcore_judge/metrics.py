@@ -7,7 +7,8 @@ answer, asks its critic (concurrently, through the cache), which validates every
 or an answer that fails validation twice is an ``error`` result carrying the reason and the
 raw answers, never 0 or NaN; the cost of the calls that did happen is kept on the result.
 
-Every result's details keep, besides the prompt template hash and decoding: the judge's
+Every result's details keep, besides the prompt template hash and decoding: the prompts sent
+(``prompts``: the chat messages per prompt), the judge's
 rationale (``explanation``, also the result's feedback), the raw answers (``answers``: the
 one used per prompt; ``raw_answers``: all, in order), the ``model``, the tokens (``usage``)
 and ``cost_msats``, how the answer's schema was asked for (``answer_format`` per prompt:
@@ -40,7 +41,7 @@ from evalcore.plugin import (
 from evalcore_http.prices import Usage, estimate_tokens
 
 from .backends import STRUCTURED_FORMATS, DSPyTask
-from .config import build_critic
+from .config import build_critic, judge_settings
 from .critic import Call, InvalidAnswer, LLMCritic
 from .panel import Judge, Tally, build_judges, combine, panel_members
 from .parsing import Parsed
@@ -107,6 +108,9 @@ class _Spent:
     cost_msats: int = 0
 
 
+_NO_SERVER = frozenset({"callable", "critic", "dspy", "transformers"})
+"""Backends that call no server at a base URL (a base URL in the run's settings is not theirs)."""
+
 _JUDGING: contextvars.ContextVar[tuple[JudgeMetric, LLMCritic] | None] = contextvars.ContextVar(
     "judging", default=None)
 """The metric and the critic of the judgement being made in this task (a sample of a panel member)."""
@@ -123,6 +127,7 @@ class JudgeMetric(SampleMetric):
             self.spec = self.spec.evolve(pass_threshold=self.params["threshold"])
         self._spent = _Spent()
         self._lock = threading.Lock()
+        self._asked: dict[str, set[str]] = {"prompt_hash": set(), "response_format": set()}
         self._members = panel_members(self.params, self.id)
         self._tally = Tally([name for name, _ in self._members], self.params["n"])
         self._judges: list[Judge] | None = None
@@ -137,12 +142,19 @@ class JudgeMetric(SampleMetric):
         self._judges = None
 
     def recorded_params(self) -> dict[str, Any]:
-        """The parameters, with the backend and model the judge uses once open (from the run's judge
-        settings when the parameters leave them unset), so runs judged differently do not compare."""
+        """The parameters, with every judge setting that can change the number: the backend, model and
+        base URL the judge uses once open (from the run's judge settings when the parameters leave them
+        unset) and, once it has asked, the hashes of the prompt templates it sent (``prompt_hash``) and how
+        the answers' schema was asked for (``response_format``: ``json_schema``, ``instructions`` or
+        ``dspy_signature``), so runs judged differently do not compare."""
         recorded = super().recorded_params()
         if self.context is not None:
-            recorded.update(backend=self._critic.backend.name, model=self._critic.model)
-        return recorded
+            backend = self._critic.backend.name
+            base_url = None if backend in _NO_SERVER else judge_settings(self.params, self.context).get("base_url")
+            recorded.update(backend=backend, model=self._critic.model, base_url=base_url)
+        with self._lock:
+            asked = {name: ",".join(sorted(values)) for name, values in self._asked.items() if values}
+        return {**recorded, **asked}
 
     @property
     def critic(self) -> LLMCritic:
@@ -289,12 +301,16 @@ class JudgeMetric(SampleMetric):
                 task=request.dspy,
             )
         except InvalidAnswer as exc:
-            self._count(exc.call)
+            self._count(exc.call, request)
             raise
-        self._count(call)
+        self._count(call, request)
         return call
 
-    def _count(self, call: Call) -> None:
+    def _count(self, call: Call, request: Request) -> None:
+        with self._lock:
+            self._asked["prompt_hash"].add(request.template.hash)
+            if call.answer_format is not None:
+                self._asked["response_format"].add(call.answer_format)
         if not call.cached:
             usage = call.usage or Usage()
             with self._lock:
@@ -314,6 +330,7 @@ class JudgeMetric(SampleMetric):
             "template_hash": {r.role: r.template.hash for r in requests},
             "decoding": self.critic.decoding.to_dict(),
             "explanation": "\n".join(rationales) or None,
+            "prompts": {r.role: r.messages for r in requests},
             "answers": {role: c.text for role, c in calls.items()},
             "raw_answers": {role: list(c.raw_answers) for role, c in calls.items()},
             "answer_format": formats,

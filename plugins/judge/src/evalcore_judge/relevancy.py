@@ -104,6 +104,17 @@ class AnswerRelevancy(StagedJudgeMetric):
         except TypeError as exc:
             raise self.parameter_error("embed", str(exc)) from None
 
+    def recorded_params(self) -> dict[str, Any]:
+        """The judge's settings (:meth:`JudgeMetric.recorded_params`) and the embedder in use
+        (``embedder``: ``http:MODEL`` or ``callable:NAME``) with the run's embedding model and base URL."""
+        recorded = super().recorded_params()
+        if self.context is not None:
+            params = _embedding_params(self.params)
+            recorded.update(embedder=self.embedder.signature,
+                            embedding_model=self.context.setting(params, "model", "embedding"),
+                            embedding_base_url=self.context.setting(params, "base_url", "embedding"))
+        return recorded
+
     def requests(self, example: Record, prediction: Record) -> list[Request]:
         inputs.targets(example, "query", blank="skip")  # no question: skipped before any call
         response = inputs.response(prediction, blank="skip")

@@ -55,6 +55,18 @@ class _EmbeddingMetric(BatchMetric):
         except TypeError as exc:
             raise self.parameter_error("embed", str(exc)) from None
 
+    def recorded_params(self) -> dict[str, Any]:
+        """The parameters, with the embedding backend and model in use once open (``embedder``: ``http:MODEL``,
+        ``local:NAME:...`` or ``callable:NAME``) and the model and base URL it uses, from the run's embedding
+        settings when the parameters leave them unset, so runs embedded differently do not compare."""
+        recorded = super().recorded_params()
+        if self.context is not None:
+            signature = self.embedder.signature
+            model, base_url = (self.context.setting(self.params, name, "embedding") for name in ("model", "base_url"))
+            recorded.update(embedder=signature, model=None if signature.startswith("callable:") else model,
+                            base_url=base_url if signature.startswith("http:") else None)
+        return recorded
+
     def usage_summary(self) -> dict[str, Any]:
         """The embedding cache's hits, misses and writes (empty without a cache)."""
         cache = getattr(self.embedder, "cache", None)
@@ -110,6 +122,15 @@ class BertScore(BatchMetric):
                 self.scorer.baseline = read_baseline(params["baseline_path"], self.scorer.num_layers)
             except (OSError, ValueError, KeyError) as exc:
                 raise self.parameter_error("baseline_path", f"{type(exc).__name__}: {exc}") from None
+
+    def recorded_params(self) -> dict[str, Any]:
+        """The parameters, with the model in use once open (``signature``: model and settings; the run's
+        embedding model when the parameters leave it unset), so runs scored by other models do not compare."""
+        recorded = super().recorded_params()
+        if self.context is not None:
+            recorded.update(model=self.context.setting(self.params, "model", "embedding"),
+                            signature=self.scorer.signature())
+        return recorded
 
     def _read(self, example: Record, prediction: Record) -> tuple[str, list[str]]:
         return _response_and_targets(example, prediction, self.params["compare_to"])
