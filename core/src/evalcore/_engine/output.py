@@ -14,6 +14,7 @@ from evalcore._lazy import publish
 from .diagnose import why_lines
 from .files import replacing
 from .noise import noise_lines
+from .usage import cost_lines
 
 SURROGATES = "backslashreplace"
 """How text files are written where a string holds a lone surrogate (read from JSON such as
@@ -44,7 +45,8 @@ def write_csv(path: str | os.PathLike[str], metric_ids: Sequence[str], rows: Seq
 
 def format_table(metrics: Mapping[str, Mapping[str, Any]]) -> str:
     """A plain-text table: metric, value, its scale, n, 95 % interval, skipped and errors; below it, why a metric
-    scored nothing or fewer than half of the records and the rollout noise (:func:`summary_notes`)."""
+    scored nothing or fewer than half of the records and the rollout noise (:func:`summary_notes`), then the
+    calls, tokens and cost of the metrics that called a model (:func:`.usage.cost_lines`)."""
     header = ["metric", "value", "scale", "n", "95% CI", "skipped", "errors"]
     body, notes = [], []
     for metric_id, summary in metrics.items():
@@ -60,7 +62,7 @@ def format_table(metrics: Mapping[str, Mapping[str, Any]]) -> str:
             str(summary["n_skipped"]), str(summary["n_errors"]),
         ])
     right = [i for i in range(1, len(header)) if header[i] != "scale"]
-    return "\n".join([*table_lines(header, body, right=right), *notes, *summary_notes(metrics)])
+    return "\n".join([*table_lines(header, body, right=right), *notes, *summary_notes(metrics), *cost_lines(metrics)])
 
 
 def summary_notes(metrics: Mapping[str, Mapping[str, Any]]) -> list[str]:

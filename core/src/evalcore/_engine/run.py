@@ -32,6 +32,7 @@ from .result import EvaluationResult
 from .score import ChunkResult
 from .stopping import prepare as prepare_stopping
 from .summary import MetricSummary, MetricTally, summarise_all
+from .verdict import verdicts
 
 
 class Run:
@@ -50,6 +51,7 @@ class Run:
         self.rejected: list[InputError] = []
         self.seen_ids: set[int] = set()
         self.stopped: str | None = None
+        self.error_stop: str | None = None  # why the error limit stopped the run
         self.error_limit = self.options.error_limit(source.total())
         self.progress = RunProgress(self.options.progress, total=source.total(), source=self.source)
 
@@ -134,10 +136,16 @@ class Run:
         return chunk.without({chunk.positions[i] for i in range(len(chunk.records)) if i not in kept})
 
     def _record(self, journal: JournalWriter, result: ChunkResult) -> bool:
+        if self.error_stop is not None:  # scored while the error limit stopped the run: paid for, not reported
+            self._count_paid(result.rows())
+            return False
         count = len(result.positions)
         if self.error_limit is not None and self.tally.n_errors + result.n_errors > self.error_limit:
-            rows, states = self._until_limit(result.rows(), result.states)
-            self.stopped = f"stopped after {self.error_limit + 1} errors (max_errors={self.error_limit})"
+            every = result.rows()
+            rows, states = self._until_limit(every, result.states)
+            kept = {row["i"] for row in rows}
+            self._count_paid([row for row in every if row["i"] not in kept])
+            self.stopped = self.error_stop = f"stopped after {self.error_limit + 1} errors (max_errors={self.error_limit})"
             self.tally.add_rows(rows, states)
             journal.write_chunk(result.index, encode_rows(rows), len(rows))
             count = len(rows)
@@ -148,6 +156,13 @@ class Run:
         if self.stopping is not None and self.stopped in (None, self.stopping.reason):
             self.stopped = self.stopping.add(result)  # chunks finished after the rule was met count too
         return self.stopped is None
+
+    def _count_paid(self, rows: list[dict[str, Any]]) -> None:
+        """Count the cost of rows scored but not reported (past the error limit) in their metrics' cost."""
+        for row in rows:
+            for metric_id, score in row["scores"].items():
+                if metric_id in self.tally.metrics:
+                    self.tally.metrics[metric_id].cost_msats += score.get("cost_msats", 0)
 
     def _until_limit(self, rows: list[dict[str, Any]], states: list[dict[str, Any]]) -> tuple[list, list]:
         """The rows up to the one whose errors cross ``max_errors``, in input order."""
@@ -223,9 +238,15 @@ class Run:
         options = self.options
         if self.stopping is not None and self.stopped is None:
             self.stopped = self.stopping.reason  # a resumed run whose rule was already met
+        metrics = with_rollout_noise(self._summaries(), rows) if options.rollouts > 1 else self._summaries()
+        budget = {**self.plan.context.budget.to_dict(),  # what the metrics paid, every call counted
+                  "spent_msats": sum(m.cost_msats for m in metrics.values())}
+        verdict = verdicts(rule=self.stopping, error_limit=self.error_limit, n_errors=self.tally.n_errors,
+                           error_stop=self.error_stop, budget_limit_msats=budget["limit_msats"],
+                           spent_msats=budget["spent_msats"],
+                           budget_skipped=sum(m.n_budget_skipped for m in metrics.values()))
         return EvaluationResult(
-            metrics=(with_rollout_noise(self._summaries(), rows) if options.rollouts > 1 else self._summaries()),
-            samples=rows, rejected=self.rejected, stopped=self.stopped,
+            metrics=metrics, samples=rows, rejected=self.rejected, stopped=self.stopped, verdict=verdict,
             samples_path=rows.path,
             provenance={
                 "evalcore_version": __version__,
@@ -236,7 +257,7 @@ class Run:
                 "input": self.source.name,
                 "n_records": self.tally.n_records + len(self.rejected),
                 "n_finished": self.tally.n_records,
-                "budget": self.plan.context.budget.to_dict(),
+                "budget": budget,
                 "executor": options.executor,
                 "resumed": options.resume,
                 "options": {"seed": options.seed, "n_boot": options.n_boot, "confidence": options.confidence,

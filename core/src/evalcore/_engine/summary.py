@@ -14,6 +14,7 @@ from evalcore._contract.scores import Status
 from evalcore._contract.spec import aggregate_values
 
 from .stats import bootstrap_intervals, corpus_bootstrap, declared_bootstrap, standard_error
+from .usage import metric_usage
 
 
 @attrs.frozen
@@ -44,6 +45,9 @@ class MetricSummary:
     details: dict[str, Any] = attrs.field(factory=dict)
     scale: str = ""
     """The declared value range with its unit, as ``evalcore list`` shows it (``0–100``, ``≥0 ms``)."""
+    usage: dict[str, int] | None = None
+    """Calls (``cached_calls`` of them from the cache), tokens and ``cost_msats`` (:func:`.usage.metric_usage`);
+    ``None`` when the metric called nothing and cost nothing."""
 
     def to_dict(self) -> dict[str, Any]:
         data = attrs.asdict(self, recurse=False)
@@ -113,7 +117,7 @@ def _summary(
         "direction": metric.spec.direction.value, "granularity": metric.spec.granularity.value,
         "scale": scale(metric.spec),
         "n_skipped": int((status == 1).sum()) + n_budget, "n_errors": n_errors, "n_budget_skipped": n_budget,
-        "cost_msats": int(tally.cost_msats),
+        "cost_msats": int(tally.cost_msats), "usage": metric_usage(usage, tally.cost_msats),
         "details": {**({"usage": usage} if usage else {}),
                     **({"reasons": list(tally.reasons)} if tally.reasons else {}),
                     **({"warnings": list(tally.warnings)} if tally.warnings else {}), **metric.summary_details()},
