@@ -45,8 +45,8 @@ def write_csv(path: str | os.PathLike[str], metric_ids: Sequence[str], rows: Seq
 
 def format_table(metrics: Mapping[str, Mapping[str, Any]]) -> str:
     """A plain-text table: metric, value, its scale, n, 95 % interval, skipped and errors; below it, why a metric
-    scored nothing or fewer than half of the records and the rollout noise (:func:`summary_notes`), then the
-    calls, tokens and cost of the metrics that called a model (:func:`.usage.cost_lines`)."""
+    scored nothing or fewer than half of the records, the rollout noise, and the calls, tokens and cost
+    of the metrics that called a model (:func:`summary_notes`)."""
     header = ["metric", "value", "scale", "n", "95% CI", "skipped", "errors"]
     body, notes = [], []
     for metric_id, summary in metrics.items():
@@ -62,14 +62,14 @@ def format_table(metrics: Mapping[str, Mapping[str, Any]]) -> str:
             str(summary["n_skipped"]), str(summary["n_errors"]),
         ])
     right = [i for i in range(1, len(header)) if header[i] != "scale"]
-    return "\n".join([*table_lines(header, body, right=right), *notes, *summary_notes(metrics), *cost_lines(metrics)])
+    return "\n".join([*table_lines(header, body, right=right), *notes, *summary_notes(metrics)])
 
 
 def summary_notes(metrics: Mapping[str, Mapping[str, Any]]) -> list[str]:
     """The lines under a run's table: why a metric scored nothing or fewer than half of the records,
-    and the rollout noise of each metric scored over several rollouts (``metrics``: a run's summary
-    by metric id)."""
-    return [*why_lines(metrics), *noise_lines(metrics)]
+    the rollout noise of each metric scored over several rollouts, and the calls, tokens and cost
+    of each metric that called a model and of the run (``metrics``: a run's summary by metric id)."""
+    return [*why_lines(metrics), *noise_lines(metrics), *cost_lines(metrics)]
 
 
 def _json_default(value: Any) -> Any:
