@@ -14,6 +14,8 @@ import pathlib
 
 import evalcore
 import pytest
+from click.testing import CliRunner
+from evalcore._cli.main import main
 from evalcore.plugin import EvalcoreError
 from evalcore.testing import Reply, ScriptedServer
 
@@ -26,6 +28,19 @@ PER_CALL_MSATS = 20
 def server():
     with ScriptedServer() as running:
         yield running
+
+
+@pytest.fixture
+def evalcore_cli(tmp_path, monkeypatch):
+    """``evalcore ARGS`` in this process (run in ``tmp_path``): exit status as ``returncode``, ``stdout``, ``stderr``."""
+    monkeypatch.chdir(tmp_path)
+
+    def run(*args: str, env: dict[str, str] | None = None):
+        result = CliRunner().invoke(main, [*args], env=env, catch_exceptions=False)
+        result.returncode = result.exit_code
+        return result
+
+    return run
 
 
 @pytest.fixture
