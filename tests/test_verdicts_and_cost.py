@@ -236,3 +236,16 @@ def test_baseline_with_missing_or_nan_values(tmp_path):
     broken = {"overlap/exact_match": {"r0": 1.0, "r1": math.nan}}
     with pytest.raises(EvalcoreError, match=r"baseline: overlap/exact_match of record 'r1' is nan, not a number"):
         evalcore.evaluate(str(data), ["overlap/exact_match"], baseline=broken, until_decided=True)
+
+
+def test_dry_run_shows_dollars_and_keeps_msats_in_json(evalcore_cli, server):
+    data = ROOT / "examples" / "rag.jsonl"
+    table = judged(evalcore_cli, server, data, "--cache-mode", "off", "--dry-run")
+    planned = json.loads(judged(evalcore_cli, server, data, "--cache-mode", "off", "--dry-run", "--json").stdout)
+    assert not server.requests  # nothing was called
+    (row,) = planned
+    assert row["cost_msats"] > 0
+    header, _, line, total = table.stdout.splitlines()[:4]
+    assert header.split()[-1] == "cost" and "msats" not in table.stdout
+    dollars = f"${row['cost_msats'] * 1e-6:.6f}".rstrip("0")
+    assert line.split()[-1] == total.split()[-1] == dollars
