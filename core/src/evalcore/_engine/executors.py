@@ -29,8 +29,7 @@ class ChunkExecutor(Protocol):
     async def run(self, chunks: Iterator[Chunk], on_result: OnResult) -> None:
         """Score ``chunks`` with the local run's chunk function (in another process, on the plan
         :func:`~evalcore.plugin.worker_plan` rebuilds there), handing each result to ``on_result``
-        in any order, until the chunks end or ``on_result`` returns ``False``; the chunks being scored
-        then are finished and handed on too (their model calls are paid for)."""
+        in any order, until the chunks end or ``on_result`` returns ``False``."""
         ...
 
     def close(self) -> None:
@@ -59,8 +58,8 @@ class LocalExecutor:
                     go_on = await self._drain(pending, on_result, asyncio.FIRST_COMPLETED)
                     if not go_on:
                         break
-            while pending:  # chunks in flight when the run stopped are finished too: their calls are paid for
-                await self._drain(pending, on_result, asyncio.FIRST_COMPLETED)
+            while pending and go_on:
+                go_on = await self._drain(pending, on_result, asyncio.FIRST_COMPLETED)
         finally:
             for task in pending:
                 task.cancel()

@@ -155,7 +155,9 @@ class Run:
         self.progress.scored(count, self.tally.n_errors)
         if self.stopping is not None and self.stopped in (None, self.stopping.reason):
             self.stopped = self.stopping.add(result)  # chunks finished after the rule was met count too
-        return self.stopped is None
+        # a met rule ends the reading (the shuffled source hands out no more chunks), and the chunks in
+        # flight are finished and reported: their calls are paid for; the error limit ends the run at once
+        return self.error_stop is None
 
     def _count_paid(self, rows: list[dict[str, Any]]) -> None:
         """Count the cost of rows scored but not reported (past the error limit) in their metrics' cost."""

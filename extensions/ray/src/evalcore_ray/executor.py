@@ -92,8 +92,8 @@ class RayExecutor:
                     go_on = await self._drain(pending, on_result)
                     if not go_on:
                         break
-            while pending:  # chunks in flight when the run stopped are finished too: their calls are paid for
-                await self._drain(pending, on_result)
+            while pending and go_on:
+                go_on = await self._drain(pending, on_result)
         finally:
             refs = list(pending.values())
             for ref in refs:
