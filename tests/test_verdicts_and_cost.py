@@ -32,7 +32,7 @@ def server():
 
 @pytest.fixture
 def evalcore_cli(tmp_path, monkeypatch):
-    """``evalcore ARGS`` in this process (run in ``tmp_path``): exit status as ``returncode``, ``stdout``, ``stderr``."""
+    """``evalcore ARGS`` in this process, in ``tmp_path``: the exit status as ``returncode``, ``stdout``, ``stderr``."""
     monkeypatch.chdir(tmp_path)
 
     def run(*args: str, env: dict[str, str] | None = None):

@@ -35,7 +35,8 @@ class EvaluationResult:
 
     @property
     def usage(self) -> dict[str, int]:
-        """The run's model calls (``cached_calls`` of them from the cache), tokens and ``cost_msats``: its metrics' sum."""
+        """The run's model calls (``cached_calls`` of them from the cache), tokens and ``cost_msats``:
+        the sum of its metrics'."""
         return run_usage(summary.usage for summary in self.metrics.values())
 
     @property

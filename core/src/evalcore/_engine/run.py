@@ -145,7 +145,8 @@ class Run:
             rows, states = self._until_limit(every, result.states)
             kept = {row["i"] for row in rows}
             self._count_paid([row for row in every if row["i"] not in kept])
-            self.stopped = self.error_stop = f"stopped after {self.error_limit + 1} errors (max_errors={self.error_limit})"
+            self.error_stop = f"stopped after {self.error_limit + 1} errors (max_errors={self.error_limit})"
+            self.stopped = self.error_stop
             self.tally.add_rows(rows, states)
             journal.write_chunk(result.index, encode_rows(rows), len(rows))
             count = len(rows)
