@@ -248,3 +248,15 @@ def test_dry_run_shows_dollars_and_keeps_msats_in_json(evalcore_cli, server):
     assert header.split()[-1] == "cost" and "msats" not in table.stdout
     dollars = f"${row['cost_msats'] * 1e-6:.6f}".rstrip("0")
     assert line.split()[-1] == total.split()[-1] == dollars
+
+
+def test_a_metric_object_reused_by_two_runs_reports_each_run_alone(server, monkeypatch):
+    monkeypatch.setenv("EVALCORE_PRICES", PRICES)
+    metric = evalcore.get_metric("judge/faithfulness", base_url=server.base_url, model="m", cache_mode="off")
+    first = evalcore.evaluate(str(ROOT / "examples" / "rag.jsonl"), [metric])
+    second = evalcore.evaluate(str(ROOT / "examples" / "rag.jsonl"), [metric])
+    assert len(server.requests) == 24
+    for result in (first, second):
+        assert result.usage == {"calls": 12, "cached_calls": 0, "prompt_tokens": 120, "completion_tokens": 60,
+                                "cost_msats": 12 * PER_CALL_MSATS}
+        assert result.provenance["budget"]["spent_msats"] == 12 * PER_CALL_MSATS

@@ -32,6 +32,7 @@ from .result import EvaluationResult
 from .score import ChunkResult
 from .stopping import prepare as prepare_stopping
 from .summary import MetricSummary, MetricTally, summarise_all
+from .usage import used_since
 from .verdict import verdicts
 
 
@@ -48,6 +49,7 @@ class Run:
         self.started = started
         self.options = plan.options
         self.tally = Tally(plan.metrics)
+        self.used_before = {metric.id: metric.usage_summary() for metric in plan.metrics}  # a reused metric's totals
         self.rejected: list[InputError] = []
         self.seen_ids: set[int] = set()
         self.stopped: str | None = None
@@ -228,7 +230,7 @@ class Run:
             warnings = [same] if same and {"example.reference_answer", "prediction.response"} <= set(
                 metric.spec.inputs) else []
             tallies.append(MetricTally(metric, values, status, tally.cost_msats, tally.ordered_states(), reasons,
-                                       warnings))
+                                       warnings, used_since(self.used_before[metric.id], metric.usage_summary())))
         self.progress.summarising(len(tallies))
         summaries = summarise_all(tallies, failure_score=self.options.failure_score, seed=self.options.seed,
                                   n_boot=self.options.n_boot, confidence=self.options.confidence,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import attrs
@@ -70,6 +70,9 @@ class MetricTally:
     """The most common reasons records were not scored (``status``, ``reason``, ``count``, ``hints``)."""
     warnings: Sequence[str] = ()
     """What the numbers may hide (a response equal to the reference answer on nearly every record)."""
+    used: Mapping[str, Any] | None = None
+    """What the metric used in this run (its :meth:`~evalcore.plugin.Metric.usage_summary` since the run
+    started); ``None``: its usage report as it stands."""
 
 
 def summarise_all(
@@ -109,7 +112,7 @@ def _summary(
     metric, status = tally.metric, tally.status
     n_budget = int((status == 3).sum())
     n_errors = int((status == 2).sum())
-    usage = metric.usage_summary()
+    usage = dict(tally.used) if tally.used is not None else metric.usage_summary()
     base = {
         "id": metric.id, "metric_version": metric.spec.version,
         "distribution": metric.origin.distribution,

@@ -26,6 +26,25 @@ def metric_usage(reported: Mapping[str, Any], cost_msats: int) -> dict[str, int]
     return usage if usage["calls"] or usage["cost_msats"] else None
 
 
+def used_since(before: Mapping[str, Any], after: Mapping[str, Any]) -> dict[str, Any]:
+    """What a metric instance used between two of its usage reports (a metric object reused by several
+    runs reports its totals): numbers subtracted, nested reports in turn, anything else as ``after``."""
+    used: dict[str, Any] = {}
+    for key, value in after.items():
+        old = before.get(key)
+        if isinstance(value, Mapping):
+            used[key] = used_since(old if isinstance(old, Mapping) else {}, value)
+        elif _number(value) and _number(old):
+            used[key] = value - old
+        else:
+            used[key] = value
+    return used
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
 def run_usage(usages: Iterable[Mapping[str, int] | None]) -> dict[str, int]:
     """The run's usage: the sum of its metrics'."""
     total = dict.fromkeys(USAGE_KEYS, 0)
