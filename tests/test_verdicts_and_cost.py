@@ -260,3 +260,21 @@ def test_a_metric_object_reused_by_two_runs_reports_each_run_alone(server, monke
         assert result.usage == {"calls": 12, "cached_calls": 0, "prompt_tokens": 120, "completion_tokens": 60,
                                 "cost_msats": 12 * PER_CALL_MSATS}
         assert result.provenance["budget"]["spent_msats"] == 12 * PER_CALL_MSATS
+
+
+def test_an_error_share_of_a_streamed_file_is_of_its_records(evalcore_cli, tmp_path):
+    """--max-errors 0.5 on a JSONL file (whose number of records is known only once read): 3 errors in 10
+    records stay within half of them; 0.2 allows 2 errors, so the third stops the run."""
+    data = tmp_path / "some_fail.jsonl"
+    data.write_text("".join(json.dumps({"id": f"r{i}", "example": {"reference_answer": "yes"},
+                                        "prediction": {"response": "yes" if i >= 3 else 5}}) + "\n"
+                            for i in range(10)))
+    within = evalcore_cli("evaluate", str(data), "-m", "overlap/exact_match", "--max-errors", "0.5", "--json")
+    assert within.returncode == 0
+    report = json.loads(within.stdout)
+    assert report["verdict"] == [{"rule": "max_errors", "outcome": "within",
+                                  "text": "error limit not reached: 3 errors (max_errors=5)"}]
+    assert report["provenance"]["n_finished"] == 10 and report["stopped"] is None
+    stopped = evalcore_cli("evaluate", str(data), "-m", "overlap/exact_match", "--max-errors", "0.2", "--json")
+    assert stopped.returncode == 1
+    assert json.loads(stopped.stdout)["verdict"][0]["text"] == "stopped after 3 errors (max_errors=2)"

@@ -55,6 +55,7 @@ class Run:
         self.stopped: str | None = None
         self.error_stop: str | None = None  # why the error limit stopped the run
         self.error_limit = self.options.error_limit(source.total())
+        self.error_share = self.options.error_share(source.total())  # a fraction of the records scored so far
         self.progress = RunProgress(self.options.progress, total=source.total(), source=self.source)
 
     async def execute(self) -> EvaluationResult:
@@ -142,6 +143,8 @@ class Run:
             self._count_paid(result.rows())
             return False
         count = len(result.positions)
+        if self.error_share is not None:
+            self.error_limit = int(self.error_share * (self.tally.n_records + count))
         if self.error_limit is not None and self.tally.n_errors + result.n_errors > self.error_limit:
             every = result.rows()
             rows, states = self._until_limit(every, result.states)
