@@ -26,7 +26,7 @@ def main() -> None:
     print(f"evalcore {evalcore.__version__}: {len(installed)} metrics from "
           f"{sum(p.ok for p in plugins)} plugins ({', '.join(sorted(p.name for p in plugins))})")
     print(f"evaluating {DATA.name} with {len(metrics)} metrics\n")
-    result = evalcore.evaluate(DATA, metrics, seed=0)
+    result = evalcore.evaluate(DATA, metrics, seed=0, max_errors=3)  # stop after 3 failed samples
     print(result.table())
     print(f"\n{len(result.samples)} records; 95% CI: seeded percentile bootstrap over per-sample values")
 

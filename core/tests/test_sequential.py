@@ -131,7 +131,7 @@ def test_cli_run_stops_early_and_resume_keeps_the_rule(tmp_path) -> None:
     args = ("evaluate", str(data), "-m", "overlap/exact_match", "--target-ci-width", "0.15", "--seed", "7",
             "-o", str(report))
     proc = run_evalcore(*args)
-    assert "stopped: target CI width 0.15 reached after" in proc.stderr
+    assert "verdict: target CI width 0.15 reached after" in proc.stdout
     first = json.loads(report.read_text())
     rule = first["provenance"]["stopping"]
     assert first["stopped"].startswith("target CI width 0.15 reached after")
@@ -190,7 +190,7 @@ def test_cli_until_decided_against_a_baseline(tmp_path) -> None:
     args = ("evaluate", str(tmp_path / "new.jsonl"), "-m", "overlap/exact_match", "--baseline",
             str(tmp_path / "base.json"), "--until-decided", "-o", str(tmp_path / "new.json"))
     proc = run_evalcore(*args)
-    assert "stopped: decided after" in proc.stderr
+    assert "verdict: decided after" in proc.stdout
     report = json.loads((tmp_path / "new.json").read_text())
     rule = report["provenance"]["stopping"]
     assert rule["rule"] == "until_decided" and report["stopped"] == rule["reason"]

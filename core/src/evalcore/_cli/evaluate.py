@@ -194,15 +194,9 @@ def _evaluate(ctx: click.Context, data: str | None, metric_ids: Sequence[str], p
                    + (f", {len(result.rejected)} rejected" if result.rejected else "") + f"; rows in {rows_at}")
     else:
         click.echo(f"rows in {rows_at}", err=True)
-    if _stopped_by_rule(result):
-        click.echo(f"stopped: {result.stopped}", err=True)
-        rule = result.provenance["stopping"]
-        of = " of the difference from the baseline" if rule["rule"] == "until_decided" else ""
-        for metric_id, interval in rule["intervals"].items():
-            if interval is not None:
-                click.echo(f"  {metric_id}: confidence sequence{of} [{interval['low']:.4g}, {interval['high']:.4g}] "
-                           f"over {interval['n']} records", err=True)
-    elif result.stopped:
+        for verdict in result.verdict or ():  # the table, which holds them, went nowhere
+            click.echo(f"verdict: {verdict['text']}", err=True)
+    if result.stopped and not _stopped_by_rule(result):
         click.echo(f"warning: {result.stopped}; partial results kept", err=True)
         if result.stopped.startswith("interrupted"):
             click.echo(f"to finish the run: {_resume_command(rows_at, given=created is None)}", err=True)

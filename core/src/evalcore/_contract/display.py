@@ -59,7 +59,7 @@ def dollars(msats: float) -> str:
     """A cost in millisatoshis written in US dollars, e.g. ``$0.00015``."""
     if not msats:
         return "$0"
-    return f"${msats * USD_PER_MSAT:.6f}".rstrip("0")
+    return f"${msats * USD_PER_MSAT:.6f}".rstrip("0").rstrip(".")
 
 
 def table_lines(header: Sequence[str], rows: Sequence[Sequence[str]], *, right: Sequence[int] = (),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import math
 import os
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -25,7 +26,8 @@ def baseline_values(baseline: Any) -> BaselineValues:
         baseline = list(load_run(baseline).rows.values())
     if isinstance(baseline, Mapping):
         try:
-            return {str(m): {str(i): float(v) for i, v in dict(values).items()} for m, values in baseline.items()}
+            return _finite({str(m): {str(i): float(v) for i, v in dict(values).items()}
+                            for m, values in baseline.items()})
         except (TypeError, ValueError):
             raise EvalcoreError("baseline must map each metric id to {record id: value}") from None
     rows = getattr(baseline, "samples", baseline)
@@ -37,6 +39,16 @@ def baseline_values(baseline: Any) -> BaselineValues:
         for metric_id, score in (row.get("scores") or {}).items():
             if score.get("status") == "ok" and score.get("value") is not None:
                 values.setdefault(metric_id, {})[str(row["id"])] = float(score["value"])
+    return _finite(values)
+
+
+def _finite(values: BaselineValues) -> BaselineValues:
+    """``values``, refused when one is not a finite number (a difference from it would mean nothing)."""
+    for metric_id, by_record in values.items():
+        for record_id, value in by_record.items():
+            if not math.isfinite(value):
+                raise EvalcoreError(f"baseline: {metric_id} of record {record_id!r} is {value}, not a number; "
+                                    f"a run is paired only with finite baseline values")
     return values
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from evalcore._contract.display import table_lines
+from evalcore._contract.display import dollars, table_lines
 from evalcore._contract.metric import Metric
 
 _KEYS = ("calls", "prompt_tokens", "completion_tokens", "cost_msats")
@@ -33,10 +33,11 @@ def plan(source: Any, metrics: Sequence[Metric], *, chunk_size: int = 1000) -> l
 
 
 def format_plan(rows: Sequence[dict[str, Any]]) -> str:
-    """The plan as a table with a total line."""
-    header = ["metric", "records", *_KEYS]
-    totals = ["total", str(sum(r["records"] for r in rows) // max(len(rows), 1)),
-              *(str(sum(r[k] for r in rows)) for k in _KEYS)]
-    body = [[str(r[h]) for h in header] for r in rows] + [totals]
+    """The plan as a table with a total line (the cost in dollars; ``--json`` keeps ``cost_msats``)."""
+    header = ["metric", "records", *_KEYS[:-1], "cost"]
+    totals = {"metric": "total", "records": sum(r["records"] for r in rows) // max(len(rows), 1),
+              **{k: sum(r[k] for r in rows) for k in _KEYS}}
+    body = [[str(r["metric"]), *(str(r[k]) for k in ("records", *_KEYS[:-1])), dollars(r["cost_msats"])]
+            for r in [*rows, totals]]
     lines = table_lines(header, body, right=range(1, len(header)))
     return "\n".join([*lines, "\n(dry run: no metric was called)"])

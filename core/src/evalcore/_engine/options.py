@@ -138,12 +138,19 @@ class RunOptions:
         return None
 
     def error_limit(self, n_records: int | None) -> int | None:
-        """``max_errors`` as a count (a fraction below 1 is of the records, when their number is known)."""
+        """``max_errors`` as a count (a fraction below 1 is of the ``n_records`` records, or of none while
+        their number is unknown: see :meth:`error_share`)."""
         if self.max_errors is None:
             return None
-        if isinstance(self.max_errors, float) and 0 < self.max_errors < 1:
+        if self.error_share(None) is not None:
             return max(0, int(self.max_errors * (n_records or 0)))
         return int(self.max_errors)
+
+    def error_share(self, n_records: int | None) -> float | None:
+        """``max_errors`` as a fraction of the records scored so far, when it is one and the input's number
+        of records is not known before it is read (a streamed file); else ``None``."""
+        share = self.max_errors
+        return share if isinstance(share, float) and 0 < share < 1 and n_records is None else None
 
     def fingerprint(self) -> dict[str, Any]:
         """The options that change the numbers (a resumed run must match them)."""

@@ -14,6 +14,7 @@ from evalcore._lazy import publish
 from .diagnose import why_lines
 from .files import replacing
 from .noise import noise_lines
+from .usage import cost_lines
 
 SURROGATES = "backslashreplace"
 """How text files are written where a string holds a lone surrogate (read from JSON such as
@@ -44,7 +45,8 @@ def write_csv(path: str | os.PathLike[str], metric_ids: Sequence[str], rows: Seq
 
 def format_table(metrics: Mapping[str, Mapping[str, Any]]) -> str:
     """A plain-text table: metric, value, its scale, n, 95 % interval, skipped and errors; below it, why a metric
-    scored nothing or fewer than half of the records and the rollout noise (:func:`summary_notes`)."""
+    scored nothing or fewer than half of the records, the rollout noise, and the calls, tokens and cost
+    of the metrics that called a model (:func:`summary_notes`)."""
     header = ["metric", "value", "scale", "n", "95% CI", "skipped", "errors"]
     body, notes = [], []
     for metric_id, summary in metrics.items():
@@ -65,9 +67,9 @@ def format_table(metrics: Mapping[str, Mapping[str, Any]]) -> str:
 
 def summary_notes(metrics: Mapping[str, Mapping[str, Any]]) -> list[str]:
     """The lines under a run's table: why a metric scored nothing or fewer than half of the records,
-    and the rollout noise of each metric scored over several rollouts (``metrics``: a run's summary
-    by metric id)."""
-    return [*why_lines(metrics), *noise_lines(metrics)]
+    the rollout noise of each metric scored over several rollouts, and the calls, tokens and cost
+    of each metric that called a model and of the run (``metrics``: a run's summary by metric id)."""
+    return [*why_lines(metrics), *noise_lines(metrics), *cost_lines(metrics)]
 
 
 def _json_default(value: Any) -> Any:

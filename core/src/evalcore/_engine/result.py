@@ -13,12 +13,15 @@ from evalcore._lazy import publish
 
 from .output import format_table
 from .summary import MetricSummary
+from .usage import run_usage
 
 
 @attrs.frozen
 class EvaluationResult:
     """Aggregates per metric id, the per-record rows (read lazily from the samples journal),
-    the rejected records and the provenance. ``stopped`` says why a run ended early."""
+    the rejected records and the provenance. ``stopped`` says why a run ended early; ``verdict``, for a
+    run given stopping rules (a target CI width, until decided, a budget, an error limit), each rule's
+    outcome (``rule``, ``outcome``, ``text``)."""
 
     metrics: dict[str, MetricSummary]
     samples: Sequence[dict[str, Any]]
@@ -26,10 +29,17 @@ class EvaluationResult:
     provenance: dict[str, Any]
     stopped: str | None = None
     samples_path: Path | None = None
+    verdict: list[dict[str, str]] | None = None
     ppi: Any = None
     """The prediction-powered estimates of the judged metrics (``evaluate(..., labels=...)``), or ``None``."""
     logged_to: str | None = None
     """Where the run was logged (``evaluate(..., log_to=...)``), in the tracker's words, or ``None``."""
+
+    @property
+    def usage(self) -> dict[str, int]:
+        """The run's model calls (``cached_calls`` of them from the cache), tokens and ``cost_msats``:
+        the sum of its metrics'."""
+        return run_usage(summary.usage for summary in self.metrics.values())
 
     @property
     def score(self) -> float | None:
@@ -43,6 +53,8 @@ class EvaluationResult:
             "metrics": {k: v.to_dict() for k, v in self.metrics.items()},
             "rejected": [{"source": e.source, "field": e.field, "message": e.reason} for e in self.rejected],
             "stopped": self.stopped,
+            "verdict": self.verdict,
+            "usage": self.usage,
             "provenance": self.provenance,
             "samples_file": str(self.samples_path) if self.samples_path is not None else None,
         }
@@ -69,8 +81,9 @@ class EvaluationResult:
         return frame
 
     def table(self) -> str:
-        """The aggregates as a readable text table."""
-        return format_table({k: v.to_dict() for k, v in self.metrics.items()})
+        """The aggregates as a readable text table, with the calls and cost under it and a line per verdict."""
+        return "\n".join([format_table({k: v.to_dict() for k, v in self.metrics.items()}),
+                          *(f"verdict: {v['text']}" for v in self.verdict or ())])
 
     def __repr__(self) -> str:
         return f"EvaluationResult(metrics={list(self.metrics)}, samples={self.samples_path})"

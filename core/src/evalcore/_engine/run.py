@@ -32,6 +32,8 @@ from .result import EvaluationResult
 from .score import ChunkResult
 from .stopping import prepare as prepare_stopping
 from .summary import MetricSummary, MetricTally, summarise_all
+from .usage import used_since
+from .verdict import verdicts
 
 
 class Run:
@@ -48,10 +50,13 @@ class Run:
         self.started = started
         self.options = plan.options
         self.tally = Tally(plan.metrics)
+        self.used_before = {metric.id: metric.usage_summary() for metric in plan.metrics}  # a reused metric's totals
         self.rejected: list[InputError] = []
         self.seen_ids: set[int] = set()
         self.stopped: str | None = None
+        self.error_stop: str | None = None  # why the error limit stopped the run
         self.error_limit = self.options.error_limit(source.total())
+        self.error_share = self.options.error_share(source.total())  # a fraction of the records scored so far
         self.progress = RunProgress(self.options.progress, total=source.total(), source=self.source)
 
     async def execute(self) -> EvaluationResult:
@@ -135,10 +140,19 @@ class Run:
         return chunk.without({chunk.positions[i] for i in range(len(chunk.records)) if i not in kept})
 
     def _record(self, journal: JournalWriter, result: ChunkResult) -> bool:
+        if self.error_stop is not None:  # scored while the error limit stopped the run: paid for, not reported
+            self._count_paid(result.rows())
+            return False
         count = len(result.positions)
+        if self.error_share is not None:
+            self.error_limit = int(self.error_share * (self.tally.n_records + count))
         if self.error_limit is not None and self.tally.n_errors + result.n_errors > self.error_limit:
-            rows, states = self._until_limit(result.rows(), result.states)
-            self.stopped = f"stopped after {self.error_limit + 1} errors (max_errors={self.error_limit})"
+            every = result.rows()
+            rows, states = self._until_limit(every, result.states)
+            kept = {row["i"] for row in rows}
+            self._count_paid([row for row in every if row["i"] not in kept])
+            self.error_stop = f"stopped after {self.error_limit + 1} errors (max_errors={self.error_limit})"
+            self.stopped = self.error_stop
             self.tally.add_rows(rows, states)
             journal.write_chunk(result.index, encode_rows(rows), len(rows))
             count = len(rows)
@@ -148,7 +162,16 @@ class Run:
         self.progress.scored(count, self.tally.n_errors)
         if self.stopping is not None and self.stopped in (None, self.stopping.reason):
             self.stopped = self.stopping.add(result)  # chunks finished after the rule was met count too
-        return self.stopped is None
+        # a met rule ends the reading (the shuffled source hands out no more chunks), and the chunks in
+        # flight are finished and reported: their calls are paid for; the error limit ends the run at once
+        return self.error_stop is None
+
+    def _count_paid(self, rows: list[dict[str, Any]]) -> None:
+        """Count the cost of rows scored but not reported (past the error limit) in their metrics' cost."""
+        for row in rows:
+            for metric_id, score in row["scores"].items():
+                if metric_id in self.tally.metrics:
+                    self.tally.metrics[metric_id].cost_msats += score.get("cost_msats", 0)
 
     def _until_limit(self, rows: list[dict[str, Any]], states: list[dict[str, Any]]) -> tuple[list, list]:
         """The rows up to the one whose errors cross ``max_errors``, in input order."""
@@ -217,7 +240,7 @@ class Run:
             warnings = [same] if same and {"example.reference_answer", "prediction.response"} <= set(
                 metric.spec.inputs) else []
             tallies.append(MetricTally(metric, values, status, tally.cost_msats, tally.ordered_states(), reasons,
-                                       warnings))
+                                       warnings, used_since(self.used_before[metric.id], metric.usage_summary())))
         self.progress.summarising(len(tallies))
         summaries = summarise_all(tallies, failure_score=self.options.failure_score, seed=self.options.seed,
                                   n_boot=self.options.n_boot, confidence=self.options.confidence,
@@ -230,9 +253,15 @@ class Run:
         options = self.options
         if self.stopping is not None and self.stopped is None:
             self.stopped = self.stopping.reason  # a resumed run whose rule was already met
+        metrics = with_rollout_noise(self._summaries(), rows) if options.rollouts > 1 else self._summaries()
+        budget = {**self.plan.context.budget.to_dict(),  # what the metrics paid, every call counted
+                  "spent_msats": sum(m.cost_msats for m in metrics.values())}
+        verdict = verdicts(rule=self.stopping, error_limit=self.error_limit, n_errors=self.tally.n_errors,
+                           error_stop=self.error_stop, budget_limit_msats=budget["limit_msats"],
+                           spent_msats=budget["spent_msats"],
+                           budget_skipped=sum(m.n_budget_skipped for m in metrics.values()))
         return EvaluationResult(
-            metrics=(with_rollout_noise(self._summaries(), rows) if options.rollouts > 1 else self._summaries()),
-            samples=rows, rejected=self.rejected, stopped=self.stopped,
+            metrics=metrics, samples=rows, rejected=self.rejected, stopped=self.stopped, verdict=verdict,
             samples_path=rows.path,
             provenance={
                 "evalcore_version": __version__,
@@ -243,7 +272,7 @@ class Run:
                 "input": self.source.name,
                 "n_records": self.tally.n_records + len(self.rejected),
                 "n_finished": self.tally.n_records,
-                "budget": self.plan.context.budget.to_dict(),
+                "budget": budget,
                 "executor": options.executor,
                 "resumed": options.resume,
                 "options": {"seed": options.seed, "n_boot": options.n_boot, "confidence": options.confidence,

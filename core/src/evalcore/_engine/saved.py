@@ -39,6 +39,8 @@ class Run:
     stopped: str | None = None
     files: tuple[str, ...] = ()
     """The files it was read from: the report and the journal it names, or the journal."""
+    verdict: list[dict[str, Any]] | None = None
+    """Each stopping rule's outcome (``rule``, ``outcome``, ``text``), for a run given any."""
 
     def granularity(self, metric_id: str) -> str:
         return str(self.metrics[metric_id].get("granularity", "sample"))
@@ -111,7 +113,7 @@ def _load_result(result: Any, name: str) -> Run:
     return Run(name=name, source=source, metrics=_metric_info(header.get("metrics"), summary, rows, provenance),
                rows=rows, summary=summary, provenance=provenance,
                rejected=list(getattr(result, "rejected", []) or []), stopped=getattr(result, "stopped", None),
-               files=(source,) if path else ())
+               files=(source,) if path else (), verdict=getattr(result, "verdict", None))
 
 
 def _load_path(path: str, name: str | None) -> Run:
@@ -142,7 +144,8 @@ def _load_path(path: str, name: str | None) -> Run:
     provenance = dict(report.get("provenance") or {})
     return Run(name=label, source=path, metrics=_metric_info(header.get("metrics"), summary, rows, provenance),
                rows=rows, summary=summary, provenance=provenance,
-               rejected=list(report.get("rejected") or []), stopped=report.get("stopped"), files=files)
+               rejected=list(report.get("rejected") or []), stopped=report.get("stopped"), files=files,
+               verdict=report.get("verdict"))
 
 
 def _samples_path(report: str, samples_file: str) -> str:

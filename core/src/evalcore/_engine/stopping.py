@@ -124,6 +124,12 @@ class StoppingRule:
         self.population = len(ids)
         self.eligible = {m: len(ids) if self.baseline is None else len(ids & self.baseline[m].keys())
                          for m in self.ranges}
+        unpaired = [m for m, n in self.eligible.items() if not n]
+        if self.baseline is not None and ids and unpaired:
+            example = sorted(self.baseline[unpaired[0]])[:3]
+            raise OptionError(f"until_decided: the baseline shares no record id with this run for "
+                              f"{', '.join(unpaired)} (the baseline has ids such as {', '.join(map(repr, example))}; "
+                              f"this run {', '.join(map(repr, sorted(ids)[:3]))})")
         self._check()
 
     def expect(self, chunk: Chunk) -> None:

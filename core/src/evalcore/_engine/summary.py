@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import attrs
@@ -14,6 +14,7 @@ from evalcore._contract.scores import Status
 from evalcore._contract.spec import aggregate_values
 
 from .stats import bootstrap_intervals, corpus_bootstrap, declared_bootstrap, standard_error
+from .usage import metric_usage
 
 
 @attrs.frozen
@@ -45,6 +46,9 @@ class MetricSummary:
     details: dict[str, Any] = attrs.field(factory=dict)
     scale: str = ""
     """The declared value range with its unit, as ``evalcore list`` shows it (``0–100``, ``≥0 ms``)."""
+    usage: dict[str, int] | None = None
+    """Calls (``cached_calls`` of them from the cache), tokens and ``cost_msats`` (:func:`.usage.metric_usage`);
+    ``None`` when the metric called nothing and cost nothing."""
 
     def to_dict(self) -> dict[str, Any]:
         data = attrs.asdict(self, recurse=False)
@@ -67,6 +71,9 @@ class MetricTally:
     """The most common reasons records were not scored (``status``, ``reason``, ``count``, ``hints``)."""
     warnings: Sequence[str] = ()
     """What the numbers may hide (a response equal to the reference answer on nearly every record)."""
+    used: Mapping[str, Any] | None = None
+    """What the metric used in this run (its :meth:`~evalcore.plugin.Metric.usage_summary` since the run
+    started); ``None``: its usage report as it stands."""
 
 
 def summarise_all(
@@ -106,7 +113,7 @@ def _summary(
     metric, status = tally.metric, tally.status
     n_budget = int((status == 3).sum())
     n_errors = int((status == 2).sum())
-    usage = metric.usage_summary()
+    usage = dict(tally.used) if tally.used is not None else metric.usage_summary()
     base = {
         "id": metric.id, "metric_version": metric.spec.version,
         "distribution": metric.origin.distribution,
@@ -114,7 +121,7 @@ def _summary(
         "direction": metric.spec.direction.value, "granularity": metric.spec.granularity.value,
         "scale": scale(metric.spec),
         "n_skipped": int((status == 1).sum()) + n_budget, "n_errors": n_errors, "n_budget_skipped": n_budget,
-        "cost_msats": int(tally.cost_msats),
+        "cost_msats": int(tally.cost_msats), "usage": metric_usage(usage, tally.cost_msats),
         "details": {**({"usage": usage} if usage else {}),
                     **({"reasons": list(tally.reasons)} if tally.reasons else {}),
                     **({"warnings": list(tally.warnings)} if tally.warnings else {}), **metric.summary_details()},

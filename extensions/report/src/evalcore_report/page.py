@@ -146,6 +146,7 @@ def render(run: Run, comparison: Comparison | None = None, *, others: Sequence[R
         f"<title>{escape(title)}</title><style>{style}</style></head><body>"
         f"<h1>{escape(title)}</h1><p class=\"muted\">{len(run.rows)} records from {escape(run.source)}"
         + (f" · stopped early: {_text(run.stopped)}" if run.stopped else "") + "</p>"
+        + "".join(f"<p class=\"verdict\">verdict: {_text(v.get('text'))}</p>" for v in run.verdict or ())
         + "".join(sections)
         + f"<script>{script}</script></body></html>\n"
     )
