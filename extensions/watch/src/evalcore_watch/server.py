@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -46,6 +47,7 @@ class Watch:
         self.assembler = Assembler(self._complete, config.trace_timeout_s, skip=self.scorer.claimed.__contains__)
         self.ready: list[Trace] = []
         self.ready_spans = 0
+        self.ready_since = 0.0
         self.monitors = [Monitor(spec) for spec in config.monitors]
         self.alarms_path = self.store.root / "alarms.jsonl"
         self.fired = {(a["monitor"], a["window"]) for a in self._read_alarms()}
@@ -55,6 +57,8 @@ class Watch:
     # -- receiving -------------------------------------------------------------------
     def _complete(self, trace: Trace) -> None:
         self.scorer.claimed.add(trace.trace_id)  # late spans of a trace handed on are not a new trace
+        if not self.ready:
+            self.ready_since = time.monotonic()
         self.ready.append(trace)
         self.ready_spans += trace.n_spans
         self.wake.set()
@@ -91,14 +95,16 @@ class Watch:
                 pass
             self.wake.clear()
             self.assembler.expire()
-            while self.ready:
+            due = time.monotonic() - self.ready_since >= self.config.batch_wait_s
+            while self.ready and (due or len(self.ready) >= self.config.batch_size):
                 batch, self.ready = self.ready[:self.config.batch_size], self.ready[self.config.batch_size:]
                 self.ready_spans -= sum(t.n_spans for t in batch)
                 manifest = self.scorer.claim(batch)
                 await asyncio.to_thread(self.scorer.score, manifest)
-                await self._watch(manifest, alarm=True)
+                await self._watch(manifest)
+                self.ready_since = time.monotonic()
 
-    async def _watch(self, manifest: dict[str, Any], alarm: bool) -> None:
+    async def _watch(self, manifest: dict[str, Any]) -> None:
         for monitor in self.monitors:
             if monitor.spec.scorer not in manifest["scorers"]:
                 continue
@@ -133,13 +139,16 @@ class Watch:
     async def recover(self) -> None:
         """Finishes the batches an earlier process claimed, replays the monitors over every finished
         run, and reassembles the spooled traces not yet claimed."""
-        for manifest in self.scorer.pending():
-            log.info("batch %d: resuming its runs", manifest["seq"])
+        pending = self.scorer.pending()
+        for manifest in pending:
             await asyncio.to_thread(self.scorer.score, manifest)
         for manifest in self.store.manifests():
-            await self._watch(manifest, alarm=True)
+            await self._watch(manifest)
         for request in self.store.spooled():
             self.assembler.add(request)
+        if pending or self.ready or self.assembler.open:
+            log.info("recovered: %d unfinished batches scored; %d spooled traces complete, %d waiting for spans",
+                     len(pending), len(self.ready), len(self.assembler.open))
 
     def app(self) -> web.Application:
         app = web.Application(client_max_size=64 * 2**20)
