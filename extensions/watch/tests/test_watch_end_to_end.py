@@ -49,7 +49,7 @@ window = 150
     n, drop = 600, 400
     w = watcher("--config", str(config), "--store", str(store))
     w.start()
-    app = kit.run_app(w.port, n, tmp_path / "ids.txt", "--drop-after", str(drop), "--pause", "0.003")
+    app = kit.run_app(w.port, n, tmp_path / "ids.txt", "--drop-after", str(drop), "--pause", "0.003", "--gzip")
     kit.wait_until(lambda: len(kit.scored_ids(store)) >= 100, 60, "the first batches")
     assert app.poll() is None
     w.kill()  # SIGKILL mid-stream: the exporter retries while the receiver is down

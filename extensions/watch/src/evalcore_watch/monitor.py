@@ -11,6 +11,7 @@ minus ``margin``.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import attrs
@@ -52,25 +53,39 @@ class Monitor:
         return share / (self.index * (self.index + 1))
 
     def add(self, value: float, trace_id: str = "") -> dict[str, Any] | None:
-        spec = self.spec
+        """Adds one value; the alarm it raises, if any."""
+        found = self.add_many([value], [trace_id])
+        return found[0] if found else None
+
+    def add_many(self, values: Sequence[float], trace_ids: Sequence[str] | None = None) -> list[dict[str, Any]]:
+        """Adds values in order (a window's sequence is computed once per call); the alarms raised."""
+        spec, ids = self.spec, list(trace_ids) if trace_ids is not None else [""] * len(values)
+        alarms, at = [], 0
         if spec.baseline and len(self.baseline) < spec.baseline:
-            self.baseline.append(value)
+            at = spec.baseline - len(self.baseline)
+            self.baseline.extend(values[:at])
             if len(self.baseline) == spec.baseline:
                 _, low, _ = mean_sequence(np.array(self.baseline), spec.low, spec.high,
                                           confidence=1 - self.alpha / 2)
                 floors = [float(low[-1]) - spec.margin] + ([spec.floor] if spec.floor is not None else [])
                 self.reference = max(floors)
-            return None
-        if self.reference is None:
-            return None
-        self.values.append(value)
-        centre, _, high = mean_sequence(np.array(self.values), spec.low, spec.high,
-                                        confidence=1 - self._window_alpha())
-        alarm = None
-        if float(high[-1]) < self.reference:
-            alarm = {"monitor": spec.name, "metric": spec.metric, "scorer": spec.scorer, "window": self.index,
-                     "n": len(self.values), "estimate": float(centre[-1]), "upper": float(high[-1]),
-                     "reference": self.reference, "confidence": spec.confidence, "trace_id": trace_id}
-        if alarm is not None or len(self.values) >= spec.window:
-            self.values, self.index = [], self.index + 1
-        return alarm
+        while at < len(values) and self.reference is not None:
+            take = list(values[at:at + spec.window - len(self.values)])
+            start = len(self.values)
+            centre, _, high = mean_sequence(np.array(self.values + take), spec.low, spec.high,
+                                            confidence=1 - self._window_alpha())
+            below = np.flatnonzero(high[start:] < self.reference)
+            if below.size:
+                t = start + int(below[0])
+                alarms.append({"monitor": spec.name, "metric": spec.metric, "scorer": spec.scorer,
+                               "window": self.index, "n": t + 1, "estimate": float(centre[t]),
+                               "upper": float(high[t]), "reference": self.reference,
+                               "confidence": spec.confidence, "trace_id": ids[at + t - start]})
+                at += t - start + 1
+                self.values, self.index = [], self.index + 1
+                continue
+            at += len(take)
+            self.values += take
+            if len(self.values) >= spec.window:
+                self.values, self.index = [], self.index + 1
+        return alarms

@@ -75,7 +75,7 @@ class Watch:
             return web.Response(status=429, body=body, content_type=kind,
                                 headers={"Retry-After": str(self.config.retry_after_s)})
         try:
-            data = decode_request(await request.read(), content_type, request.headers.get("Content-Encoding", ""))
+            data = decode_request(await request.read(), content_type)
         except InputError as exc:
             return web.Response(status=400, text=str(exc))
         self.store.append(data)
@@ -109,9 +109,9 @@ class Watch:
             if monitor.spec.scorer not in manifest["scorers"]:
                 continue
             rows = self.store.report_path(manifest, monitor.spec.scorer).with_suffix(".rows.jsonl")
-            for trace_id, value in _values(rows, monitor.spec.metric):
-                found = monitor.add(value, trace_id)
-                if found is not None and (found["monitor"], found["window"]) not in self.fired:
+            scored = list(_values(rows, monitor.spec.metric))
+            for found in monitor.add_many([v for _, v in scored], [i for i, _ in scored]):
+                if (found["monitor"], found["window"]) not in self.fired:
                     await self._alarm(found)
 
     async def _alarm(self, alarm: dict[str, Any]) -> None:
