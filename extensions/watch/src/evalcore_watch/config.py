@@ -18,7 +18,7 @@ __all__ = ["WatchConfig", "load_config"]
 
 _WATCH_KEYS = {"host", "port", "store", "webhook", "batch_size", "batch_wait_s", "trace_timeout_s",
                "max_queue_spans", "retry_after_s"}
-_RULE_KEYS = {"name", "metrics", "rate", "where", "always", "on_error"}
+_RULE_KEYS = {"name", "metrics", "rate", "where", "always", "on_error", "cost_msats"}
 _MONITOR_KEYS = {f.name for f in attrs.fields(MonitorSpec)}
 
 
@@ -69,8 +69,11 @@ def _rule(raw: dict[str, Any], where: str) -> Rule:
     name = raw.get("name", "all")
     if not isinstance(name, str) or not name.replace("_", "").replace("-", "").isalnum():
         raise InputError(f"a name of letters, digits, - and _; got {name!r}", source=where, field="name")
+    cost = raw.get("cost_msats")
+    if cost is not None and (not isinstance(cost, int) or cost < 0):
+        raise InputError(f"a whole number of millisatoshis >= 0, got {cost!r}", source=where, field="cost_msats")
     return Rule(**{**raw, "name": name, "rate": float(rate),
-                   "cost_msats": sum(_cost(m, where) for m in metrics)})
+                   "cost_msats": sum(_cost(m, where) for m in metrics) if cost is None else cost})
 
 
 def load_config(path: str | os.PathLike[str] | None, metrics: Sequence[str] = (), **flags: Any) -> WatchConfig:

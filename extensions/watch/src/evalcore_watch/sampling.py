@@ -4,7 +4,7 @@ attribute (a user's thumbs-down), and a spend budget per hour and per day that i
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
@@ -84,8 +84,3 @@ class Budget:
     def charge(self, cost_msats: int, when: datetime) -> None:
         for key in self._keys(when):
             self.spent[key] = self.spent.get(key, 0) + cost_msats
-
-
-def rules_from(raw: Sequence[Mapping[str, Any]], costs: Mapping[str, int]) -> list[Rule]:
-    """Rules from a config's ``[[score]]`` tables; ``costs``: each metric's estimated cost."""
-    return [Rule(**{**item, "cost_msats": sum(costs.get(m, 0) for m in item["metrics"])}) for item in raw]

@@ -43,7 +43,7 @@ class Scorer:
         scorers: dict[str, Any] = {}
         lines: dict[str, tuple[list[str], list[str]]] = {}
         for rule in self.rules:
-            taken, examples, traces_out, cost, over = [], [], [], 0, 0
+            taken, examples, traces_out, cost, over, chances = [], [], [], 0, 0, {}
             for trace in traces:
                 p = rule.probability(trace)
                 if p == 0.0:
@@ -53,13 +53,14 @@ class Scorer:
                     continue
                 cost += rule.cost_msats
                 taken.append(trace.trace_id)
+                chances[trace.trace_id] = p
                 traces_out.append(json.dumps(trace.to_otlp(), separators=(",", ":")))
                 examples.append(json.dumps({"trace_id": trace.trace_id, "labels": {
                     "watch_rule": rule.name, "sampling_probability": p}}))
             if over:
                 log.warning("rule %s: %d traces not scored, the budget is spent", rule.name, over)
             if taken:
-                scorers[rule.name] = {"ids": taken, "cost_msats": cost, "over_budget": over}
+                scorers[rule.name] = {"ids": taken, "probability": chances, "cost_msats": cost, "over_budget": over}
                 lines[rule.name] = (traces_out, examples)
         manifest = {"seq": self.seq, "when": now.isoformat(), "hour": now.strftime("%Y-%m-%dT%H"),
                     "traces": [t.trace_id for t in traces], "scorers": scorers}
