@@ -59,10 +59,10 @@ def _cost(metric: str, where: str) -> int:
 def _rule(raw: dict[str, Any], where: str) -> Rule:
     metrics = raw.get("metrics")
     if not isinstance(metrics, list) or not metrics or not all(isinstance(m, str) for m in metrics):
-        raise InputError("metrics: a non-empty list of metric ids", source=where, field="metrics")
+        raise InputError("a non-empty list of metric ids", source=where, field="metrics")
     rate = raw.get("rate", 1.0)
     if not isinstance(rate, (int, float)) or not 0 < rate <= 1:
-        raise InputError(f"rate must lie in (0, 1], got {rate!r}", source=where, field="rate")
+        raise InputError(f"must lie in (0, 1], got {rate!r}", source=where, field="rate")
     for key in ("where", "always"):
         if not isinstance(raw.get(key, {}), Mapping):
             raise InputError("a table of attribute = value", source=where, field=key)
