@@ -17,7 +17,7 @@ from .sampling import Budget, Rule
 __all__ = ["WatchConfig", "load_config"]
 
 _WATCH_KEYS = {"host", "port", "store", "webhook", "batch_size", "batch_wait_s", "trace_timeout_s",
-               "max_queue_spans", "retry_after_s"}
+               "max_queue_spans", "retry_after_s", "executor", "concurrency"}
 _RULE_KEYS = {"name", "metrics", "rate", "where", "always", "on_error", "cost_msats"}
 _MONITOR_KEYS = {f.name for f in attrs.fields(MonitorSpec)}
 
@@ -38,6 +38,14 @@ class WatchConfig:
     trace_timeout_s: float = 30.0
     max_queue_spans: int = 20000
     retry_after_s: int = 1
+    executor: str | None = None
+    """Where batches are scored: ``local`` (default) or an executor a plugin provides (``ray``)."""
+    concurrency: int | None = None
+    """Samples scored at once within a batch (the engine's default when unset)."""
+
+    def evaluate_options(self) -> dict[str, Any]:
+        """The options of :func:`evalcore.evaluate` set here."""
+        return {k: v for k, v in (("executor", self.executor), ("concurrency", self.concurrency)) if v is not None}
 
 
 def _table(data: Any, where: str, keys: set[str]) -> dict[str, Any]:

@@ -43,7 +43,7 @@ class Watch:
     def __init__(self, config: WatchConfig) -> None:
         self.config = config
         self.store = Store(config.store)
-        self.scorer = Scorer(self.store, config.rules, config.budget)
+        self.scorer = Scorer(self.store, config.rules, config.budget, options=config.evaluate_options())
         self.assembler = Assembler(self._complete, config.trace_timeout_s, skip=self.scorer.claimed.__contains__)
         self.ready: list[Trace] = []
         self.ready_spans = 0
