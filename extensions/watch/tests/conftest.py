@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import os
 import socket
 import subprocess
 import sys
@@ -60,14 +61,15 @@ def wait_until(predicate, timeout: float, what: str) -> None:
 class Watcher:
     """``evalcore watch`` in a subprocess."""
 
-    def __init__(self, args: list[str], port: int, log: Path) -> None:
+    def __init__(self, args: list[str], port: int, log: Path, env: dict[str, str] | None = None) -> None:
         self.args, self.port, self.log = args, port, log
+        self.env = {**os.environ, **(env or {})}
         self.process: subprocess.Popen | None = None
 
     def start(self) -> None:
         handle = open(self.log, "a")  # noqa: SIM115 - closed with the process
         self.process = subprocess.Popen([*EVALCORE, "watch", "--port", str(self.port), *self.args],
-                                        stdout=handle, stderr=handle, text=True)
+                                        stdout=handle, stderr=handle, text=True, env=self.env)
         self.process.stderr = open(self.log)  # noqa: SIM115 - read when the start fails
         wait_for_port(self.port, self.process)
 
@@ -86,8 +88,8 @@ def run_app(port: int, n: int, ids: Path, *more: str) -> subprocess.Popen:
 def watcher(tmp_path: Path) -> Iterator[Callable[..., Watcher]]:
     started: list[Watcher] = []
 
-    def make(*args: str) -> Watcher:
-        w = Watcher(list(args), free_port(), tmp_path / "watch.log")
+    def make(*args: str, env: dict[str, str] | None = None) -> Watcher:
+        w = Watcher(list(args), free_port(), tmp_path / "watch.log", env)
         started.append(w)
         return w
 

@@ -1,6 +1,7 @@
 """evalcore watch end to end: the OpenTelemetry SDK's OTLP/HTTP exporter in an application process,
-the receiver killed with SIGKILL and restarted mid-stream, every trace scored exactly once, an alarm
-on a webhook after an injected quality drop and not before."""
+the receiver killed with SIGKILL and restarted mid-stream, every trace scored exactly once (a judge on
+a scripted server on 127.0.0.1 for a sample of them), an alarm on a webhook after an injected quality
+drop and not before."""
 
 from __future__ import annotations
 
@@ -11,6 +12,9 @@ from pathlib import Path
 
 from click.testing import CliRunner
 from evalcore._cli.main import main
+from evalcore.testing import ScriptedServer
+
+from evalcore_watch.sampling import draw
 
 
 class _Hook(BaseHTTPRequestHandler):
@@ -27,6 +31,10 @@ class _Hook(BaseHTTPRequestHandler):
 
 
 def test_restart_mid_stream_scores_every_trace_once_and_alarms_after_the_drop(watcher, kit, tmp_path: Path) -> None:
+    judge = ScriptedServer()
+    judge.__enter__()
+    env = {"EVALCORE_JUDGE_BASE_URL": judge.base_url, "EVALCORE_JUDGE_MODEL": "judge-model",
+           "EVALCORE_CACHE_DIR": str(tmp_path / "cache"), "OPENAI_API_KEY": "scripted"}
     hook = HTTPServer(("127.0.0.1", 0), _Hook)
     threading.Thread(target=hook.serve_forever, daemon=True).start()
     store = tmp_path / "store"
@@ -40,6 +48,11 @@ webhook = "http://127.0.0.1:{hook.server_port}/alarm"
 name = "all"
 metrics = ["checks/format"]
 
+[[score]]
+name = "judged"
+metrics = ["judge/answer_quality"]
+rate = 0.25
+
 [[monitor]]
 name = "answers"
 metric = "checks/format"
@@ -47,7 +60,7 @@ floor = 0.8
 window = 150
 """)
     n, drop = 600, 400
-    w = watcher("--config", str(config), "--store", str(store))
+    w = watcher("--config", str(config), "--store", str(store), env=env)
     w.start()
     app = kit.run_app(w.port, n, tmp_path / "ids.txt", "--drop-after", str(drop), "--pause", "0.003", "--gzip")
     kit.wait_until(lambda: len(kit.scored_ids(store)) >= 100, 60, "the first batches")
@@ -60,6 +73,19 @@ window = 150
     kit.wait_until(lambda: len(kit.scored_ids(store)) >= n, 60, "every trace scored")
     scored = kit.scored_ids(store)
     assert sorted(scored) == sorted(ids)  # each trace once: none lost, none scored twice
+
+    # the judge on the traces the rule draws: a quarter, each once, with the scripted judge's answers
+    drawn = sorted(i for i in ids if draw(i, "judged") < 0.25)
+    kit.wait_until(lambda: len(kit.scored_ids(store, "judged")) >= len(drawn), 60, "every judged trace")
+    assert sorted(kit.scored_ids(store, "judged")) == drawn
+    assert 0.15 * n < len(drawn) < 0.35 * n
+    judged = [json.loads(line)["scores"]["judge/answer_quality"]
+              for rows in store.glob("runs/*/*/*-judged.rows.jsonl") for line in rows.read_text().splitlines()
+              if '"scores"' in line]
+    answered = [s for s in judged if s["status"] == "ok"]
+    assert all(s["value"] == 1.0 for s in answered)  # the scripted judge gives every dimension the top score
+    assert {s.get("reason") for s in judged if s["status"] != "ok"} <= {"prediction.response is empty"}
+    assert len(judge.requests) >= len(answered) > 0
 
     # the app's answers, drawn with its seed: empty with probability 0.05, then 0.6 from trace 400
     kit.wait_until(lambda: bool(_Hook.received), 30, "the alarm")
@@ -76,6 +102,8 @@ window = 150
     result = CliRunner().invoke(main, ["runs", str(store / "runs"), "--json"])
     assert result.exit_code == 0, result.output
     runs = json.loads(result.output)
-    assert sum(r["n_records"] for r in runs) == n
+    assert sum(r["n_records"] for r in runs if r["name"].endswith("-all")) == n
+    assert sum(r["n_records"] for r in runs if r["name"].endswith("-judged")) == len(drawn)
     assert len(runs) == len(list(store.glob("runs/*/*/*.json")))
     hook.shutdown()
+    judge.__exit__()
