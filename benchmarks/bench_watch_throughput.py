@@ -22,14 +22,13 @@ from pathlib import Path
 
 from aiohttp import ClientSession, web
 from evalcore.testing import Reply, ScriptedServer, default_reply
+from evalcore_watch import Budget, Rule, Watch, WatchConfig
+from evalcore_watch.scoring import Scorer
+from evalcore_watch.store import Store
 from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
-
-from evalcore_watch import Budget, Rule, Watch, WatchConfig
-from evalcore_watch.scoring import Scorer
-from evalcore_watch.store import Store
 
 
 def requests(count: int, traces: int = 50) -> list[bytes]:

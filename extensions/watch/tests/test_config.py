@@ -7,7 +7,6 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from evalcore._cli.main import main
-
 from evalcore_watch import load_config
 
 

@@ -5,7 +5,6 @@ value alarms in most streams; a real drop is found within a window or two."""
 from __future__ import annotations
 
 import numpy as np
-
 from evalcore_watch import Monitor, MonitorSpec
 
 STREAMS, LENGTH = 200, 1500

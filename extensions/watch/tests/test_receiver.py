@@ -13,6 +13,7 @@ import threading
 from pathlib import Path
 
 from aiohttp import ClientSession
+from evalcore_watch import Rule, Watch, WatchConfig
 from google.protobuf.json_format import MessageToDict
 from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
 from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
@@ -20,8 +21,6 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor, SpanExportResult
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
-
-from evalcore_watch import Rule, Watch, WatchConfig
 
 
 def _spans(n: int, answer: str = "Monday", root: bool = True) -> list:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from evalcore_watch import Budget, Rule, weighted_mean
@@ -10,7 +10,7 @@ from evalcore_watch.assembly import Assembler, Trace
 from evalcore_watch.scoring import Scorer
 from evalcore_watch.store import Store
 
-T0 = datetime(2026, 3, 1, 9, 10, tzinfo=timezone.utc)
+T0 = datetime(2026, 3, 1, 9, 10, tzinfo=UTC)
 
 
 def _traces(n: int, errors: int = 0, service: str = "shop") -> list[Trace]:

@@ -13,7 +13,6 @@ from pathlib import Path
 from click.testing import CliRunner
 from evalcore._cli.main import main
 from evalcore.testing import ScriptedServer
-
 from evalcore_watch.sampling import draw
 
 

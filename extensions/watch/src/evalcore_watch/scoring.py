@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Mapping, Sequence
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 import evalcore
@@ -39,7 +39,7 @@ class Scorer:
 
     def claim(self, traces: Sequence[Trace], now: datetime | None = None) -> dict[str, Any]:
         """Decides each rule's traces (sampling, then the budget) and writes the batch; its manifest."""
-        now = now or datetime.now(timezone.utc)
+        now = now or datetime.now(UTC)
         scorers: dict[str, Any] = {}
         lines: dict[str, tuple[list[str], list[str]]] = {}
         for rule in self.rules:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterator
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -51,7 +51,7 @@ class Store:
     # -- the spool -------------------------------------------------------------------
     def append(self, request: dict[str, Any], now: datetime | None = None) -> None:
         """Appends an accepted request to the spool and syncs it to disk."""
-        hour = (now or datetime.now(timezone.utc)).strftime("%Y%m%d%H")
+        hour = (now or datetime.now(UTC)).strftime("%Y%m%d%H")
         if hour != self._spool_hour:
             self.close()
             self._spool = open(self.root / "spool" / f"{hour}.jsonl", "a", encoding="utf-8")  # noqa: SIM115
