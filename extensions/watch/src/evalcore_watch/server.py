@@ -53,6 +53,7 @@ class Watch:
         self.fired = {(a["monitor"], a["window"]) for a in self._read_alarms()}
         self.wake = asyncio.Event()
         self.received_spans = 0
+        self.compacted = ""
 
     # -- receiving -------------------------------------------------------------------
     def _complete(self, trace: Trace) -> None:
@@ -103,6 +104,10 @@ class Watch:
                 await asyncio.to_thread(self.scorer.score, manifest)
                 await self._watch(manifest)
                 self.ready_since = time.monotonic()
+                if manifest["hour"] != self.compacted:
+                    waiting = {t.trace_id for t in self.ready} | set(self.assembler.open)  # not yet in a batch
+                    self.store.compact(self.scorer.claimed - waiting)
+                    self.compacted = manifest["hour"]
 
     async def _watch(self, manifest: dict[str, Any]) -> None:
         for monitor in self.monitors:

@@ -1,6 +1,7 @@
 """The store folder: the spool of accepted requests, claimed batches and their time-partitioned runs.
 
-``spool/HOUR.jsonl``   every accepted export request (OTLP/JSON), fsynced before it is answered;
+``spool/HOUR.jsonl``   every accepted export request (OTLP/JSON), fsynced before it is answered
+                       (an earlier hour's file goes once all its traces are claimed);
 ``batches/SEQ.*``      a batch of complete traces: per scorer its traces and their sampling
                        probabilities, then ``SEQ.manifest.json`` (written last: the batch is claimed);
 ``runs/DAY/HOUR/``     one run per batch and scorer (``SEQ-SCORER.json`` and its rows journal), read by
@@ -15,6 +16,8 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+
+from .otlp import spans_of
 
 __all__ = ["Store", "durable_write"]
 
@@ -63,12 +66,28 @@ class Store:
     def spooled(self) -> Iterator[dict[str, Any]]:
         """Every request in the spool, oldest first (a line cut short by a crash is skipped)."""
         for path in sorted((self.root / "spool").glob("*.jsonl")):
-            with open(path, encoding="utf-8") as handle:
-                for line in handle:
-                    try:
-                        yield json.loads(line)
-                    except ValueError:
-                        continue
+            yield from self._read(path)
+
+    @staticmethod
+    def _read(path: Path) -> Iterator[dict[str, Any]]:
+        with open(path, encoding="utf-8") as handle:
+            for line in handle:
+                try:
+                    yield json.loads(line)
+                except ValueError:
+                    continue
+
+    def compact(self, claimed: set[str]) -> list[Path]:
+        """Removes the spool files of earlier hours whose every trace is claimed; the files removed."""
+        removed = []
+        for path in sorted((self.root / "spool").glob("*.jsonl")):
+            if path.stem == self._spool_hour:
+                continue
+            ids = {str(span.get("traceId", "")).lower() for request in self._read(path) for span in spans_of(request)}
+            if ids <= claimed:
+                path.unlink()
+                removed.append(path)
+        return removed
 
     def close(self) -> None:
         if self._spool is not None:
