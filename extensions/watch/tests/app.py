@@ -3,9 +3,11 @@
 ``python app.py ENDPOINT N IDS_FILE [--drop-after D] [--json] [--gzip] [--seed S]``: N traces, each an
 agent span (input, output) with a tool span and an LLM span under it. The answer is empty with
 probability 0.05, or 0.6 from trace D on (a quality drop). The trace ids are written to IDS_FILE in order.
+With ``--hold-at K --hold-file F`` it stops after K traces until F exists.
 """
 
 import argparse
+import os
 import random
 import time
 
@@ -24,6 +26,8 @@ parser.add_argument("--gzip", action="store_true")
 parser.add_argument("--seed", type=int, default=7)
 parser.add_argument("--pause", type=float, default=0.002)
 parser.add_argument("--thumbs-down-every", type=int, default=0)
+parser.add_argument("--hold-at", type=int, default=None, help="after this many traces, wait for --hold-file")
+parser.add_argument("--hold-file", default=None)
 args = parser.parse_args()
 
 exporter = OTLPSpanExporter(endpoint=args.endpoint, timeout=60,
@@ -35,6 +39,10 @@ tracer = provider.get_tracer("shop")
 rng = random.Random(args.seed)
 with open(args.ids, "w") as ids:
     for i in range(args.n):
+        if i == args.hold_at:
+            ids.flush()
+            while not os.path.exists(args.hold_file):
+                time.sleep(0.01)
         empty = 0.6 if args.drop_after is not None and i >= args.drop_after else 0.05
         answer = "" if rng.random() < empty else f"Order {i} ships on Monday."
         feedback = "thumbs_down" if args.thumbs_down_every and i % args.thumbs_down_every == 0 else "none"

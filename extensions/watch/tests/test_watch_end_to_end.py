@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
 
@@ -61,10 +62,14 @@ window = 150
     n, drop = 600, 400
     w = watcher("--config", str(config), "--store", str(store), env=env)
     w.start()
-    app = kit.run_app(w.port, n, tmp_path / "ids.txt", "--drop-after", str(drop), "--pause", "0.003", "--gzip")
-    kit.wait_until(lambda: len(kit.scored_ids(store)) >= 100, 60, "the first batches")
-    assert app.poll() is None
-    w.kill()  # SIGKILL mid-stream: the exporter retries while the receiver is down
+    go_on = tmp_path / "go-on"
+    app = kit.run_app(w.port, n, tmp_path / "ids.txt", "--drop-after", str(drop), "--pause", "0.002", "--gzip",
+                      "--hold-at", "300", "--hold-file", str(go_on))
+    kit.wait_until(lambda: len(kit.scored_ids(store)) >= 40, 60, "the first batches")
+    w.kill()  # SIGKILL mid-stream, with traces received and not yet scored
+    assert len(kit.scored_ids(store)) < 300
+    go_on.touch()  # the application goes on exporting while the receiver is down: its exporter retries
+    time.sleep(0.5)
     w.start()
     assert app.wait(timeout=120) == 0, app.stdout.read()
     ids = (tmp_path / "ids.txt").read_text().split()
