@@ -85,6 +85,9 @@ def test_protobuf_and_gzip_json_requests_are_scored_and_answered_in_kind(tmp_pat
                 answers.append((r.status, r.headers["Content-Type"], await r.read()))
             async with session.post(url, data=b"not otlp", headers={"Content-Type": "application/json"}) as r:
                 answers.append((r.status, r.headers["Content-Type"], await r.read()))
+            bad = {"resourceSpans": [{"scopeSpans": [{"spans": [{"traceId": "xyz", "spanId": "01" * 8}]}]}]}
+            async with session.post(url, json=bad) as r:
+                answers.append((r.status, r.headers["Content-Type"], await r.read()))
         for _ in range(100):
             if len(_rows(tmp_path / "store")) == 5:
                 break
@@ -99,6 +102,8 @@ def test_protobuf_and_gzip_json_requests_are_scored_and_answered_in_kind(tmp_pat
     assert ExportTraceServiceResponse.FromString(body) == ExportTraceServiceResponse()
     assert answers[1][:2] == (200, "application/json") and json.loads(answers[1][2]) == {}
     assert answers[2][0] == 400 and "not JSON" in answers[2][2].decode()
+    assert answers[3][0] == 200 and json.loads(answers[3][2]) == {"partialSuccess": {
+        "rejectedSpans": "1", "errorMessage": "1 spans without a valid traceId and spanId (hex)"}}
     values = {row["id"]: row["scores"]["checks/format"]["value"] for row in _rows(tmp_path / "store")}
     expected = {format(s.context.trace_id, "032x"): 1.0 for s in proto_spans}
     expected |= {format(s.context.trace_id, "032x"): 0.0 for s in json_spans}  # the empty answers

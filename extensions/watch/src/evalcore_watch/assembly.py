@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 import time
 from collections.abc import Callable
 from typing import Any
@@ -14,6 +15,7 @@ __all__ = ["Trace", "Assembler"]
 log = logging.getLogger("evalcore.watch")
 
 _ERROR = (2, "STATUS_CODE_ERROR", "ERROR")
+_TRACE_ID, _SPAN_ID = re.compile("[0-9a-f]{32}"), re.compile("[0-9a-f]{16}")  # 16 and 8 bytes in hex
 
 
 @attrs.define
@@ -71,16 +73,21 @@ class Assembler:
     def pending_spans(self) -> int:
         return sum(t.n_spans for t in self.open.values())
 
-    def add(self, request: dict[str, Any], now: float | None = None) -> None:
-        """Adds the spans of one OTLP/JSON request; hands on the traces it completes."""
+    def add(self, request: dict[str, Any], now: float | None = None) -> int:
+        """Adds the spans of one OTLP/JSON request; hands on the traces it completes. Returns the
+        number of spans rejected (without a valid hex ``traceId`` and ``spanId``)."""
         now = time.monotonic() if now is None else now
         touched: dict[str, Trace] = {}
+        rejected = 0
         for resource_spans in request.get("resourceSpans") or []:
             resource = resource_spans.get("resource") or {}
             for scope_spans in resource_spans.get("scopeSpans") or []:
                 scope = scope_spans.get("scope") or {}
                 for span in scope_spans.get("spans") or []:
                     trace_id = str(span.get("traceId", "")).lower()
+                    if not (_TRACE_ID.fullmatch(trace_id) and _SPAN_ID.fullmatch(str(span.get("spanId", "")).lower())):
+                        rejected += 1
+                        continue
                     if self.skip(trace_id):
                         continue
                     trace = self.open.setdefault(trace_id, Trace(trace_id))
@@ -89,6 +96,7 @@ class Assembler:
         for trace_id, trace in touched.items():
             if trace.has_root:
                 self.complete(self.open.pop(trace_id))
+        return rejected
 
     def expire(self, now: float | None = None) -> int:
         """Completes the traces without a root span for ``timeout_s``; how many."""

@@ -16,7 +16,7 @@ from evalcore.plugin import InputError
 from .assembly import Assembler, Trace
 from .config import WatchConfig
 from .monitor import Monitor
-from .otlp import decode_request, encode_response
+from .otlp import decode_request, encode_response, spans_of
 from .scoring import Scorer
 from .store import Store
 
@@ -80,10 +80,10 @@ class Watch:
         except InputError as exc:
             return web.Response(status=400, text=str(exc))
         self.store.append(data)
-        self.assembler.add(data)
-        self.received_spans += sum(len(s.get("spans") or []) for r in data.get("resourceSpans") or []
-                                   for s in r.get("scopeSpans") or [])
-        body, kind = encode_response(content_type)
+        rejected = self.assembler.add(data)
+        self.received_spans += len(spans_of(data)) - rejected
+        message = f"{rejected} spans without a valid traceId and spanId (hex)" if rejected else ""
+        body, kind = encode_response(content_type, rejected, message)
         return web.Response(body=body, content_type=kind)
 
     # -- scoring ---------------------------------------------------------------------
