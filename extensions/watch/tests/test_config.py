@@ -39,3 +39,19 @@ def test_flags_override_the_file_and_m_adds_a_scorer_of_every_trace(tmp_path: Pa
     assert (found.port, found.batch_size, found.budget.per_hour_msats) == (6000, 7, 10)
     assert [(r.name, r.metrics, r.rate) for r in found.rules] == [("all", ("checks/length",), 1.0),
                                                                   ("judged", ("checks/format",), 0.1)]
+
+
+def test_a_port_in_use_is_one_line(tmp_path: Path) -> None:
+    import socket
+    import subprocess
+    import sys
+
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        result = subprocess.run([sys.executable, "-m", "evalcore", "watch", "-m", "checks/format", "--port", str(port),
+                                 "--store", str(tmp_path / "s")], capture_output=True, text=True, timeout=60)
+    assert result.returncode != 0
+    assert result.stderr.count("\n") == 1 and "address already in use" in result.stderr
+    assert f"127.0.0.1', {port}" in result.stderr
