@@ -108,6 +108,7 @@ from evalcore._engine.saved import load_run as load_run
 from evalcore._engine.saved import load_runs as load_runs
 from evalcore._engine.saved import metric_of as metric_of
 from evalcore._engine.sequential import paired_difference_interval as paired_difference_interval
+from evalcore._engine.sequential import mean_sequence as mean_sequence
 
 # command-line helpers for a plugin's commands
 from evalcore._cli.common import reports_errors as reports_errors

@@ -1,0 +1,75 @@
+"""OTLP/HTTP trace requests: decoding bodies (protobuf or JSON) and the answers."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from evalcore.plugin import InputError
+
+__all__ = ["PROTOBUF", "JSON", "decode_request", "encode_response", "spans_of"]
+
+PROTOBUF = "application/x-protobuf"
+JSON = "application/json"
+
+
+def decode_request(body: bytes, content_type: str) -> dict[str, Any]:
+    """The OTLP/JSON form (``{"resourceSpans": [...]}``, ids in hex) of an export request body
+    (already decompressed: the HTTP server undoes ``Content-Encoding: gzip``)."""
+    kind = content_type.split(";")[0].strip().lower()
+    if kind == PROTOBUF:
+        return _from_protobuf(body)
+    if kind == JSON:
+        try:
+            data = json.loads(body)
+        except (ValueError, UnicodeDecodeError) as exc:
+            raise InputError(f"body is not JSON: {exc}", field="Content-Type") from None
+        if not isinstance(data, dict) or not isinstance(data.get("resourceSpans", []), list):
+            raise InputError("expected an OTLP/JSON ExportTraceServiceRequest (resourceSpans)", field="body")
+        return data
+    raise InputError(f"expected {PROTOBUF} or {JSON}, got {content_type!r}", field="Content-Type")
+
+
+def _from_protobuf(body: bytes) -> dict[str, Any]:
+    from google.protobuf.json_format import MessageToDict
+    from google.protobuf.message import DecodeError
+    from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+
+    request = ExportTraceServiceRequest()
+    try:
+        request.ParseFromString(body)
+    except DecodeError as exc:
+        raise InputError(f"body is not an ExportTraceServiceRequest: {exc}", field="body") from None
+    data = MessageToDict(request)
+    for span in spans_of(data):  # OTLP/JSON writes ids in hex, protobuf's JSON mapping in base64
+        for key in ("traceId", "spanId", "parentSpanId"):
+            if span.get(key):
+                span[key] = _hex(span[key])
+    return data
+
+
+def _hex(value: str) -> str:
+    import base64
+
+    return base64.b64decode(value).hex()
+
+
+def spans_of(data: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every span of an OTLP/JSON request, in order."""
+    return [span for resource in data.get("resourceSpans") or [] for scope in resource.get("scopeSpans") or []
+            for span in scope.get("spans") or []]
+
+
+def encode_response(content_type: str, rejected: int = 0, message: str = "") -> tuple[bytes, str]:
+    """The body and content type of an ExportTraceServiceResponse (partial success when ``rejected``)."""
+    from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceResponse
+
+    response = ExportTraceServiceResponse()
+    if rejected or message:
+        response.partial_success.rejected_spans = rejected
+        response.partial_success.error_message = message
+    if content_type.split(";")[0].strip().lower() == JSON:
+        from google.protobuf.json_format import MessageToDict
+
+        return json.dumps(MessageToDict(response)).encode(), JSON
+    return response.SerializeToString(), PROTOBUF
