@@ -107,6 +107,7 @@ VERIFIED: dict[str, tuple[str, float]] = {
     "answer_relevancy": (f"ragas ResponseRelevancy {_SAME_VERDICTS} and the same embeddings", 0.0),
     "answer_statement_relevancy": (f"DeepEval AnswerRelevancyMetric {_SAME_VERDICTS}", 0.0),
     "g_eval": (f"DeepEval GEval {_SAME_VERDICTS}, log probabilities included", 0.0),
+    "pairwise": (f"DeepEval ArenaGEval's winner {_SAME_VERDICTS}", 0.0),
     "knowledge_retention": (f"DeepEval KnowledgeRetentionMetric {_SAME_VERDICTS}", 0.0),
     "role_adherence": (f"DeepEval RoleAdherenceMetric {_SAME_VERDICTS}", 0.0),
     "conversation_completeness": (f"DeepEval ConversationCompletenessMetric {_SAME_VERDICTS}", 0.0),
@@ -229,6 +230,42 @@ def _geval_specs() -> list[MetricSpec]:
                       _LIST_ANSWER),
               version="1"),
     ]
+
+
+def _pairwise_spec() -> MetricSpec:
+    """DeepEval's ArenaGEval over two answers, asked in both orders (module ``pairwise``)."""
+    return _spec(
+        "pairwise", "Which of two answers to the same record is better, asked in both orders (A's win rate).",
+        "DeepEval's ArenaGEval for two contestants: the prediction's `field` (A) and `field_b` (B), e.g. "
+        "prediction.response and prediction.response_b (`evalcore arena` joins two or more runs' records this "
+        "way). Unless `evaluation_steps` are given, one call turns `criteria` into 3-4 evaluation steps, made once "
+        "per metric instance. Then two calls per record, one in each order: the judge sees the steps, the shared "
+        "test case `fields` (query as input, reference as expected output) and both answers as DeepEval's arena "
+        "formats them, under masked names (the one shown first is Alice), and names the winner with a reason; "
+        "the reason's masked names are replaced with A and B in place of DeepEval's rewriting call. Value = 1 "
+        "when A wins in both orders, 0 when B does; a winner that changes with the order (position bias) is a "
+        "tie, 0.5, or with `on_disagreement='inconsistent'` a skipped record with that reason. The details keep "
+        "the verdict (A, B, tie or inconsistent), each order's winner and both reasons. The mean is A's win "
+        "rate with ties as half, its interval the run's seeded bootstrap interval. A missing or empty answer "
+        "skips the record before any call. Given the same verdicts the winner equals DeepEval's ArenaGEval's.",
+        module="evalcore_judge.pairwise", cls="Pairwise", target=TargetCategory.GENERATION_CORRECTNESS,
+        cost_msats=300, pass_threshold=0.5, inputs=("example.query", "example.reference_answer",
+                                                    "prediction.response", "prediction.response_b"),
+        params=(ParamSpec(name="criteria", type="str", identity=True, nullable=True,
+                          description="what makes one answer better, in words (evaluation steps are made from it)"),
+                ParamSpec(name="evaluation_steps", type="list", identity=True, nullable=True,
+                          description="the evaluation steps, instead of generating them from criteria"),
+                ParamSpec(name="fields", type="list", default=("query", "response"), identity=True,
+                          description="test case fields the judge sees: query, response (each answer), reference"),
+                ParamSpec(name="field", type="str", default="response", identity=True,
+                          description="dotted path in the prediction of answer A"),
+                ParamSpec(name="field_b", type="str", default="response_b", identity=True,
+                          description="dotted path in the prediction of answer B"),
+                ParamSpec(name="on_disagreement", type="str", default="tie", choices=("tie", "inconsistent"),
+                          identity=True,
+                          description="a winner that changes with the order: a tie (0.5), or a skipped record"),
+                _LIST_ANSWER),
+        version="1")
 
 
 _CONVERSATION = (
@@ -424,6 +461,7 @@ def evalcore_metrics() -> list[MetricSpec]:
               params=(*_EVIDENCE, _LIST_ANSWER), version="1"),
         *_relevancy_specs(),
         *_geval_specs(),
+        _pairwise_spec(),
         *_conversation_specs(),
         *_safety_specs(),
         _spec("task_completion", "Judged degree, 0 to 1, to which the agent achieved the user's task.",
