@@ -161,3 +161,26 @@ def test_cli_fields_of_one_record(oracle, tmp_path):
             map(json.loads, (tmp_path / "rows.jsonl").read_text().splitlines()) if "scores" in row}
     assert [rows[f"r{i}"]["value"] for i in range(3)] == [0.0, 1.0, 0.0]
     assert report["metrics"][metric_id]["value"] == pytest.approx(1 / 3)  # A's win rate
+
+
+def test_cli_arena_over_three_systems(oracle, tmp_path):
+    pytest.importorskip("evalcore_stats")
+    oracle.oracle.mode = "fair"
+    answers = {"terse": ["Paris.", "Shakespeare.", "Seven."],
+               "plain": ["It is Paris.", "William Shakespeare.", "Seven is prime."],
+               "full": ["The capital of France is Paris.", "William Shakespeare wrote Hamlet.",
+                        "Seven is a prime number."]}
+    paths = []
+    for name, texts in answers.items():
+        records = [{"id": f"r{i}", "example": {"query": q}, "prediction": {"response": t}}
+                   for i, ((q, _, _), t) in enumerate(zip(SAMPLES, texts))]
+        paths.append(str(write_records(tmp_path / f"{name}.jsonl", records)))
+    metric = f"judge/pairwise(evaluation_steps=['Prefer the fuller answer.'], base_url='{oracle.base_url}', model='m')"
+    out = run_evalcore("arena", *paths, "-m", metric, "--resamples", "100", "--cache-dir", str(tmp_path / "c"),
+                       "--json")
+    data = json.loads(out.stdout)
+    # the longer answer wins every record in both orders: full > plain > terse
+    assert {(p["system"], p["against"]): p["win_rate"] for p in data["pairs"]} == {
+        ("terse", "plain"): 0.0, ("terse", "full"): 0.0, ("plain", "full"): 0.0}
+    assert [r["system"] for r in data["ratings"]] == ["full", "plain", "terse"]
+    assert data["metric"].startswith("judge/pairwise")

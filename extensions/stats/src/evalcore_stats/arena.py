@@ -112,10 +112,10 @@ def ratings_of(strengths: np.ndarray) -> np.ndarray:
 
 
 def arena(
-    systems: Mapping[str, Any] | Sequence[Any], metric: str, *, seed: int = 0, n_resamples: int = 1000,
+    systems: Mapping[str, Any] | Sequence[Any], metric: Any, *, seed: int = 0, n_resamples: int = 1000,
     confidence: float = 0.95, alpha: float = 0.01, **options: Any,
 ) -> Arena:
-    """Judge every pair of ``systems`` with the pairwise ``metric`` and rate them.
+    """Judge every pair of ``systems`` with the pairwise ``metric`` (an id or a metric object) and rate them.
 
     ``systems`` maps names to JSONL paths or lists of record dicts (a sequence of paths is named by
     the files' names). ``options`` go to :func:`evalcore.evaluate` for every pair (``settings``,
@@ -134,7 +134,7 @@ def arena(
         raise InputError("the systems share no record id", field="systems")
     rng = np.random.default_rng(seed)
     names = list(named)
-    pairs, outcomes, metric_id = [], {}, metric
+    pairs, outcomes, metric_id = [], {}, ""
     for a, b in itertools.combinations(names, 2):
         metric_id, values, unscored = _judged(records[a], records[b], shared, metric, options)
         outcomes[(a, b)] = values
@@ -171,7 +171,7 @@ def _records(source: Any, name: str) -> dict[str, dict[str, Any]]:
     return out
 
 
-def _judged(a: Mapping[str, Any], b: Mapping[str, Any], ids: Sequence[str], metric: str,
+def _judged(a: Mapping[str, Any], b: Mapping[str, Any], ids: Sequence[str], metric: Any,
             options: Mapping[str, Any]) -> tuple[str, np.ndarray, int]:
     """The metric's value per record of A against B (NaN where it scored none) and how many it did not score."""
     import evalcore
