@@ -27,13 +27,16 @@ from evalcore.plugin import comparison_options
 @click.option("--labels", "labels", multiple=True, type=click.Path(dir_okay=False, exists=True),
               help='JSONL of {"id": ..., "label": number} on some records: the page says per metric what the labels '
                    "correct (once for every run, or once per run: RESULT's, then each --compare's).")
+@click.option("--arena", type=click.Path(dir_okay=False, exists=True),
+              help="An arena's JSON (evalcore arena --json): the page shows each pair's win rate with its interval "
+                   "and the Bradley-Terry ratings.")
 @comparison_options
 def report_command(result: str, others: Sequence[str], history: str | None, output: str, records: int,
-                   inputs: str | None, labels: Sequence[str], comparison: dict[str, Any]) -> None:
+                   inputs: str | None, labels: Sequence[str], arena: str | None, comparison: dict[str, Any]) -> None:
     """Write one self-contained HTML page about a saved run (and its comparison with others)."""
     from .write import write_report
 
     first, *rest = evalcore.locate_runs([result, *others], history)
     write_report(first, output, compare_with=rest, records=records, inputs=inputs, labels=list(labels) or None,
-                 **comparison)
+                 arena=arena, **comparison)
     click.echo(f"wrote {output}")

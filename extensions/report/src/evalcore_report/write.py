@@ -9,13 +9,14 @@ from typing import Any
 import evalcore
 from evalcore.plugin import InputError, check_output, load_runs, replacing
 
+from .arena_section import arena_data
 from .inputs import recorded_input
 from .page import render
 
 
 def write_report(
     result: Any, path: str | os.PathLike[str], *, compare_with: Sequence[Any] = (), records: int = 1000,
-    inputs: Any = None, labels: Any = None, comparison: Any = None, **options: Any,
+    inputs: Any = None, labels: Any = None, comparison: Any = None, arena: Any = None, **options: Any,
 ) -> str:
     """Write one HTML file about ``result`` (an EvaluationResult, report or journal path).
 
@@ -28,6 +29,8 @@ def write_report(
     already made, is shown instead of comparing them again). With ``labels`` (one labels file or
     mapping for every run, or a sequence of one per run), the page explains per metric what the labels corrected:
     the prediction-powered estimate of ``result``'s mean, or of each difference (:func:`evalcore.ppi`).
+    With ``arena`` (:func:`evalcore.arena`'s result, or the JSON file ``evalcore arena --json`` prints),
+    the page shows each pair's win rate with its interval and the Bradley–Terry ratings.
     Style, script and plots are inline, so the page needs no network when it is viewed. The page
     never replaces a file it was made from (a report, the journal a report names) or a special
     file, and is written through a temporary file renamed into place. Returns the path written.
@@ -56,7 +59,8 @@ def write_report(
         evalcore.ppi_differences(run, runs[1:], labels, alpha=options.get("alpha", 0.05)) if compare_with
         else [evalcore.ppi(run, labels if isinstance(labels, (str, os.PathLike, Mapping)) else _one(labels),
                   alpha=options.get("alpha", 0.05))])
-    html = render(run, comparison, others=runs[1:], records=records, inputs=inputs, ppi=estimates)
+    html = render(run, comparison, others=runs[1:], records=records, inputs=inputs, ppi=estimates,
+                  arena=arena_data(arena))
     # a lone surrogate read from JSON ("\ud800") is written as its escape, which the page's script reads back
     with replacing(path, "w", encoding="utf-8", errors="backslashreplace") as handle:
         handle.write(html)
