@@ -268,6 +268,50 @@ def _pairwise_spec() -> MetricSpec:
         version="1")
 
 
+def _custom_spec() -> MetricSpec:
+    """Judges people write themselves (module ``custom``)."""
+    return _spec(
+        "custom", "A judge you write: instructions over the record's fields and an output of your choosing.",
+        "The judge's instructions, with {variables} naming record fields by path ({example.query}, "
+        "{prediction.response}; {{ and }} for braces), come from a TOML or YAML `file` (keys name, instructions, "
+        "output, scale, categories, schema, score_key, examples) or from the parameters (`name` required; in "
+        "Python, evalcore_judge.make_judge). `output`: pass_fail (the judge answers a reason and pass or fail; "
+        "value 1 or 0), scale (`scale='1-5'`, any integer range: a reason and an integer score; value (score - "
+        "low) / (high - low)), categories (`categories={'good': 1, 'partly': 0.5, 'bad': 0}`: a reason and a "
+        "category; value the category's), or json (`schema`, a JSON schema of an object, and `score_key`, its "
+        "boolean property or number property with minimum and maximum that gives the value, normalised to [0, "
+        "1]). `examples` (few-shot): a list of {example, prediction, answer}, each shown to the judge as the "
+        "instructions for that record and the answer, checked against the output when the metric is made. One "
+        "call per record; the answer is asked for as structured output where the backend takes it and always "
+        "validated, with one repair request. The details keep the judge's name, the answer and the prompt hash "
+        "(of the system text, instructions, output schema and examples), which the run records with the "
+        "parameters, so `compare` refuses runs of an edited judge. A variable naming a missing field skips the "
+        "record before any call.",
+        module="evalcore_judge.custom", cls="CustomJudge", target=TargetCategory.GENERATION_CORRECTNESS,
+        cost_msats=150, pass_threshold=0.5, inputs=("example", "prediction"),
+        params=(ParamSpec(name="file", type="str", nullable=True, identity=True,
+                          description="a TOML or YAML judge file"),
+                ParamSpec(name="name", type="str", nullable=True, identity=True,
+                          description="the judge's name (default: the file's name)"),
+                ParamSpec(name="instructions", type="str", nullable=True,
+                          description="the judge's instructions with {example.FIELD} / {prediction.FIELD} variables"),
+                ParamSpec(name="output", type="str", nullable=True, choices=("pass_fail", "scale", "categories", "json"),
+                          description="the answer: pass_fail (default), scale, categories or json"),
+                ParamSpec(name="scale", type="str", nullable=True,
+                          description="output='scale': the integer range 'low-high' (default '1-5')"),
+                ParamSpec(name="categories", type="dict", nullable=True,
+                          description="output='categories': each category's value from 0 to 1"),
+                ParamSpec(name="schema", type="dict", nullable=True,
+                          description="output='json': a JSON schema of the answer (an object)"),
+                ParamSpec(name="score_key", type="str", nullable=True,
+                          description="output='json': the answer's property giving the value"),
+                ParamSpec(name="examples", type="list", nullable=True,
+                          description="few-shot examples: [{example, prediction, answer}]"),
+                ParamSpec(name="threshold", type="float", default=0.5, minimum=0.0, maximum=1.0,
+                          description="pass mark; binarises when called with a trace")),
+        version="1")
+
+
 _CONVERSATION = (
     " The conversation is example.turns followed by prediction.turns, each a list of {role, content}; only "
     "user and assistant turns count (DeepEval's turns hold no others). No such turn skips the sample. Given the "
@@ -462,6 +506,7 @@ def evalcore_metrics() -> list[MetricSpec]:
         *_relevancy_specs(),
         *_geval_specs(),
         _pairwise_spec(),
+        _custom_spec(),
         *_conversation_specs(),
         *_safety_specs(),
         _spec("task_completion", "Judged degree, 0 to 1, to which the agent achieved the user's task.",
