@@ -29,9 +29,10 @@ from typing import Any, ClassVar, Literal
 
 from evalcore.plugin import InputError, Record, SkipSample, get_path
 from evalcore_http.cache import content_hash
-from pydantic import ConfigDict, Field, create_model, model_validator
+from pydantic import ConfigDict, Field, ValidationError, create_model, model_validator
 
 from .metrics import Request, StagedJudgeMetric, Verdict
+from .parsing import describe_errors
 from .prompts import Template
 from .schemas import JudgeAnswer, json_schema
 
@@ -231,8 +232,8 @@ class Definition:
             raise ValueError(f"{where}: {exc.reason}") from None
         try:
             self.answer.model_validate(dict(example["answer"]))
-        except ValueError as exc:
-            raise ValueError(f"{where}.answer: {str(exc).splitlines()[-1].strip()}") from None
+        except ValidationError as exc:
+            raise ValueError(f"{where}.answer: {describe_errors(exc)}") from None
         return shown, json.dumps(dict(example["answer"]), ensure_ascii=False)
 
     def value(self, answer: JudgeAnswer) -> float:
@@ -281,10 +282,11 @@ class CustomJudge(StagedJudgeMetric):
         try:
             self.definition = Definition(data)
         except ValueError as exc:
-            key, _, why = str(exc).partition(": ")
             if path is not None:
-                raise InputError(f"{key}: {why}", source=os.fspath(path)) from None
-            raise self.parameter_error(key if key in DEFINITION_KEYS else "instructions", why) from None
+                raise InputError(str(exc), source=os.fspath(path)) from None
+            key, _, why = str(exc).partition(": ")
+            param = re.match(r"\w*", key).group()  # type: ignore[union-attr]  # examples[0].answer -> examples
+            raise self.parameter_error(param, why if key == param else f"{key}: {why}") from None
         self.template = Template(f"custom:{self.definition.name}", SYSTEM.format(rule=self.definition.rule),
                                  self.definition.instructions.replace("{", "{{").replace("}", "}}"),
                                  self.definition.answer)
