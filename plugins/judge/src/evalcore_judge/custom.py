@@ -83,7 +83,8 @@ def load_definition(path: str | os.PathLike[str]) -> dict[str, Any]:
             try:
                 import yaml
             except ImportError:
-                raise InputError("a YAML judge file needs PyYAML: pip install pyyaml", source=name) from None
+                raise InputError("a YAML judge file needs PyYAML: pip install 'evalcore-judge[yaml]'",
+                                 source=name) from None
             data = yaml.safe_load(raw)
         else:
             data = tomllib.loads(raw.decode("utf-8"))
@@ -168,6 +169,9 @@ class Definition:
             raise ValueError(f"output: one of {', '.join(OUTPUTS)}; got {self.output!r}")
         self.answer, self.rule = getattr(self, f"_{self.output}")(data)
         self.examples = [self._example(i, e) for i, e in enumerate(data.get("examples") or ())]
+        # of everything the judge is told: the system rule, instructions, answer schema and examples
+        self.prompt_hash = content_hash({"system": SYSTEM.format(rule=self.rule), "instructions": self.instructions,
+                                         "answer": json_schema(self.answer), "examples": self.examples})[:16]
 
     def _pass_fail(self, data: Mapping[str, Any]) -> tuple[type[JudgeAnswer], str]:
         verdict = (Literal["pass", "fail"], Field(description="pass or fail"))
@@ -257,11 +261,6 @@ class Definition:
             turns += [{"role": "user", "content": shown}, {"role": "assistant", "content": answer}]
         return [*turns, {"role": "user", "content": render(self.instructions, record)}]
 
-    def prompt_hash(self) -> str:
-        """Of everything the judge is told: the system rule, instructions, answer schema and examples."""
-        return content_hash({"system": SYSTEM.format(rule=self.rule), "instructions": self.instructions,
-                             "answer": json_schema(self.answer), "examples": self.examples})[:16]
-
 
 class CustomJudge(StagedJudgeMetric):
     """A judge from a file or parameters: instructions over record fields, an output type, examples."""
@@ -294,7 +293,7 @@ class CustomJudge(StagedJudgeMetric):
     def recorded_params(self) -> dict[str, Any]:
         """The parameters, with the judge's name and prompt hash (an edited judge is another definition)."""
         return {**super().recorded_params(), "name": self.definition.name,
-                "prompt_hash": self.definition.prompt_hash()}
+                "prompt_hash": self.definition.prompt_hash}
 
     def requests(self, example: Record, prediction: Record) -> list[Request]:
         record = {"example": example, "prediction": prediction}
@@ -303,7 +302,7 @@ class CustomJudge(StagedJudgeMetric):
     def follow(self, example: Record, prediction: Record,
                answers: Mapping[str, JudgeAnswer]) -> list[Request] | Verdict:
         answer = answers["judge"]
-        details: dict[str, Any] = {"judge": self.definition.name, "prompt_hash": self.definition.prompt_hash(),
+        details: dict[str, Any] = {"judge": self.definition.name, "prompt_hash": self.definition.prompt_hash,
                                    "answer": answer.model_dump(exclude_none=True)}
         return Verdict(self.definition.value(answer), answer.rationale, details)
 

@@ -31,8 +31,6 @@ FIELDS = ("query", "response", "reference")
 """The test case fields a pairwise judge can show: the input and the expected output are shared, the
 response is each contestant's."""
 
-_OWN_NAMES = {"query": "Input", "response": "Actual Output", "reference": "Expected Output"}
-
 
 class WinnerAnswer(JudgeAnswer):
     """DeepEval's arena verdict: the winner's contestant name and why."""
