@@ -117,6 +117,7 @@ def test_position_bias_is_a_tie(oracle):
     assert ours[0].details["verdict"] == "tie"
     assert ours[0].details["winners"] == {"a_first": "A", "b_first": "B"}
     assert ours[0].details["reasons"] == {"a_first": "A says more than B", "b_first": "B says more than A"}
+    assert ours[0].details["explanation"] == "a first: A says more than B\nb first: B says more than A"
 
 
 def test_position_bias_as_inconsistent(oracle):

@@ -603,7 +603,7 @@ class StagedJudgeMetric(JudgeMetric):
                 step = await self.afollow(example, prediction, answers)
             except SkipSample as exc:
                 details = self._details(asked, calls)
-                return attrs.evolve(Score.skipped(exc.reason, **details, **getattr(exc, "details", {})),
+                return attrs.evolve(Score.skipped(exc.reason, **{**details, **getattr(exc, "details", {})}),
                                     cost_msats=details["cost_msats"])
             if isinstance(step, Verdict):
                 break

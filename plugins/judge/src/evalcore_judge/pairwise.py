@@ -155,14 +155,14 @@ class Pairwise(GEval):
         reasons = {order: _unmasked(order, answers[order].reason) for order in _ORDERS}  # type: ignore[attr-defined]
         agreed = winners["a_first"] == winners["b_first"]
         verdict = winners["a_first"] if agreed else "inconsistent"
+        feedback = "\n".join(f"{order.replace('_', ' ')}: {reason}" for order, reason in reasons.items())
         details = {"verdict": verdict if agreed or self.params["on_disagreement"] == "inconsistent" else "tie",
-                   "winners": winners, "reasons": reasons, "evaluation_steps": list(self._steps or ()),
-                   "criteria": self.params["criteria"]}
+                   "winners": winners, "reasons": reasons, "explanation": feedback,
+                   "evaluation_steps": list(self._steps or ()), "criteria": self.params["criteria"]}
         if not agreed and self.params["on_disagreement"] == "inconsistent":
             raise Inconsistent(f"inconsistent: the winner depends on the order ({winners['a_first']} when A is "
                                f"shown first, {winners['b_first']} when B is)", details)
         value = {"A": 1.0, "B": 0.0}.get(verdict, 0.5)
-        feedback = "\n".join(f"{order.replace('_', ' ')}: {reason}" for order, reason in reasons.items())
         return Verdict(value, feedback, details)
 
 
