@@ -185,3 +185,38 @@ def test_cli_arena_over_three_systems(oracle, tmp_path):
         ("terse", "plain"): 0.0, ("terse", "full"): 0.0, ("plain", "full"): 0.0}
     assert [r["system"] for r in data["ratings"]] == ["full", "plain", "terse"]
     assert data["metric"].startswith("judge/pairwise")
+
+
+def test_reference_shown_as_deepeval_shows_it(oracle):
+    pytest.importorskip("deepeval")
+    from deepeval.metrics import ArenaGEval
+    from deepeval.models import GPTModel
+    from deepeval.test_case import ArenaTestCase, Contestant, LLMTestCase, SingleTurnParams
+
+    oracle.oracle.mode = "fair"
+    query, a, b = SAMPLES[1]
+    before = len(oracle.requests)
+    model = GPTModel(model="gpt-4.1", base_url=oracle.base_url, api_key="scripted")
+    params = [SingleTurnParams.INPUT, SingleTurnParams.ACTUAL_OUTPUT, SingleTurnParams.EXPECTED_OUTPUT]
+    theirs = ArenaGEval(name="better", model=model, async_mode=False, evaluation_params=params,
+                        evaluation_steps=STEPS).measure(ArenaTestCase(contestants=[
+                            Contestant(name="A", test_case=LLMTestCase(input=query, actual_output=a,
+                                                                       expected_output="Shakespeare")),
+                            Contestant(name="B", test_case=LLMTestCase(input=query, actual_output=b,
+                                                                       expected_output="Shakespeare"))]))
+    middle = len(oracle.requests)
+    ours = evalcore.get_metric("judge/pairwise", base_url=oracle.base_url, model="m", cache_mode="off",
+                               evaluation_steps=STEPS, fields=["query", "response", "reference"]).score_one(
+        {"query": query, "reference_answer": "Shakespeare"}, {"response": a, "response_b": b})
+    assert ours.value == {"A": 1.0, "B": 0.0}[theirs]
+
+    def shown(request):
+        text = "\n".join(message_text(m) for m in request["json"]["messages"])
+        found = json.loads(text.split("Contestants:\n", 1)[1].split("\n\nParameters:", 1)[0])
+        return {k: v for k, v in found.items() if k != "arena_test_cases"}, \
+            text.split("\n\nParameters:\n", 1)[1].split("\n", 1)[0]
+
+    deepeval_case = shown(oracle.requests[before])  # the winner's request (the next rewrites the reason)
+    assert deepeval_case == ({"input": query, "expected_output": "Shakespeare"},
+                             "Input, Actual Output, and Expected Output")
+    assert shown(oracle.requests[-1]) == deepeval_case and middle > before
