@@ -230,6 +230,10 @@ EXAMPLES: dict[str, Example] = {
     "adjutant/optimization_trigger": Example(ADJUTANT, {"min_labeled_examples": 2,
                                                         "now": "2025-01-10T00:00:00Z"}),
     "judge/g_eval": Example(RAG, {"criteria": "The answer is correct and complete."}, backend="judge"),
+    "judge/pairwise": Example(RAG, {"criteria": "The more complete answer wins.", "field_b": "response"},
+                              backend="judge"),
+    "judge/custom": Example(RAG, {"name": "correct", "instructions": "Is the reply correct?\nQuestion: "
+                                  "{example.query}\nReply: {prediction.response}"}, backend="judge"),
     **{f"judge/{name}": Example(CONVERSATION, backend="judge") for name in CONVERSATION_METRICS},
 }
 

@@ -30,6 +30,8 @@ from evalcore_report.trend import write_trend as write_trend
 # statistics over finished runs (evalcore-stats)
 from evalcore_stats.comparing import compare as compare
 from evalcore_stats.result import Comparison as Comparison
+from evalcore_stats.arena import arena as arena
+from evalcore_stats.arena import Arena as Arena
 from evalcore_stats.ppi import ppi as ppi
 from evalcore_stats.ppi import ppi_differences as ppi_differences
 from evalcore_stats.labels import read_labels as read_labels

@@ -49,6 +49,18 @@ def geval_judge(prompt, metadata=None):
     return json.dumps({"reason": "names the author", "score": 8})
 
 
+def pairwise_judge(prompt, metadata=None):
+    """Answers the pairwise prompts (evaluation steps, then the winner: the answer shown first)."""
+    if (metadata or {}).get("role") == "steps":
+        return json.dumps({"steps": ["Prefer the answer that names the author."]})
+    return json.dumps({"winner": "Alice", "reason": "$Alice$ names the author"})
+
+
+def custom_judge(prompt, metadata=None):
+    """Answers a pass/fail custom judge."""
+    return json.dumps({"reason": "names the author", "verdict": "pass"})
+
+
 def conversation_judge(prompt, metadata=None):
     """Answers the conversation prompts (facts, intentions, out-of-character turns, yes/no verdicts)."""
     role = (metadata or {}).get("role", "")
@@ -90,7 +102,7 @@ class TestConformance(PluginConformance):
     examples = [
         {"example": {"query": "Who wrote Hamlet?", "reference_answer": "Shakespeare wrote it.",
                      "expected_output": "Shakespeare", "relevant_docs": DOCS, "chatbot_role": "a librarian"},
-         "prediction": {"response": "William Shakespeare.", "retrieved": DOCS,
+         "prediction": {"response": "William Shakespeare.", "response_b": "Shakespeare.", "retrieved": DOCS,
                         "turns": [{"role": "user", "content": "Who wrote Hamlet?"},
                                   {"role": "assistant", "content": "William Shakespeare."}]}},
     ]
@@ -109,6 +121,10 @@ class TestConformance(PluginConformance):
     params.update({key: {"judge": safety_judge, "cache_mode": "off"} for key in (
         "judge/bias", "judge/hallucination", "judge/toxicity")})
     params["judge/task_completion"] = {"judge": task_judge, "cache_mode": "off"}
+    params["judge/pairwise"] = {"judge": pairwise_judge, "criteria": "Which answer names the author?",
+                                "cache_mode": "off"}
+    params["judge/custom"] = {"judge": custom_judge, "name": "author", "cache_mode": "off",
+                              "instructions": "Does the reply name the author?\nReply: {prediction.response}"}
     params["judge/diff_semantic"] = {**params["judge/diff_semantic"], "judge": equivalence_judge}
     params["judge/answer_quality"] = {**params["judge/answer_quality"], "scale": "1-5"}
     params["judge/llm_judge"] = {**params["judge/llm_judge"], "scale": "1-5"}

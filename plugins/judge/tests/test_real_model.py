@@ -171,3 +171,17 @@ def test_real_model_through_the_cli(smollm2, tmp_path):
     usage = second["metrics"]["judge/faithfulness"]["details"]["usage"]
     readable = sum(s["status"] == "ok" for s in first_scores)
     assert usage["cache"]["hits"] == readable  # validated answers come back from the cache
+
+
+def test_real_model_custom_judge(smollm2, tmp_path):
+    """A judge written as instructions, on one record: a well-formed row (the model's verdict is at chance)."""
+    from evalcore.cache import ContentCache
+    from evalcore_judge import Decoding, LLMCritic, make_judge
+
+    critic = LLMCritic(smollm2, decoding=Decoding(max_tokens=32), cache=ContentCache(tmp_path))
+    custom = make_judge("correct", "Is the reply correct?\nQuestion: {example.query}\nReply: {prediction.response}",
+                        judge=critic)
+    score = custom.score_one(EXAMPLES[1], PREDICTIONS[1])
+    assert score.status.value in ("ok", "error"), score
+    assert score.details["backend"] == "transformers" and score.details["answers"]["judge"] is not None
+    assert score.value in (0.0, 1.0) if score.ok else score.error_type == "UnparseableJudgement"

@@ -30,14 +30,17 @@ from evalcore.plugin import comparison_options
 @click.option("--labels-metric", "labels_metric", multiple=True, metavar="METRIC",
               help='The metric --labels are for (repeatable; default: the labels\' "metric" field, or the run\'s '
                    "only per-record metric).")
+@click.option("--arena", type=click.Path(dir_okay=False, exists=True),
+              help="An arena's JSON (evalcore arena --json): the page shows each pair's win rate with its interval "
+                   "and the Bradley-Terry ratings.")
 @comparison_options
 def report_command(result: str, others: Sequence[str], history: str | None, output: str, records: int,
-                   inputs: str | None, labels: Sequence[str], labels_metric: Sequence[str],
+                   inputs: str | None, labels: Sequence[str], labels_metric: Sequence[str], arena: str | None,
                    comparison: dict[str, Any]) -> None:
     """Write one self-contained HTML page about a saved run (and its comparison with others)."""
     from .write import write_report
 
     first, *rest = evalcore.locate_runs([result, *others], history)
     write_report(first, output, compare_with=rest, records=records, inputs=inputs, labels=list(labels) or None,
-                 labels_metric=list(labels_metric) or None, **comparison)
+                 labels_metric=list(labels_metric) or None, arena=arena, **comparison)
     click.echo(f"wrote {output}")

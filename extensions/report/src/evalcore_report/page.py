@@ -24,6 +24,7 @@ import evalcore
 import numpy as np
 from evalcore.plugin import Run, summary_notes
 
+from .arena_section import arena_section
 from .inputs import Inputs, load_inputs
 from .plots import histogram
 from .ppi_section import ppi_section
@@ -112,11 +113,12 @@ def _plain(value: Any) -> Any:
 
 
 def render(run: Run, comparison: Comparison | None = None, *, others: Sequence[Run] = (),
-           records: int = DEFAULT_RECORDS, inputs: Any = None, ppi: Sequence[Any] = ()) -> str:
+           records: int = DEFAULT_RECORDS, inputs: Any = None, ppi: Sequence[Any] = (),
+           arena: Mapping[str, Any] | None = None) -> str:
     """The whole page for ``run`` (and its comparison with the runs ``others``).
 
     ``ppi``: prediction-powered estimates (:func:`evalcore.ppi`'s results) to explain, of ``run`` or of its
-    differences from ``others``;
+    differences from ``others``; ``arena``: an arena's data (:func:`.arena_section.arena_data`) to show;
     ``records``: how many records the page embeds at most (see :func:`.records.select`);
     ``inputs``: the records ``run`` scored (a path or records) where its input is not the file it names.
     """
@@ -132,6 +134,7 @@ def render(run: Run, comparison: Comparison | None = None, *, others: Sequence[R
         _plots_section([run, *others], summary),
         _comparison_section(comparison) if comparison is not None else "",
         ppi_section(ppi),
+        arena_section(arena),
         _side_by_side_section(run, others, changes, found) if others else "",
         _failures_section(run),
         _records_section(run, shown, found),

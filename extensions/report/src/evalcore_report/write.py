@@ -9,6 +9,7 @@ from typing import Any
 import evalcore
 from evalcore.plugin import InputError, check_output, load_runs, replacing
 
+from .arena_section import arena_data
 from .inputs import recorded_input
 from .page import render
 
@@ -16,7 +17,7 @@ from .page import render
 def write_report(
     result: Any, path: str | os.PathLike[str], *, compare_with: Sequence[Any] = (), records: int = 1000,
     inputs: Any = None, labels: Any = None, labels_metric: Sequence[str] | None = None, comparison: Any = None,
-    **options: Any,
+    arena: Any = None, **options: Any,
 ) -> str:
     """Write one HTML file about ``result`` (an EvaluationResult, report or journal path).
 
@@ -30,6 +31,8 @@ def write_report(
     mapping for every run, or a sequence of one per run), the page explains per metric what the labels corrected:
     the prediction-powered estimate of ``result``'s mean, or of each difference (:func:`evalcore.ppi`), for
     the metrics the labels name or ``labels_metric``.
+    With ``arena`` (:func:`evalcore.arena`'s result, or the JSON file ``evalcore arena --json`` prints),
+    the page shows each pair's win rate with its interval and the Bradley–Terry ratings.
     Style, script and plots are inline, so the page needs no network when it is viewed. The page
     never replaces a file it was made from (a report, the journal a report names) or a special
     file, and is written through a temporary file renamed into place. Returns the path written.
@@ -59,7 +62,8 @@ def write_report(
         if compare_with
         else [evalcore.ppi(run, labels if isinstance(labels, (str, os.PathLike, Mapping)) else _one(labels),
                   metrics=labels_metric, alpha=options.get("alpha", 0.05))])
-    html = render(run, comparison, others=runs[1:], records=records, inputs=inputs, ppi=estimates)
+    html = render(run, comparison, others=runs[1:], records=records, inputs=inputs, ppi=estimates,
+                  arena=arena_data(arena))
     # a lone surrogate read from JSON ("\ud800") is written as its escape, which the page's script reads back
     with replacing(path, "w", encoding="utf-8", errors="backslashreplace") as handle:
         handle.write(html)

@@ -15,6 +15,7 @@ _COMMANDS = {
     "ppi": ("plan:ppi_command", "Prediction-powered estimate of judged metrics from labels on some records."),
     "runs": ("runs:runs_command", "The history of saved runs, and one metric over time."),
     "calibrate": ("calibrate:calibrate_command", "Compare a metric with human labels."),
+    "arena": ("arena:arena_command", "Judge systems pair by pair: win rates and Bradley–Terry ratings."),
 }
 
 

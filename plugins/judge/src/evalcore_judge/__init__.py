@@ -13,7 +13,7 @@ _EXPORTS = {
     "CallableBackend": ".backends", "Completion": ".backends", "Decoding": ".backends",
     "HTTPBackend": ".backends", "Call": ".critic", "InvalidAnswer": ".critic", "LLMCritic": ".critic",
     "UnparseableJudgement": ".parsing", "parse_judgement": ".parsing", "read_answer": ".parsing",
-    "JudgeAnswer": ".schemas",
+    "JudgeAnswer": ".schemas", "make_judge": ".custom",
 }
 
 __all__ = list(_EXPORTS)
@@ -29,5 +29,6 @@ def __getattr__(name: str) -> Any:
 if TYPE_CHECKING:  # pragma: no cover - for type checkers only
     from .backends import CallableBackend, Completion, Decoding, HTTPBackend
     from .critic import Call, InvalidAnswer, LLMCritic
+    from .custom import make_judge
     from .parsing import UnparseableJudgement, parse_judgement, read_answer
     from .schemas import JudgeAnswer

@@ -112,6 +112,7 @@ VERIFIED: dict[str, tuple[str, float]] = {
     "answer_relevancy": (f"ragas ResponseRelevancy {_SAME_VERDICTS} and the same embeddings", 0.0),
     "answer_statement_relevancy": (f"DeepEval AnswerRelevancyMetric {_SAME_VERDICTS}", 0.0),
     "g_eval": (f"DeepEval GEval {_SAME_VERDICTS}, log probabilities included", 0.0),
+    "pairwise": (f"DeepEval ArenaGEval's winner {_SAME_VERDICTS}", 0.0),
     "knowledge_retention": (f"DeepEval KnowledgeRetentionMetric {_SAME_VERDICTS}", 0.0),
     "role_adherence": (f"DeepEval RoleAdherenceMetric {_SAME_VERDICTS}", 0.0),
     "conversation_completeness": (f"DeepEval ConversationCompletenessMetric {_SAME_VERDICTS}", 0.0),
@@ -234,6 +235,87 @@ def _geval_specs() -> list[MetricSpec]:
                       _LIST_ANSWER),
               version="1"),
     ]
+
+
+def _pairwise_spec() -> MetricSpec:
+    """DeepEval's ArenaGEval over two answers, asked in both orders (module ``pairwise``)."""
+    return _spec(
+        "pairwise", "Which of two answers to the same record is better, asked in both orders (A's win rate).",
+        "DeepEval's ArenaGEval for two contestants: the prediction's `field` (A) and `field_b` (B), e.g. "
+        "prediction.response and prediction.response_b (`evalcore arena` joins two or more runs' records this "
+        "way). Unless `evaluation_steps` are given, one call turns `criteria` into 3-4 evaluation steps, made once "
+        "per metric instance. Then two calls per record, one in each order: the judge sees the steps, the shared "
+        "test case `fields` (query as input, reference as expected output) and both answers as DeepEval's arena "
+        "formats them, under masked names (the one shown first is Alice), and names the winner with a reason; "
+        "the reason's masked names are replaced with A and B in place of DeepEval's rewriting call. Value = 1 "
+        "when A wins in both orders, 0 when B does; a winner that changes with the order (position bias) is a "
+        "tie, 0.5, or with `on_disagreement='inconsistent'` a skipped record with that reason. The details keep "
+        "the verdict (A, B, tie or inconsistent), each order's winner and both reasons. The mean is A's win "
+        "rate with ties as half, its interval the run's seeded bootstrap interval. A missing or empty answer "
+        "skips the record before any call. Given the same verdicts the winner equals DeepEval's ArenaGEval's.",
+        module="evalcore_judge.pairwise", cls="Pairwise", target=TargetCategory.GENERATION_CORRECTNESS,
+        cost_msats=300, pass_threshold=0.5, inputs=("example.query", "example.reference_answer",
+                                                    "prediction.response", "prediction.response_b"),
+        params=(ParamSpec(name="criteria", type="str", identity=True, nullable=True,
+                          description="what makes one answer better, in words (evaluation steps are made from it)"),
+                ParamSpec(name="evaluation_steps", type="list", identity=True, nullable=True,
+                          description="the evaluation steps, instead of generating them from criteria"),
+                ParamSpec(name="fields", type="list", default=("query", "response"), identity=True,
+                          description="test case fields the judge sees: query, response (each answer), reference"),
+                ParamSpec(name="field", type="str", default="response", identity=True,
+                          description="dotted path in the prediction of answer A"),
+                ParamSpec(name="field_b", type="str", default="response_b", identity=True,
+                          description="dotted path in the prediction of answer B"),
+                ParamSpec(name="on_disagreement", type="str", default="tie", choices=("tie", "inconsistent"),
+                          identity=True,
+                          description="a winner that changes with the order: a tie (0.5), or a skipped record"),
+                _LIST_ANSWER),
+        version="1")
+
+
+def _custom_spec() -> MetricSpec:
+    """Judges people write themselves (module ``custom``)."""
+    return _spec(
+        "custom", "A judge you write: instructions over the record's fields and an output of your choosing.",
+        "The judge's instructions, with {variables} naming record fields by path ({example.query}, "
+        "{prediction.response}; {{ and }} for braces), come from a TOML or YAML `file` (keys name, instructions, "
+        "output, scale, categories, schema, score_key, examples) or from the parameters (`name` required; in "
+        "Python, evalcore_judge.make_judge). `output`: pass_fail (the judge answers a reason and pass or fail; "
+        "value 1 or 0), scale (`scale='1-5'`, any integer range: a reason and an integer score; value (score - "
+        "low) / (high - low)), categories (`categories={'good': 1, 'partly': 0.5, 'bad': 0}`: a reason and a "
+        "category; value the category's), or json (`schema`, a JSON schema of an object, and `score_key`, its "
+        "boolean property or number property with minimum and maximum that gives the value, normalised to [0, "
+        "1]). `examples` (few-shot): a list of {example, prediction, answer}, each shown to the judge as the "
+        "instructions for that record and the answer, checked against the output when the metric is made. One "
+        "call per record; the answer is asked for as structured output where the backend takes it and always "
+        "validated, with one repair request. The details keep the judge's name, the answer and the prompt hash "
+        "(of the system text, instructions, output schema and examples), which the run records with the "
+        "parameters, so `compare` refuses runs of an edited judge. A variable naming a missing field skips the "
+        "record before any call.",
+        module="evalcore_judge.custom", cls="CustomJudge", target=TargetCategory.GENERATION_CORRECTNESS,
+        cost_msats=150, pass_threshold=0.5, inputs=("example", "prediction"),
+        params=(ParamSpec(name="file", type="str", nullable=True, identity=True,
+                          description="a TOML or YAML judge file"),
+                ParamSpec(name="name", type="str", nullable=True, identity=True,
+                          description="the judge's name (default: the file's name)"),
+                ParamSpec(name="instructions", type="str", nullable=True,
+                          description="the judge's instructions with {example.FIELD} / {prediction.FIELD} variables"),
+                ParamSpec(name="output", type="str", nullable=True,
+                          choices=("pass_fail", "scale", "categories", "json"),
+                          description="the answer: pass_fail (default), scale, categories or json"),
+                ParamSpec(name="scale", type="str", nullable=True,
+                          description="output='scale': the integer range 'low-high' (default '1-5')"),
+                ParamSpec(name="categories", type="dict", nullable=True,
+                          description="output='categories': each category's value from 0 to 1"),
+                ParamSpec(name="schema", type="dict", nullable=True,
+                          description="output='json': a JSON schema of the answer (an object)"),
+                ParamSpec(name="score_key", type="str", nullable=True,
+                          description="output='json': the answer's property giving the value"),
+                ParamSpec(name="examples", type="list", nullable=True,
+                          description="few-shot examples: [{example, prediction, answer}]"),
+                ParamSpec(name="threshold", type="float", default=0.5, minimum=0.0, maximum=1.0,
+                          description="pass mark; binarises when called with a trace")),
+        version="1")
 
 
 _CONVERSATION = (
@@ -429,6 +511,8 @@ def evalcore_metrics() -> list[MetricSpec]:
               params=(*_EVIDENCE, _LIST_ANSWER), version="1"),
         *_relevancy_specs(),
         *_geval_specs(),
+        _pairwise_spec(),
+        _custom_spec(),
         *_conversation_specs(),
         *_safety_specs(),
         _spec("task_completion", "Judged degree, 0 to 1, to which the agent achieved the user's task.",

@@ -162,7 +162,7 @@ class GEval(StagedJudgeMetric):
         if unknown or not self.params["fields"]:
             raise self.parameter_error("fields", f"choose from {', '.join(FIELDS)}; got {list(self.params['fields'])}")
         try:
-            self._rubric = rubric_ranges(self.params["rubric"] or ())
+            self._rubric = rubric_ranges(self.params.get("rubric") or ())
         except ValueError as exc:
             raise self.parameter_error("rubric", str(exc)) from None
         self._range = (self._rubric[0][0], self._rubric[-1][1]) if self._rubric else SCORE_RANGE

@@ -579,7 +579,7 @@ class StagedJudgeMetric(JudgeMetric):
     """A judge metric whose later prompts depend on earlier answers: :meth:`requests` gives the
     first prompts, :meth:`follow` the next ones (or the :class:`Verdict`) from the validated
     answers so far. A :class:`SkipSample` raised by :meth:`follow` skips the sample, keeping the
-    cost and the answers of the calls made."""
+    cost and the answers of the calls made (and the exception's ``details``, where it has them)."""
 
     def follow(self, example: Record, prediction: Record,
                answers: Mapping[str, JudgeAnswer]) -> list[Request] | Verdict:
@@ -620,7 +620,8 @@ class StagedJudgeMetric(JudgeMetric):
                 step = await self.afollow(example, prediction, answers)
             except SkipSample as exc:
                 details = self._details(asked, calls)
-                return attrs.evolve(Score.skipped(exc.reason, **details), cost_msats=details["cost_msats"])
+                return attrs.evolve(Score.skipped(exc.reason, **{**details, **getattr(exc, "details", {})}),
+                                    cost_msats=details["cost_msats"])
             if isinstance(step, Verdict):
                 break
             requests = step
