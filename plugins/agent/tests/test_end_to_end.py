@@ -81,7 +81,7 @@ def test_evaluate(records_file, tmp_path):
 
 def test_listed_and_described():
     listed = {info.key: info for info in evalcore.list_metrics() if info.spec.namespace == "agent"}
-    assert sorted(listed) == ["agent/tool_argument_correctness", "agent/tool_call_correctness",
+    assert sorted(listed) == ["agent/no_loop", "agent/tool_argument_correctness", "agent/tool_call_correctness",
                               "agent/trajectory_match"]
     for info in listed.values():
         spec = info.spec
