@@ -118,6 +118,7 @@ VERIFIED: dict[str, tuple[str, float]] = {
     "bias": (f"DeepEval BiasMetric {_SAME_VERDICTS}: equal to the share of its verdicts that are yes "
              "(DeepEval 3's score), and to 1 - DeepEval 4's score within rounding", 1e-15),
     "task_completion": (f"DeepEval TaskCompletionMetric {_SAME_VERDICTS}", 0.0),
+    "agent_goal_accuracy": (f"ragas AgentGoalAccuracyWithReference / WithoutReference {_SAME_VERDICTS}", 0.0),
     "semantic_f1": ("DSPy SemanticF1 on the same scripted LM (dspy.utils.DummyLM)", 0.0),
     "complete_and_grounded": ("DSPy CompleteAndGrounded on the same scripted LM (dspy.utils.DummyLM)", 0.0),
 }
@@ -236,6 +237,40 @@ _CONVERSATION = (
     "user and assistant turns count (DeepEval's turns hold no others). No such turn skips the sample. Given the "
     "same verdicts the value equals DeepEval's (not in strict mode)."
 )
+
+
+_RUN = (
+    "The judge reads the run as ragas renders a multi-turn sample (Human:, AI:, Tools: with each call's "
+    "name and arguments, ToolOutput:): the turns, example.turns then prediction.turns (as the agent plugin's "
+    "trace reader writes them), or without turns example.query, prediction.tool_calls with their results and "
+    "the response. No turns and no query, or neither a response nor tool calls, skips the sample before any "
+    "call; a turn or call that is not an object is an error naming its field."
+)
+_RUN_INPUTS = ("example.turns", "prediction.turns", "example.query", "prediction.tool_calls", "prediction.response")
+
+
+def _agent_specs() -> list[MetricSpec]:
+    """ragas' judged agent metrics (module ``agent``)."""
+    module = "evalcore_judge.agent"
+    return [
+        _spec("agent_goal_accuracy", "1 when the agent's end state achieves the user's goal (ragas' agent goal "
+                                     "accuracy).",
+              "ragas' AgentGoalAccuracyWithReference (`reference='answer'`, default) and "
+              "AgentGoalAccuracyWithoutReference (`reference='none'`). Two calls: the judge reads the run and "
+              "states the user's goal and the end state (the final outcome); then it compares the desired "
+              "outcome, example.reference_answer (several are joined by new lines) or with `reference='none'` "
+              "the goal it stated, with the end state: 1 when they are the same, 0 when they differ, with a "
+              "reason. Value = that verdict. A missing reference answer skips the sample where "
+              "`reference='answer'`. " + _RUN + " Given the same verdicts the value equals ragas'.",
+              module=module, cls="GoalAccuracy", target=TargetCategory.AGENT_BEHAVIOUR, cost_msats=300,
+              pass_threshold=0.5, inputs=(*_RUN_INPUTS, "example.reference_answer"),
+              params=(ParamSpec(name="reference", type="str", default="answer", choices=("answer", "none"),
+                                identity=True,
+                                description="compare the end state with the reference answer, or ('none') with "
+                                            "the goal the judge states"),
+                      _LIST_ANSWER),
+              version="1"),
+    ]
 
 
 def _conversation_specs() -> list[MetricSpec]:
@@ -425,6 +460,7 @@ def evalcore_metrics() -> list[MetricSpec]:
         *_relevancy_specs(),
         *_geval_specs(),
         *_conversation_specs(),
+        *_agent_specs(),
         *_safety_specs(),
         _spec("task_completion", "Judged degree, 0 to 1, to which the agent achieved the user's task.",
               "DeepEval's TaskCompletionMetric. Two calls: the judge reads the workflow and states the task (the "

@@ -1,0 +1,155 @@
+"""Judged agent metrics over a run's messages, as ragas judges them: agent goal accuracy.
+
+The judge reads the run as ragas renders a multi-turn sample (``Human:``, ``AI:``, ``Tools:`` with
+each call's name and arguments, ``ToolOutput:``): the turns (``example.turns`` then
+``prediction.turns``), or, without turns, the query, ``prediction.tool_calls`` with their results
+and the response.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+from evalcore.plugin import InputError, Record, SkipSample, inputs
+from pydantic import Field
+
+from .metrics import Request, StagedJudgeMetric, Verdict
+from .prompts import Template
+from .schemas import JudgeAnswer, verdict_field
+
+_SPEAKERS = {"user": "Human", "human": "Human", "assistant": "AI", "ai": "AI", "tool": "ToolOutput",
+             "system": "System", "developer": "System"}
+
+
+def _listed(record: Record, role: str, field: str) -> list[Any]:
+    found = record.get(field)
+    if found is None:
+        return []
+    if not isinstance(found, list):
+        raise InputError(f"expected a list, got {type(found).__name__}", field=f"{role}.{field}")
+    return found
+
+
+def _text(value: Any) -> str:
+    return "" if value is None else value if isinstance(value, str) else str(value)
+
+
+def _call_lines(calls: Any, where: str) -> list[str]:
+    if not isinstance(calls, list):
+        raise InputError(f"expected a list of tool calls, got {type(calls).__name__}", field=where)
+    lines = ["Tools:"]
+    for index, call in enumerate(calls):
+        if not isinstance(call, Mapping) or not isinstance(call.get("name"), str):
+            raise InputError("expected a tool call {name, arguments, result?}", field=f"{where}[{index}]")
+        lines.append(f"  {call['name']}: {dict(call.get('arguments') or {})}")
+    return lines
+
+
+def _turn_lines(turn: Any, where: str) -> list[str]:
+    if not isinstance(turn, Mapping) or not isinstance(turn.get("role"), str):
+        raise InputError("expected a turn {role, content, tool_calls?}", field=where)
+    speaker = _SPEAKERS.get(turn["role"], turn["role"])
+    content = _text(turn.get("content"))
+    if speaker != "AI":
+        return [f"{speaker}: {content}"]
+    lines = [f"AI: {content}"] if content != "" else []
+    if turn.get("tool_calls") is not None:
+        lines += _call_lines(turn["tool_calls"], f"{where}.tool_calls")
+    return lines
+
+
+def transcript(example: Record, prediction: Record) -> str:
+    """The run as ragas' ``MultiTurnSample.pretty_repr`` shows it (see the module docstring);
+    nothing to read skips the sample."""
+    lines: list[str] = []
+    for role, record in (("example", example), ("prediction", prediction)):
+        for index, turn in enumerate(_listed(record, role, "turns")):
+            lines += _turn_lines(turn, f"{role}.turns[{index}]")
+    if lines:
+        return "\n".join(lines)
+    query = inputs.targets(example, "query", blank="skip")[0]
+    calls = _listed(prediction, "prediction", "tool_calls")
+    response = inputs.response(prediction)
+    if not response.strip() and not calls:
+        raise SkipSample("no turns, no response and no tool calls to judge")
+    lines = [f"Human: {query}"]
+    if calls:
+        lines += _call_lines(calls, "prediction.tool_calls")
+        lines += [f"ToolOutput: {_text(call.get('result'))}" for call in calls if "result" in call]
+    if response != "":
+        lines.append(f"AI: {response}")
+    return "\n".join(lines)
+
+
+# -- goal accuracy ----------------------------------------------------------------------------------
+
+
+class GoalOutcomeAnswer(JudgeAnswer):
+    """ragas' InferGoalOutcomePrompt answer: the user's goal and the workflow's end state."""
+
+    schema_name: ClassVar[str] = "goal_outcome"
+    user_goal: str = Field(description="the task or objective the user wants to achieve")
+    end_state: str = Field(description="the final outcome or result of the workflow")
+
+
+class OutcomeVerdictAnswer(JudgeAnswer):
+    """ragas' CompareOutcomePrompt answer: 1 when the outcomes are the same, 0 when they differ."""
+
+    schema_name: ClassVar[str] = "outcome_verdict"
+    rationale_field: ClassVar[str] = "reason"
+    reason: str = Field(description="why the outcomes are the same or different")
+    verdict: int = verdict_field("1 if the achieved outcome is the desired outcome, 0 if they differ")
+
+
+GOAL_OUTCOME = Template(
+    "goal_outcome",
+    "Given an agentic workflow comprised of Human, AI and Tools, identify the user_goal (the task or objective "
+    "the user wants to achieve) and the end_state (the final outcome or result of the workflow). Answer with a "
+    'single JSON object and nothing else: {{"user_goal": "...", "end_state": "..."}}.',
+    "Workflow:\n{workflow}\n\nIdentify the user goal and the end state.",
+    GoalOutcomeAnswer,
+)
+
+OUTCOME_VERDICT = Template(
+    "outcome_verdict",
+    "Given the desired outcome and the achieved outcome of a workflow, compare them and identify if they are "
+    "the same (1) or different (0), with the reason. Answer with a single JSON object and nothing else: "
+    '{{"reason": "...", "verdict": 1 or 0}}.',
+    "Desired outcome:\n{desired}\n\nAchieved outcome:\n{achieved}\n\nAre they the same?",
+    OutcomeVerdictAnswer,
+)
+
+
+class GoalAccuracy(StagedJudgeMetric):
+    """ragas' AgentGoalAccuracyWithReference (``reference='answer'``) and WithoutReference (``'none'``)."""
+
+    def _desired(self, example: Record) -> str | None:
+        if self.params["reference"] == "none":
+            return None
+        return "\n".join(inputs.targets(example, "reference", blank="skip"))
+
+    def requests(self, example: Record, prediction: Record) -> list[Request]:
+        self._desired(example)  # a missing reference skips before any call
+        return [Request("goal_outcome", GOAL_OUTCOME, GOAL_OUTCOME.render(workflow=transcript(example, prediction)),
+                        GoalOutcomeAnswer)]
+
+    def _compare(self, desired: str, achieved: str) -> Request:
+        return Request("verdict", OUTCOME_VERDICT, OUTCOME_VERDICT.render(desired=desired, achieved=achieved),
+                       OutcomeVerdictAnswer)
+
+    def _estimated_requests(self, example: Record, prediction: Record) -> list[Request]:
+        """The extraction, and a comparison of outcomes as long as the run."""
+        shown = transcript(example, prediction)
+        return [*self._checked_requests(example, prediction), self._compare(self._desired(example) or shown, shown)]
+
+    def follow(self, example: Record, prediction: Record,
+               answers: Mapping[str, JudgeAnswer]) -> list[Request] | Verdict:
+        found = answers["goal_outcome"]
+        desired = self._desired(example) or found.user_goal  # type: ignore[attr-defined]
+        if "verdict" not in answers:
+            return [self._compare(desired, found.end_state)]  # type: ignore[attr-defined]
+        verdict = answers["verdict"]
+        return Verdict(float(verdict.verdict), verdict.reason,  # type: ignore[attr-defined]
+                       {"desired_outcome": desired, "user_goal": found.user_goal,  # type: ignore[attr-defined]
+                        "end_state": found.end_state})  # type: ignore[attr-defined]
