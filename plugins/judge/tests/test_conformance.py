@@ -75,6 +75,13 @@ def task_judge(prompt, metadata=None):
     return json.dumps({"reason": "named the author", "verdict": 0.9})
 
 
+def goal_judge(prompt, metadata=None):
+    """Answers the agent goal accuracy prompts (goal and end state, then the verdict)."""
+    if (metadata or {}).get("role") == "goal_outcome":
+        return json.dumps({"user_goal": "know who wrote Hamlet", "end_state": "the assistant named Shakespeare"})
+    return json.dumps({"reason": "the same", "verdict": 1})
+
+
 def embed(texts):
     """Word-count vectors: no model, no network."""
     return [[float(len(t.split())), 1.0] for t in texts]
@@ -109,6 +116,7 @@ class TestConformance(PluginConformance):
     params.update({key: {"judge": safety_judge, "cache_mode": "off"} for key in (
         "judge/bias", "judge/hallucination", "judge/toxicity")})
     params["judge/task_completion"] = {"judge": task_judge, "cache_mode": "off"}
+    params["judge/agent_goal_accuracy"] = {"judge": goal_judge, "cache_mode": "off"}
     params["judge/diff_semantic"] = {**params["judge/diff_semantic"], "judge": equivalence_judge}
     params["judge/answer_quality"] = {**params["judge/answer_quality"], "scale": "1-5"}
     params["judge/llm_judge"] = {**params["judge/llm_judge"], "scale": "1-5"}
