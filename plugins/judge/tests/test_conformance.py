@@ -82,6 +82,16 @@ def goal_judge(prompt, metadata=None):
     return json.dumps({"reason": "the same", "verdict": 1})
 
 
+def topic_judge(prompt, metadata=None):
+    """Answers the topic adherence prompts (topics, a refusal question per topic, the classification)."""
+    role = (metadata or {}).get("role")
+    if role == "topics":
+        return json.dumps({"topics": ["Hamlet's author"]})
+    if role == "classes":
+        return json.dumps({"classifications": [True]})
+    return json.dumps({"refused_to_answer": False})
+
+
 def embed(texts):
     """Word-count vectors: no model, no network."""
     return [[float(len(t.split())), 1.0] for t in texts]
@@ -96,7 +106,8 @@ class TestConformance(PluginConformance):
     heavy = ("numpy", "torch", "httpx", "transformers")
     examples = [
         {"example": {"query": "Who wrote Hamlet?", "reference_answer": "Shakespeare wrote it.",
-                     "expected_output": "Shakespeare", "relevant_docs": DOCS, "chatbot_role": "a librarian"},
+                     "reference_topics": ["literature"], "expected_output": "Shakespeare", "relevant_docs": DOCS,
+                     "chatbot_role": "a librarian"},
          "prediction": {"response": "William Shakespeare.", "retrieved": DOCS,
                         "turns": [{"role": "user", "content": "Who wrote Hamlet?"},
                                   {"role": "assistant", "content": "William Shakespeare."}]}},
@@ -117,6 +128,7 @@ class TestConformance(PluginConformance):
         "judge/bias", "judge/hallucination", "judge/toxicity")})
     params["judge/task_completion"] = {"judge": task_judge, "cache_mode": "off"}
     params["judge/agent_goal_accuracy"] = {"judge": goal_judge, "cache_mode": "off"}
+    params["judge/topic_adherence"] = {"judge": topic_judge, "cache_mode": "off"}
     params["judge/diff_semantic"] = {**params["judge/diff_semantic"], "judge": equivalence_judge}
     params["judge/answer_quality"] = {**params["judge/answer_quality"], "scale": "1-5"}
     params["judge/llm_judge"] = {**params["judge/llm_judge"], "scale": "1-5"}

@@ -119,6 +119,7 @@ VERIFIED: dict[str, tuple[str, float]] = {
              "(DeepEval 3's score), and to 1 - DeepEval 4's score within rounding", 1e-15),
     "task_completion": (f"DeepEval TaskCompletionMetric {_SAME_VERDICTS}", 0.0),
     "agent_goal_accuracy": (f"ragas AgentGoalAccuracyWithReference / WithoutReference {_SAME_VERDICTS}", 0.0),
+    "topic_adherence": (f"ragas TopicAdherenceScore (precision, recall, f1) {_SAME_VERDICTS}", 0.0),
     "semantic_f1": ("DSPy SemanticF1 on the same scripted LM (dspy.utils.DummyLM)", 0.0),
     "complete_and_grounded": ("DSPy CompleteAndGrounded on the same scripted LM (dspy.utils.DummyLM)", 0.0),
 }
@@ -268,6 +269,27 @@ def _agent_specs() -> list[MetricSpec]:
                                 identity=True,
                                 description="compare the end state with the reference answer, or ('none') with "
                                             "the goal the judge states"),
+                      _LIST_ANSWER),
+              version="1"),
+        _spec("topic_adherence", "How well the agent answers on the reference topics and only those (ragas' "
+                                 "topic adherence).",
+              "ragas' TopicAdherenceScore. The judge reads the run and lists the topics of the user's input "
+              "(one call); then, per topic, whether the AI refused to answer about it (one call each), and "
+              "whether each topic falls into any of example.reference_topics (a list of strings; one call). "
+              "A topic answered and on a reference topic is a true positive, answered and off the reference "
+              "topics a false positive, refused and on a reference topic a false negative. Value, as ragas "
+              "computes it: `mode='f1'` (default) 2 * precision * recall / (precision + recall + 1e-10), "
+              "`'precision'` tp / (tp + fp + 1e-10), `'recall'` tp / (tp + fn + 1e-10); so a perfect run "
+              "scores 0.9999999999 and no true positive scores 0. Fewer classifications than topics are "
+              "padded with 'not on a reference topic', more are cut, as in ragas. No topics found scores 0 "
+              "(ragas' number) without the further calls. Missing or empty reference topics skip the sample. "
+              + _RUN + " Given the same verdicts the value equals ragas'.",
+              module=module, cls="TopicAdherence", target=TargetCategory.AGENT_BEHAVIOUR, cost_msats=400,
+              pass_threshold=0.5, inputs=(*_RUN_INPUTS, "example.reference_topics"),
+              params=(ParamSpec(name="mode", type="str", default="f1", choices=("f1", "precision", "recall"),
+                                identity=True,
+                                description="'f1', 'precision' (answered topics on the reference topics) or "
+                                            "'recall' (reference-topic questions answered)"),
                       _LIST_ANSWER),
               version="1"),
     ]
