@@ -92,6 +92,13 @@ def topic_judge(prompt, metadata=None):
     return json.dumps({"refused_to_answer": False})
 
 
+def tool_judge(prompt, metadata=None):
+    """Answers the argument verdicts and the tool selection prompt."""
+    if (metadata or {}).get("role") == "selection":
+        return json.dumps({"score": 0.75, "reason": "mostly apt"})
+    return json.dumps({"verdicts": [{"reason": "", "verdict": "yes"}]})
+
+
 def embed(texts):
     """Word-count vectors: no model, no network."""
     return [[float(len(t.split())), 1.0] for t in texts]
@@ -107,8 +114,9 @@ class TestConformance(PluginConformance):
     examples = [
         {"example": {"query": "Who wrote Hamlet?", "reference_answer": "Shakespeare wrote it.",
                      "reference_topics": ["literature"], "expected_output": "Shakespeare", "relevant_docs": DOCS,
-                     "chatbot_role": "a librarian"},
+                     "chatbot_role": "a librarian", "available_tools": [{"name": "catalogue"}]},
          "prediction": {"response": "William Shakespeare.", "retrieved": DOCS,
+                        "tool_calls": [{"name": "catalogue", "arguments": {"title": "Hamlet"}}],
                         "turns": [{"role": "user", "content": "Who wrote Hamlet?"},
                                   {"role": "assistant", "content": "William Shakespeare."}]}},
     ]
@@ -129,6 +137,8 @@ class TestConformance(PluginConformance):
     params["judge/task_completion"] = {"judge": task_judge, "cache_mode": "off"}
     params["judge/agent_goal_accuracy"] = {"judge": goal_judge, "cache_mode": "off"}
     params["judge/topic_adherence"] = {"judge": topic_judge, "cache_mode": "off"}
+    params.update({key: {"judge": tool_judge, "cache_mode": "off"} for key in (
+        "judge/argument_correctness", "judge/tool_selection")})
     params["judge/diff_semantic"] = {**params["judge/diff_semantic"], "judge": equivalence_judge}
     params["judge/answer_quality"] = {**params["judge/answer_quality"], "scale": "1-5"}
     params["judge/llm_judge"] = {**params["judge/llm_judge"], "scale": "1-5"}

@@ -202,11 +202,11 @@ def test_openai_base_url_and_key_from_the_environment(server, monkeypatch):
 def test_specs_and_listing_stay_light():
     assert [k for k in evalcore.metric_keys() if k.startswith("judge/")] == sorted(
         f"judge/{n}" for n in ("agent_goal_accuracy", "answer_quality", "answer_relevancy",
-                               "answer_statement_relevancy", "bias", "claim_faithfulness", "complete_and_grounded",
-                               "context_precision", "context_recall", "conversation_completeness",
-                               "conversation_relevancy", "diff_semantic", "faithfulness", "g_eval", "hallucination",
-                               "knowledge_retention", "llm_judge", "role_adherence", "semantic_f1", "task_completion",
-                               "topic_adherence", "toxicity"))
+                               "answer_statement_relevancy", "argument_correctness", "bias", "claim_faithfulness",
+                               "complete_and_grounded", "context_precision", "context_recall",
+                               "conversation_completeness", "conversation_relevancy", "diff_semantic", "faithfulness",
+                               "g_eval", "hallucination", "knowledge_retention", "llm_judge", "role_adherence",
+                               "semantic_f1", "task_completion", "tool_selection", "topic_adherence", "toxicity"))
     assert heavy_modules_after_listing("evalcore_judge", ("httpx", "openai", "aiohttp", "torch", "numpy")) == []
     spec = evalcore.describe("judge/faithfulness")
     spec = getattr(spec, "spec", spec)

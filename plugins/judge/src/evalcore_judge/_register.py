@@ -120,6 +120,9 @@ VERIFIED: dict[str, tuple[str, float]] = {
     "task_completion": (f"DeepEval TaskCompletionMetric {_SAME_VERDICTS}", 0.0),
     "agent_goal_accuracy": (f"ragas AgentGoalAccuracyWithReference / WithoutReference {_SAME_VERDICTS}", 0.0),
     "topic_adherence": (f"ragas TopicAdherenceScore (precision, recall, f1) {_SAME_VERDICTS}", 0.0),
+    "argument_correctness": (f"DeepEval ArgumentCorrectnessMetric {_SAME_VERDICTS}", 0.0),
+    "tool_selection": (f"DeepEval ToolCorrectnessMetric's tool selection score (available_tools) {_SAME_VERDICTS}",
+                       0.0),
     "semantic_f1": ("DSPy SemanticF1 on the same scripted LM (dspy.utils.DummyLM)", 0.0),
     "complete_and_grounded": ("DSPy CompleteAndGrounded on the same scripted LM (dspy.utils.DummyLM)", 0.0),
 }
@@ -290,6 +293,39 @@ def _agent_specs() -> list[MetricSpec]:
                                 identity=True,
                                 description="'f1', 'precision' (answered topics on the reference topics) or "
                                             "'recall' (reference-topic questions answered)"),
+                      _LIST_ANSWER),
+              version="1"),
+        _spec("argument_correctness", "Share of the agent's tool calls whose arguments suit the user's input "
+                                      "(DeepEval's argument correctness).",
+              "DeepEval's ArgumentCorrectnessMetric. One call: the judge reads the user's input (example.query, "
+              "else the first user turn) and the tool calls made (prediction.tool_calls, else the tool_calls of "
+              "prediction.turns, as JSON) and gives each call a verdict, yes when its arguments relevantly and "
+              "correctly address the input, no otherwise (with a reason; a call without arguments is no). Value "
+              "= yes verdicts / verdicts, 1 when the judge gives none, as DeepEval scores it. No tool calls "
+              "scores 1 without a call, as in DeepEval. It needs no expected calls; agent/tool_argument_"
+              "correctness compares arguments with expected ones without a judge. Given the same verdicts the "
+              "value equals DeepEval's (not in strict mode).",
+              module=module, cls="ArgumentCorrectness", target=TargetCategory.AGENT_BEHAVIOUR, cost_msats=200,
+              pass_threshold=0.5, inputs=("example.query", "example.turns", "prediction.tool_calls",
+                                          "prediction.turns"),
+              params=(_LIST_ANSWER,), version="1"),
+        _spec("tool_selection", "Judged fit, 0 to 1, of the tools the agent chose to the task, given the tools it "
+                                "had (DeepEval's tool selection).",
+              "The judged part of DeepEval's ToolCorrectnessMetric with available_tools. One call: the judge "
+              "reads the user's input (example.query, else the first user turn), the available tools "
+              "(example.available_tools, a list of {name, description?}; `field` names another) and the tool "
+              "calls made (prediction.tool_calls, else the tool_calls of prediction.turns), and scores from 0 "
+              "to 1 whether the right tools were selected (over-, under- and mis-selection), with a reason. "
+              "Value = that score. DeepEval's ToolCorrectnessMetric reports the lower of this score and its "
+              "deterministic score against the expected tools (agent/tool_call_correctness): min() of the two "
+              "metrics gives its number. Missing available tools skip the sample; an empty list, or a tool "
+              "without a name, is an error naming the field. Given the same verdicts the value equals DeepEval's "
+              "tool selection score.",
+              module=module, cls="ToolSelection", target=TargetCategory.AGENT_BEHAVIOUR, cost_msats=200,
+              pass_threshold=0.5, inputs=("example.query", "example.turns", "example.available_tools",
+                                          "prediction.tool_calls", "prediction.turns"),
+              params=(ParamSpec(name="field", type="str", default="available_tools", identity=True,
+                                description="field of the example holding the available tools"),
                       _LIST_ANSWER),
               version="1"),
     ]

@@ -1,5 +1,5 @@
-"""Judged agent metrics over a run's messages, as ragas judges them: agent goal accuracy and
-topic adherence.
+"""Judged agent metrics over a run: ragas' agent goal accuracy and topic adherence, DeepEval's
+argument correctness and tool selection.
 
 The judge reads the run as ragas renders a multi-turn sample (``Human:``, ``AI:``, ``Tools:`` with
 each call's name and arguments, ``ToolOutput:``): the turns (``example.turns`` then
@@ -16,9 +16,11 @@ from typing import Any, ClassVar
 from evalcore.plugin import InputError, Record, SkipSample, inputs
 from pydantic import Field
 
+from .conversation import yes_fraction
 from .metrics import Request, StagedJudgeMetric, Verdict
 from .prompts import Template
-from .schemas import JudgeAnswer, verdict_field
+from .safety import YesNoItem
+from .schemas import JudgeAnswer, Number, score_field, verdict_field
 
 _SPEAKERS = {"user": "Human", "human": "Human", "assistant": "AI", "ai": "AI", "tool": "ToolOutput",
              "system": "System", "developer": "System"}
@@ -59,6 +61,22 @@ def _turn_lines(turn: Any, where: str) -> list[str]:
     if turn.get("tool_calls") is not None:
         lines += _call_lines(turn["tool_calls"], f"{where}.tool_calls")
     return lines
+
+
+def run_calls(prediction: Record) -> list[Any]:
+    """The calls the agent made, as the record gives them: ``prediction.tool_calls``, else the
+    ``tool_calls`` of ``prediction.turns`` in order."""
+    if prediction.get("tool_calls") is not None:
+        return _listed(prediction, "prediction", "tool_calls")
+    calls: list[Any] = []
+    for index, turn in enumerate(_listed(prediction, "prediction", "turns")):
+        made = turn.get("tool_calls") if isinstance(turn, Mapping) else None
+        if made is not None:
+            if not isinstance(made, list):
+                raise InputError(f"expected a list of tool calls, got {type(made).__name__}",
+                                 field=f"prediction.turns[{index}].tool_calls")
+            calls.extend(made)
+    return calls
 
 
 def transcript(example: Record, prediction: Record) -> str:
@@ -264,3 +282,112 @@ class TopicAdherence(StagedJudgeMetric):
         details = {"topics": topics, "answered": answered, "on_topic": on_topic, "classifications_given": len(given),
                    "precision": precision, "recall": recall}
         return Verdict(value, feedback, details)
+
+
+# -- argument correctness and tool selection (DeepEval) ---------------------------------------------
+
+
+def _task(example: Record) -> str:
+    """The user's input: ``example.query``, else the first user turn."""
+    if example.get("query") is not None:
+        return inputs.targets(example, "query", blank="skip")[0]
+    for turn in _listed(example, "example", "turns"):
+        if isinstance(turn, Mapping) and turn.get("role") in ("user", "human"):
+            return _text(turn.get("content"))
+    raise SkipSample("example.query is missing")
+
+
+def _shown(calls: list[Any]) -> str:
+    return json.dumps(calls, ensure_ascii=False, indent=1)
+
+
+class ArgumentVerdictsAnswer(JudgeAnswer):
+    """DeepEval's argument correctness verdicts: one per tool call, in order."""
+
+    schema_name: ClassVar[str] = "argument_verdicts"
+    verdicts: list[YesNoItem] = Field(description="one verdict per tool call, in the order given")
+
+
+ARGUMENT_VERDICTS = Template(
+    "argument_verdicts",
+    "For the provided list of tool calls, determine whether each tool call's input parameters relevantly and "
+    "correctly address the input. Give one verdict per tool call, in order: 'yes' if its input parameters "
+    "relevantly and correctly address the original input, 'no' if they do not, with the reason (a reason is "
+    "needed only for 'no'). A call without input parameters gets 'no' with the reason \"No input parameter "
+    'provided\". Answer with a single JSON object and nothing else: {{"verdicts": [{{"reason": "...", '
+    '"verdict": "yes" or "no"}}, ...]}}.',
+    "Input:\n{task}\n\nTool calls:\n{calls}\n\nGive a verdict for each tool call.",
+    ArgumentVerdictsAnswer,
+)
+
+
+class ArgumentCorrectness(StagedJudgeMetric):
+    """DeepEval's ArgumentCorrectnessMetric: the share of tool calls whose arguments suit the input."""
+
+    def requests(self, example: Record, prediction: Record) -> list[Request]:
+        task, calls = _task(example), run_calls(prediction)
+        if not calls:
+            return []
+        return [Request("verdicts", ARGUMENT_VERDICTS, ARGUMENT_VERDICTS.render(task=task, calls=_shown(calls)),
+                        ArgumentVerdictsAnswer)]
+
+    def follow(self, example: Record, prediction: Record,
+               answers: Mapping[str, JudgeAnswer]) -> list[Request] | Verdict:
+        if "verdicts" not in answers:
+            return Verdict(1.0, "no tool calls (DeepEval scores 1)", {"verdicts": []})
+        verdicts = answers["verdicts"].verdicts  # type: ignore[attr-defined]
+        wrong = [f"- call {i}: {v.reason}" for i, v in enumerate(verdicts) if v.verdict == "no"]
+        return Verdict(yes_fraction([v.verdict for v in verdicts]), "\n".join(wrong) or None,
+                       {"verdicts": [v.model_dump() for v in verdicts], "calls": len(run_calls(prediction))})
+
+
+class ToolSelectionAnswer(JudgeAnswer):
+    """DeepEval's tool selection score, 0 to 1, and its reason."""
+
+    schema_name: ClassVar[str] = "tool_selection"
+    rationale_field: ClassVar[str] = "reason"
+    score: Number = score_field(0.0, 1.0, "how well the tools chosen suit the task, from 0 to 1")
+    reason: str = Field(description="1-3 concise, factual sentences explaining the score")
+
+
+TOOL_SELECTION = Template(
+    "tool_selection",
+    "You assess the tool selection of an AI agent: given the user input, the tools available (name and "
+    "description) and the tool calls the agent made, score from 0.0 to 1.0 how appropriate and well-matched the "
+    "chosen tools were to the task. Tool selection is only whether the right tools were selected, from their "
+    "descriptions and the demands of the task: not how well they were used, whether a plan was followed, or "
+    "whether the output was correct. Look for over-selection (more tools than necessary), under-selection "
+    "(well-suited tools omitted) and mis-selection (tools poorly matched to the subtask). 1.0: all selected "
+    "tools appropriate and necessary, none better-suited omitted; 0.75: mostly appropriate, minor omissions or "
+    "unnecessary use; 0.5: mixed; 0.25: poor, better alternatives ignored; 0.0: clearly misaligned. Answer "
+    'with a single JSON object and nothing else: {{"score": a number from 0 to 1, "reason": "..."}}.',
+    "User input:\n{task}\n\nAll available tools:\n{available}\n\nTool calls made by the agent:\n{calls}\n\n"
+    "Score the tool selection.",
+    ToolSelectionAnswer,
+)
+
+
+def available_tools(example: Record, field: str) -> list[Any]:
+    """The tools the agent could call, at ``field`` in the example: a list of ``{name, description?}``."""
+    found = example.get(field)
+    if found is None:
+        raise SkipSample(f"example.{field} is missing")
+    if not isinstance(found, list) or not found or not all(
+            isinstance(tool, Mapping) and isinstance(tool.get("name"), str) for tool in found):
+        raise InputError("expected a non-empty list of tools {name, description?}", field=f"example.{field}")
+    return found
+
+
+class ToolSelection(StagedJudgeMetric):
+    """DeepEval's tool selection score (ToolCorrectnessMetric with available_tools, its judged part)."""
+
+    def requests(self, example: Record, prediction: Record) -> list[Request]:
+        tools = available_tools(example, self.params["field"])
+        text = TOOL_SELECTION.render(task=_task(example), available=_shown(tools),
+                                     calls=_shown(run_calls(prediction)))
+        return [Request("selection", TOOL_SELECTION, text, ToolSelectionAnswer)]
+
+    def follow(self, example: Record, prediction: Record,
+               answers: Mapping[str, JudgeAnswer]) -> list[Request] | Verdict:
+        judged = answers["selection"]
+        return Verdict(float(judged.score), judged.reason, {})  # type: ignore[attr-defined]
