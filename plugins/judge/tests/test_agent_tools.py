@@ -88,8 +88,8 @@ def deepeval_case(query, calls):
     from deepeval.test_case import LLMTestCase, ToolCall
 
     made = [ToolCall(name=c["name"], input_parameters=c.get("arguments")) for c in calls]
-    return LLMTestCase(input=query, actual_output="done", tools_called=made,
-                       expected_tools=[ToolCall(name=c["name"]) for c in calls])
+    expected = [ToolCall(name=name) for name in dict.fromkeys(c["name"] for c in calls)]
+    return LLMTestCase(input=query, actual_output="done", tools_called=made, expected_tools=expected)
 
 
 def deepeval_model(server):
@@ -107,8 +107,9 @@ def deepeval_arguments_score(server, query, calls):
 
 
 def deepeval_selection_score(server, query, calls, tools):
-    """DeepEval's ToolCorrectnessMetric with available_tools, the expected tools being those called:
-    its deterministic score is 1, so its score is the tool selection score."""
+    """DeepEval's ToolCorrectnessMetric with available_tools, the expected tools being the tools
+    called, each once (DeepEval pairs a repeated call once): its deterministic score is 1, so its
+    score is the tool selection score."""
     from deepeval.metrics import ToolCorrectnessMetric
     from deepeval.test_case import ToolCall
 
@@ -248,3 +249,18 @@ def test_cli_same_number_as_deepeval(oracle_server, tmp_path):
             deepeval_arguments_score(oracle_server, query, calls)
         assert rows[case]["judge/tool_selection"]["value"] == \
             deepeval_selection_score(oracle_server, query, calls, TOOLS)
+
+
+def test_without_a_query_the_first_user_turn_is_the_input():
+    seen = []
+
+    def judge(prompt, metadata):
+        seen.append(prompt if isinstance(prompt, str) else json.dumps(prompt))
+        return json.dumps({"verdicts": [{"reason": "", "verdict": "yes"}]})
+
+    turns = [{"role": "system", "content": "be brief"}, {"role": "user", "content": "forecast for Oslo"},
+             {"role": "assistant", "content": "", "tool_calls": [{"name": "weather", "arguments": {"city": "Oslo"}}]}]
+    score = evalcore.get_metric("judge/argument_correctness", judge=judge, cache_mode="off") \
+        .score_one({}, {"turns": turns})
+    assert score.value == 1.0
+    assert "Input:\nforecast for Oslo\n\nTool calls:\n" in seen[0]

@@ -298,7 +298,8 @@ def _agent_specs() -> list[MetricSpec]:
         _spec("argument_correctness", "Share of the agent's tool calls whose arguments suit the user's input "
                                       "(DeepEval's argument correctness).",
               "DeepEval's ArgumentCorrectnessMetric. One call: the judge reads the user's input (example.query, "
-              "else the first user turn) and the tool calls made (prediction.tool_calls, else the tool_calls of "
+              "else the first user turn of example.turns then prediction.turns) and the tool calls made "
+              "(prediction.tool_calls, else the tool_calls of "
               "prediction.turns, as JSON) and gives each call a verdict, yes when its arguments relevantly and "
               "correctly address the input, no otherwise (with a reason; a call without arguments is no). Value "
               "= yes verdicts / verdicts, 1 when the judge gives none, as DeepEval scores it. No tool calls "
@@ -312,7 +313,8 @@ def _agent_specs() -> list[MetricSpec]:
         _spec("tool_selection", "Judged fit, 0 to 1, of the tools the agent chose to the task, given the tools it "
                                 "had (DeepEval's tool selection).",
               "The judged part of DeepEval's ToolCorrectnessMetric with available_tools. One call: the judge "
-              "reads the user's input (example.query, else the first user turn), the available tools "
+              "reads the user's input (example.query, else the first user turn of example.turns then "
+              "prediction.turns), the available tools "
               "(example.available_tools, a list of {name, description?}; `field` names another) and the tool "
               "calls made (prediction.tool_calls, else the tool_calls of prediction.turns), and scores from 0 "
               "to 1 whether the right tools were selected (over-, under- and mis-selection), with a reason. "

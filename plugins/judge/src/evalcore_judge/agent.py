@@ -287,14 +287,15 @@ class TopicAdherence(StagedJudgeMetric):
 # -- argument correctness and tool selection (DeepEval) ---------------------------------------------
 
 
-def _task(example: Record) -> str:
-    """The user's input: ``example.query``, else the first user turn."""
+def _task(example: Record, prediction: Record) -> str:
+    """The user's input: ``example.query``, else the first user turn (of ``example.turns`` then
+    ``prediction.turns``)."""
     if example.get("query") is not None:
         return inputs.targets(example, "query", blank="skip")[0]
-    for turn in _listed(example, "example", "turns"):
+    for turn in [*_listed(example, "example", "turns"), *_listed(prediction, "prediction", "turns")]:
         if isinstance(turn, Mapping) and turn.get("role") in ("user", "human"):
             return _text(turn.get("content"))
-    raise SkipSample("example.query is missing")
+    raise SkipSample("example.query is missing and no turn is the user's")
 
 
 def _shown(calls: list[Any]) -> str:
@@ -325,7 +326,7 @@ class ArgumentCorrectness(StagedJudgeMetric):
     """DeepEval's ArgumentCorrectnessMetric: the share of tool calls whose arguments suit the input."""
 
     def requests(self, example: Record, prediction: Record) -> list[Request]:
-        task, calls = _task(example), run_calls(prediction)
+        task, calls = _task(example, prediction), run_calls(prediction)
         if not calls:
             return []
         return [Request("verdicts", ARGUMENT_VERDICTS, ARGUMENT_VERDICTS.render(task=task, calls=_shown(calls)),
@@ -383,7 +384,7 @@ class ToolSelection(StagedJudgeMetric):
 
     def requests(self, example: Record, prediction: Record) -> list[Request]:
         tools = available_tools(example, self.params["field"])
-        text = TOOL_SELECTION.render(task=_task(example), available=_shown(tools),
+        text = TOOL_SELECTION.render(task=_task(example, prediction), available=_shown(tools),
                                      calls=_shown(run_calls(prediction)))
         return [Request("selection", TOOL_SELECTION, text, ToolSelectionAnswer)]
 
