@@ -189,6 +189,17 @@ AGENT = (
                       {"role": "assistant", "content": "", "tool_calls": [SEARCH, SEARCH]},
                       {"role": "assistant", "content": "found it"}]}),
 )
+# Agent runs for the judged agent metrics, with what the user wanted, the topics allowed and the tools at hand.
+JUDGED_AGENT = tuple(
+    record(f"run{i}", {"reference_answer": "The weather in Paris was found.", "reference_topics": ["weather"],
+                       "available_tools": [{"name": "search", "description": "web search"},
+                                           {"name": "fetch", "description": "read a page"}]},
+           {"turns": [{"role": "user", "content": "Weather in Paris?"},
+                      {"role": "assistant", "content": "", "tool_calls": calls},
+                      {"role": "tool", "content": "sunny"}, {"role": "assistant", "content": "Sunny in Paris."}]})
+    for i, calls in enumerate([[SEARCH], [SEARCH, {"name": "fetch", "arguments": {"url": "a"}}]])
+)
+JUDGED_AGENT_METRICS = ("agent_goal_accuracy", "topic_adherence", "argument_correctness", "tool_selection")
 
 # Conversations: turns so far in the example, the assistant's turns in the prediction.
 CONVERSATION = (
@@ -231,6 +242,7 @@ EXAMPLES: dict[str, Example] = {
                                                         "now": "2025-01-10T00:00:00Z"}),
     "judge/g_eval": Example(RAG, {"criteria": "The answer is correct and complete."}, backend="judge"),
     **{f"judge/{name}": Example(CONVERSATION, backend="judge") for name in CONVERSATION_METRICS},
+    **{f"judge/{name}": Example(JUDGED_AGENT, backend="judge") for name in JUDGED_AGENT_METRICS},
 }
 
 
