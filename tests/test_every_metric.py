@@ -199,7 +199,8 @@ JUDGED_AGENT = tuple(
                       {"role": "tool", "content": "sunny"}, {"role": "assistant", "content": "Sunny in Paris."}]})
     for i, calls in enumerate([[SEARCH], [SEARCH, {"name": "fetch", "arguments": {"url": "a"}}]])
 )
-JUDGED_AGENT_METRICS = ("agent_goal_accuracy", "topic_adherence", "argument_correctness", "tool_selection")
+JUDGED_AGENT_METRICS = ("agent_goal_accuracy", "topic_adherence", "argument_correctness", "tool_selection",
+                        "plan_quality", "plan_adherence", "step_efficiency")
 
 # Conversations: turns so far in the example, the assistant's turns in the prediction.
 CONVERSATION = (

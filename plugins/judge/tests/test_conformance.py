@@ -99,6 +99,16 @@ def tool_judge(prompt, metadata=None):
     return json.dumps({"verdicts": [{"reason": "", "verdict": "yes"}]})
 
 
+def trace_judge(prompt, metadata=None):
+    """Answers the plan and efficiency prompts (task, plan, then the score)."""
+    role = (metadata or {}).get("role")
+    if role == "task":
+        return json.dumps({"task": "name the author of Hamlet"})
+    if role == "plan":
+        return json.dumps({"plan": ["look up the catalogue", "answer"]})
+    return json.dumps({"score": 0.75, "reason": "one step more than needed"})
+
+
 def embed(texts):
     """Word-count vectors: no model, no network."""
     return [[float(len(t.split())), 1.0] for t in texts]
@@ -139,6 +149,8 @@ class TestConformance(PluginConformance):
     params["judge/topic_adherence"] = {"judge": topic_judge, "cache_mode": "off"}
     params.update({key: {"judge": tool_judge, "cache_mode": "off"} for key in (
         "judge/argument_correctness", "judge/tool_selection")})
+    params.update({key: {"judge": trace_judge, "cache_mode": "off"} for key in (
+        "judge/plan_quality", "judge/plan_adherence", "judge/step_efficiency")})
     params["judge/diff_semantic"] = {**params["judge/diff_semantic"], "judge": equivalence_judge}
     params["judge/answer_quality"] = {**params["judge/answer_quality"], "scale": "1-5"}
     params["judge/llm_judge"] = {**params["judge/llm_judge"], "scale": "1-5"}

@@ -123,6 +123,9 @@ VERIFIED: dict[str, tuple[str, float]] = {
     "argument_correctness": (f"DeepEval ArgumentCorrectnessMetric {_SAME_VERDICTS}", 0.0),
     "tool_selection": (f"DeepEval ToolCorrectnessMetric's tool selection score (available_tools) {_SAME_VERDICTS}",
                        0.0),
+    "plan_quality": (f"DeepEval PlanQualityMetric {_SAME_VERDICTS}", 0.0),
+    "plan_adherence": (f"DeepEval PlanAdherenceMetric {_SAME_VERDICTS}", 0.0),
+    "step_efficiency": (f"DeepEval StepEfficiencyMetric {_SAME_VERDICTS}", 0.0),
     "semantic_f1": ("DSPy SemanticF1 on the same scripted LM (dspy.utils.DummyLM)", 0.0),
     "complete_and_grounded": ("DSPy CompleteAndGrounded on the same scripted LM (dspy.utils.DummyLM)", 0.0),
 }
@@ -330,6 +333,47 @@ def _agent_specs() -> list[MetricSpec]:
                                 description="field of the example holding the available tools"),
                       _LIST_ANSWER),
               version="1"),
+        *_trace_specs(module),
+    ]
+
+
+_TRACE = (
+    "The trace is the run as judge/task_completion reads it: the turns (example.turns then prediction.turns, "
+    "tool calls and tool turns included) as JSON, or without turns example.query, prediction.tool_calls and "
+    "the response. No turns, no query, or neither a response nor tool calls skips the sample before any call. "
+)
+
+
+def _trace_specs(module: str) -> list[MetricSpec]:
+    """DeepEval's trace metrics: plan quality, plan adherence, step efficiency."""
+    common = {"module": module, "target": TargetCategory.AGENT_BEHAVIOUR, "pass_threshold": 0.5,
+              "inputs": ("example.query", "example.turns", "prediction.turns", "prediction.tool_calls",
+                         "prediction.response"), "params": (_LIST_ANSWER,), "version": "1"}
+    planned = ("Calls: the judge states the user's task and the plan the run shows (the steps the agent wrote, "
+               "never invented; empty when it wrote none), then ")
+    no_plan = (" A run that shows no plan scores 1 after the first two calls, as in DeepEval. ")
+    return [
+        _spec("plan_quality", "Judged quality, 0 to 1, of the plan the agent wrote for the task (DeepEval's plan "
+                              "quality).",
+              "DeepEval's PlanQualityMetric. " + planned + "scores the plan alone for the task (complete, "
+              "ordered, specific, efficient; 1.0 excellent, 0.75 good, 0.5 adequate but flawed, 0.25 weak, 0 "
+              "inadequate), with a reason. Value = that score." + no_plan + _TRACE
+              + "Given the same verdicts the value equals DeepEval's (not in strict mode).",
+              cls="PlanQuality", cost_msats=300, **common),
+        _spec("plan_adherence", "Judged degree, 0 to 1, to which the agent followed its own plan (DeepEval's plan "
+                                "adherence).",
+              "DeepEval's PlanAdherenceMetric. " + planned + "scores how closely the trace follows the plan "
+              "(every step, in order, nothing extraneous; 1.0 full adherence to 0 none), with a reason. Value = "
+              "that score." + no_plan + _TRACE + "Given the same verdicts the value equals DeepEval's (not in "
+              "strict mode).",
+              cls="PlanAdherence", cost_msats=300, **common),
+        _spec("step_efficiency", "Judged efficiency, 0 to 1, of the agent's steps for the task (DeepEval's step "
+                                 "efficiency).",
+              "DeepEval's StepEfficiencyMetric. Two calls: the judge states the user's task from the trace, then "
+              "scores whether the trace completed it with the fewest necessary steps (redundant, repeated or "
+              "indirect steps lower it; correctness does not count), with a reason. Value = that score. "
+              + _TRACE + "Given the same verdicts the value equals DeepEval's (not in strict mode).",
+              cls="StepEfficiency", cost_msats=200, **common),
     ]
 
 
