@@ -257,8 +257,8 @@ _RUN_INPUTS = ("example.turns", "prediction.turns", "example.query", "prediction
 
 
 def _agent_specs() -> list[MetricSpec]:
-    """ragas' judged agent metrics (module ``agent``)."""
-    module = "evalcore_judge.agent"
+    """The judged agent metrics: ragas' (module ``agent_ragas``), DeepEval's (``agent_tools``, ``agent_plans``)."""
+    module = "evalcore_judge.agent_ragas"
     return [
         _spec("agent_goal_accuracy", "1 when the agent's end state achieves the user's goal (ragas' agent goal "
                                      "accuracy).",
@@ -309,7 +309,8 @@ def _agent_specs() -> list[MetricSpec]:
               "scores 1 without a call, as in DeepEval. It needs no expected calls; agent/tool_argument_"
               "correctness compares arguments with expected ones without a judge. Given the same verdicts the "
               "value equals DeepEval's (not in strict mode).",
-              module=module, cls="ArgumentCorrectness", target=TargetCategory.AGENT_BEHAVIOUR, cost_msats=200,
+              module="evalcore_judge.agent_tools", cls="ArgumentCorrectness", target=TargetCategory.AGENT_BEHAVIOUR,
+              cost_msats=200,
               pass_threshold=0.5, inputs=("example.query", "example.turns", "prediction.tool_calls",
                                           "prediction.turns"),
               params=(_LIST_ANSWER,), version="1"),
@@ -326,14 +327,15 @@ def _agent_specs() -> list[MetricSpec]:
               "metrics gives its number. Missing available tools skip the sample; an empty list, or a tool "
               "without a name, is an error naming the field. Given the same verdicts the value equals DeepEval's "
               "tool selection score.",
-              module=module, cls="ToolSelection", target=TargetCategory.AGENT_BEHAVIOUR, cost_msats=200,
+              module="evalcore_judge.agent_tools", cls="ToolSelection", target=TargetCategory.AGENT_BEHAVIOUR,
+              cost_msats=200,
               pass_threshold=0.5, inputs=("example.query", "example.turns", "example.available_tools",
                                           "prediction.tool_calls", "prediction.turns"),
               params=(ParamSpec(name="field", type="str", default="available_tools", identity=True,
                                 description="field of the example holding the available tools"),
                       _LIST_ANSWER),
               version="1"),
-        *_trace_specs(module),
+        *_trace_specs(),
     ]
 
 
@@ -344,9 +346,9 @@ _TRACE = (
 )
 
 
-def _trace_specs(module: str) -> list[MetricSpec]:
-    """DeepEval's trace metrics: plan quality, plan adherence, step efficiency."""
-    common = {"module": module, "target": TargetCategory.AGENT_BEHAVIOUR, "pass_threshold": 0.5,
+def _trace_specs() -> list[MetricSpec]:
+    """DeepEval's trace metrics: plan quality, plan adherence, step efficiency (module ``agent_plans``)."""
+    common = {"module": "evalcore_judge.agent_plans", "target": TargetCategory.AGENT_BEHAVIOUR, "pass_threshold": 0.5,
               "inputs": ("example.query", "example.turns", "prediction.turns", "prediction.tool_calls",
                          "prediction.response"), "params": (_LIST_ANSWER,), "version": "1"}
     planned = ("Calls: the judge states the user's task and the plan the run shows (the steps the agent wrote, "
