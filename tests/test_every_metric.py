@@ -192,6 +192,7 @@ AGENT = (
 # Agent runs for the judged agent metrics, with what the user wanted, the topics allowed and the tools at hand.
 JUDGED_AGENT = tuple(
     record(f"run{i}", {"reference_answer": "The weather in Paris was found.", "reference_topics": ["weather"],
+                       "expected_tool_calls": [SEARCH],
                        "available_tools": [{"name": "search", "description": "web search"},
                                            {"name": "fetch", "description": "read a page"}]},
            {"turns": [{"role": "user", "content": "Weather in Paris?"},
@@ -200,7 +201,7 @@ JUDGED_AGENT = tuple(
     for i, calls in enumerate([[SEARCH], [SEARCH, {"name": "fetch", "arguments": {"url": "a"}}]])
 )
 JUDGED_AGENT_METRICS = ("agent_goal_accuracy", "topic_adherence", "argument_correctness", "tool_selection",
-                        "plan_quality", "plan_adherence", "step_efficiency")
+                        "plan_quality", "plan_adherence", "step_efficiency", "trajectory_accuracy")
 
 # Conversations: turns so far in the example, the assistant's turns in the prediction.
 CONVERSATION = (

@@ -109,6 +109,11 @@ def trace_judge(prompt, metadata=None):
     return json.dumps({"score": 0.75, "reason": "one step more than needed"})
 
 
+def trajectory_judge(prompt, metadata=None):
+    """Answers the trajectory accuracy prompt."""
+    return json.dumps({"reasoning": "the catalogue lookup is the reference's", "score": True})
+
+
 def embed(texts):
     """Word-count vectors: no model, no network."""
     return [[float(len(t.split())), 1.0] for t in texts]
@@ -124,7 +129,8 @@ class TestConformance(PluginConformance):
     examples = [
         {"example": {"query": "Who wrote Hamlet?", "reference_answer": "Shakespeare wrote it.",
                      "reference_topics": ["literature"], "expected_output": "Shakespeare", "relevant_docs": DOCS,
-                     "chatbot_role": "a librarian", "available_tools": [{"name": "catalogue"}]},
+                     "chatbot_role": "a librarian", "available_tools": [{"name": "catalogue"}],
+                     "expected_tool_calls": [{"name": "catalogue", "arguments": {"title": "Hamlet"}}]},
          "prediction": {"response": "William Shakespeare.", "retrieved": DOCS,
                         "tool_calls": [{"name": "catalogue", "arguments": {"title": "Hamlet"}}],
                         "turns": [{"role": "user", "content": "Who wrote Hamlet?"},
@@ -151,6 +157,7 @@ class TestConformance(PluginConformance):
         "judge/argument_correctness", "judge/tool_selection")})
     params.update({key: {"judge": trace_judge, "cache_mode": "off"} for key in (
         "judge/plan_quality", "judge/plan_adherence", "judge/step_efficiency")})
+    params["judge/trajectory_accuracy"] = {"judge": trajectory_judge, "cache_mode": "off"}
     params["judge/diff_semantic"] = {**params["judge/diff_semantic"], "judge": equivalence_judge}
     params["judge/answer_quality"] = {**params["judge/answer_quality"], "scale": "1-5"}
     params["judge/llm_judge"] = {**params["judge/llm_judge"], "scale": "1-5"}

@@ -123,6 +123,8 @@ VERIFIED: dict[str, tuple[str, float]] = {
     "argument_correctness": (f"DeepEval ArgumentCorrectnessMetric {_SAME_VERDICTS}", 0.0),
     "tool_selection": (f"DeepEval ToolCorrectnessMetric's tool selection score (available_tools) {_SAME_VERDICTS}",
                        0.0),
+    "trajectory_accuracy": (f"agentevals' create_trajectory_llm_as_judge (with and without a reference, boolean "
+                            f"and continuous) {_SAME_VERDICTS}", 0.0),
     "plan_quality": (f"DeepEval PlanQualityMetric {_SAME_VERDICTS}", 0.0),
     "plan_adherence": (f"DeepEval PlanAdherenceMetric {_SAME_VERDICTS}", 0.0),
     "step_efficiency": (f"DeepEval StepEfficiencyMetric {_SAME_VERDICTS}", 0.0),
@@ -336,6 +338,34 @@ def _agent_specs() -> list[MetricSpec]:
                       _LIST_ANSWER),
               version="1"),
         *_trace_specs(),
+        _spec("trajectory_accuracy", "1 when the judge finds the agent's trajectory accurate, alone or against a "
+                                     "reference trajectory (agentevals' trajectory judge).",
+              "agentevals' create_trajectory_llm_as_judge (openevals' LLM-as-judge). One call: the judge reads "
+              "the trajectory as openevals writes it (a <role> block per turn with its content, <tool_call> "
+              "blocks with the name and JSON arguments, <tool_result> blocks) and grades its accuracy: logical "
+              "steps, clear progression, relative efficiency and, with `reference='expected'` (default), "
+              "semantic equivalence to the reference trajectory; with `reference='none'` it infers the goal "
+              "from the first message and grades the trajectory against it. The answer is a reasoning and a "
+              "score, true / false (value 1 / 0), or with `continuous=True` a number from 0 to 1 (the value). "
+              "The trajectory is prediction.turns, else prediction.tool_calls (`field` names another); the "
+              "reference is example.expected_tool_calls (`expected_field`), as turns or as calls (a list of "
+              "calls reads as one assistant message per call). A missing trajectory or reference skips the "
+              "sample. Given the same verdicts the value equals agentevals'.",
+              module="evalcore_judge.agent_trajectory", cls="TrajectoryAccuracy",
+              target=TargetCategory.AGENT_BEHAVIOUR, cost_msats=200, pass_threshold=0.5,
+              inputs=("prediction.turns", "prediction.tool_calls", "example.expected_tool_calls"),
+              params=(ParamSpec(name="reference", type="str", default="expected", choices=("expected", "none"),
+                                identity=True,
+                                description="grade against the expected trajectory, or ('none') alone"),
+                      ParamSpec(name="continuous", type="bool", default=False, identity=True,
+                                description="a score from 0 to 1 instead of true / false"),
+                      ParamSpec(name="field", type="str", default=None, nullable=True, identity=True,
+                                description="dotted path in the prediction of the trajectory (turns or calls); "
+                                            "None: turns, else tool_calls"),
+                      ParamSpec(name="expected_field", type="str", default="expected_tool_calls", identity=True,
+                                description="dotted path in the example of the reference trajectory"),
+                      _LIST_ANSWER),
+              version="1"),
     ]
 
 

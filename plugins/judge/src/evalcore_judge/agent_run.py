@@ -107,3 +107,39 @@ def user_input(example: Record, prediction: Record) -> str:
 def shown_calls(calls: list[Any]) -> str:
     """Calls as the judge reads them: a JSON list."""
     return json.dumps(calls, ensure_ascii=False, indent=1)
+
+
+_ROLES = {"ai": "assistant", "human": "user"}
+
+
+def _call_xml(call: Any, where: str) -> str:
+    if not isinstance(call, Mapping) or not isinstance(call.get("name"), str):
+        raise InputError("expected a tool call {name, arguments, result?}", field=where)
+    arguments = json.dumps(dict(call.get("arguments") or {}), ensure_ascii=False)
+    return f"<tool_call>\n<name>{call['name']}</name>\n<arguments>{arguments}</arguments>\n</tool_call>"
+
+
+def _message_xml(turn: Any, where: str) -> str:
+    if not isinstance(turn, Mapping) or not isinstance(turn.get("role"), str):
+        raise InputError("expected a turn {role, content, tool_calls?}", field=where)
+    role = _ROLES.get(turn["role"], turn["role"])
+    content = text_of(turn.get("content"))
+    calls = turn.get("tool_calls") or []
+    if not isinstance(calls, list):
+        raise InputError(f"expected a list of tool calls, got {type(calls).__name__}", field=f"{where}.tool_calls")
+    if calls:
+        shown = "\n".join(_call_xml(call, f"{where}.tool_calls[{i}]") for i, call in enumerate(calls))
+        content = f"{content}\n{shown}" if content else shown
+    if turn.get("tool_call_id"):
+        content = f"<tool_result>\n<id>{turn['tool_call_id']}</id>\n<content>{content}</content>\n</tool_result>"
+    return f"<{role}>\n{content}\n</{role}>"
+
+
+def trajectory_xml(value: Any, where: str) -> str:
+    """Turns, or calls (each its own assistant message), as openevals writes a trajectory for its judge:
+    ``<role>`` blocks holding the content, ``<tool_call>`` (name, JSON arguments) and ``<tool_result>``."""
+    if not isinstance(value, list):
+        raise InputError(f"expected a list of turns or tool calls, got {type(value).__name__}", field=where)
+    turns = value if all(isinstance(t, Mapping) and "role" in t for t in value) else [
+        {"role": "assistant", "content": "", "tool_calls": [call]} for call in value]
+    return "\n\n".join(_message_xml(turn, f"{where}[{i}]") for i, turn in enumerate(turns))
