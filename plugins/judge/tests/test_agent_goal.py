@@ -18,10 +18,9 @@ import re
 import evalcore
 import pytest
 from chat_messages import after_last, message_text
-from evalcore.testing import Reply, ScriptedServer, run_evalcore, write_records
+from evalcore.testing import Reply, ScriptedServer, import_ragas, run_evalcore, write_records
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from ragas_setup import import_ragas
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 

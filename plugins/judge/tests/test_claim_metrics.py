@@ -15,12 +15,11 @@ import re
 
 import evalcore
 import pytest
-from evalcore.testing import Reply, run_evalcore, write_records
+from evalcore.testing import Reply, import_ragas, run_evalcore, write_records
 from evalcore_judge.metrics import average_precision, supported_fraction
 from evalcore_judge.schemas import ContextRecallAnswer, StatementsAnswer, StatementVerdictsAnswer
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from ragas_setup import import_ragas
 
 EXAMPLE = {"query": "Where is the Eiffel Tower?", "reference_answer": "It is in Paris. It opened in 1889."}
 PREDICTION = {"response": "The Eiffel Tower is in Paris. It is 500 m tall.",

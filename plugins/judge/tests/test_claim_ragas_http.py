@@ -21,10 +21,9 @@ import re
 
 import evalcore
 import pytest
-from evalcore.testing import Reply, ScriptedServer
+from evalcore.testing import Reply, ScriptedServer, import_ragas
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from ragas_setup import import_ragas
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 

@@ -27,11 +27,10 @@ import evalcore
 import pytest
 from chat_messages import message_text
 from evalcore.plugin import ParameterError
-from evalcore.testing import Reply, ScriptedServer, run_evalcore, write_records
+from evalcore.testing import Reply, ScriptedServer, import_ragas, run_evalcore, write_records
 from evalcore_judge.relevancy import relevant_fraction
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from ragas_setup import import_ragas
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
