@@ -423,3 +423,54 @@ def test_strict_mode_on_call_lists_equals_agentevals_with_a_message_per_call(age
     ours = evalcore_value("agent/trajectory_match", {"expected_tool_calls": expected}, {"tool_calls": made},
                           mode="strict")
     assert ours == float(agentevals_match("strict", expected, made))
+
+
+# -- ragas' ToolCallAccuracy ------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def ragas_accuracy():
+    """``ragas_accuracy(expected, made, strict_order)`` -> ragas' ToolCallAccuracy score."""
+    import asyncio
+    import warnings
+
+    from evalcore.testing import import_ragas
+
+    import_ragas(langchain_openai=False)
+    from ragas.dataset_schema import MultiTurnSample
+    from ragas.messages import AIMessage, HumanMessage, ToolCall
+    from ragas.metrics import ToolCallAccuracy
+
+    def score(expected: list, made: list, strict_order: bool = True) -> float:
+        messages = [HumanMessage(content="question")] + [
+            AIMessage(content="", tool_calls=[ToolCall(name=c["name"], args=c["arguments"])]) for c in made]
+        sample = MultiTurnSample(user_input=messages, reference_tool_calls=[
+            ToolCall(name=c["name"], args=c["arguments"]) for c in expected])
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # ragas warns of empty lists and length mismatches
+            return float(asyncio.run(ToolCallAccuracy(strict_order=strict_order).multi_turn_ascore(sample)))
+
+    return score
+
+
+@pytest.mark.parametrize("mode", ["ordered", "unordered"])
+@SETTINGS
+@given(data=st.data())
+def test_tool_call_accuracy_equals_ragas(ragas_accuracy, mode, data):
+    example, prediction, expected, made = data.draw(records())
+    ours = evalcore_value("agent/tool_call_accuracy", example, prediction, mode=mode)
+    assert ours == ragas_accuracy(expected, made, strict_order=mode == "ordered")
+
+
+def test_tool_call_accuracy_by_hand(ragas_accuracy):
+    """search(q=paris, k=2) expected, search(q=paris, k=2.0) made: '2' is not '2.0', so 1/2; the
+    other call in the wrong order scores 0 ordered; unordered both sort by name: (0.5 + 1) / 2."""
+    paris = {"name": "search", "arguments": {"q": "paris", "k": 2}}
+    fetch = {"name": "fetch", "arguments": {"url": "a"}}
+    made = [fetch, {"name": "search", "arguments": {"q": "paris", "k": 2.0}}]
+    cases = [([paris], made[1:], "ordered", 0.5), ([paris, fetch], made, "ordered", 0.0),
+             ([paris, fetch], made, "unordered", 0.75), ([], [], "ordered", 1.0), ([paris], [], "ordered", 0.0)]
+    for expected, calls, mode, value in cases:
+        ours = evalcore_value("agent/tool_call_accuracy", {"expected_tool_calls": expected}, {"tool_calls": calls},
+                              mode=mode)
+        assert ours == ragas_accuracy(expected, calls, strict_order=mode == "ordered") == value

@@ -185,6 +185,31 @@ def _trajectory_match() -> MetricSpec:
     )
 
 
+def _tool_call_accuracy() -> MetricSpec:
+    return _spec(
+        "tool_call_accuracy", "ToolCallAccuracy",
+        implementation="evalcore_agent.accuracy:ToolCallAccuracy",
+        summary="Argument accuracy of the agent's calls, 0 unless it called the expected tools in order (ragas' "
+                "ToolCallAccuracy).",
+        description=(
+            "ragas' ToolCallAccuracy. `mode='ordered'` (default, ragas' strict_order): the tool names called must "
+            "be the expected names in the same order; `'unordered'`: the same names in any order, both lists "
+            "first sorted by name, then argument names and value texts, as ragas sorts them. Otherwise the value "
+            "is 0. When they follow, expected and made calls are paired by position and each pair with the same "
+            "name scores the share of the expected call's arguments the call gives with the same value (values "
+            "compared as Python str(), as ragas' ExactMatch does: 2 is not 2.0, True is 'True'; 1 when neither "
+            "gives arguments, 0 when only the call does); value = sum of pair scores / number of expected calls. "
+            "No calls made and none expected scores 1; calls but none expected, or none made, scores 0. "
+            "`ignore_case` folds tool names and value texts. Unlike the other agent metrics, argument values "
+            "compare as their text here, as in ragas. " + _RECORDS
+        ),
+        params=_common(
+            ParamSpec(name="mode", type="str", default="ordered", identity=True, choices=("ordered", "unordered"),
+                      description="'ordered' (the expected tools in order, ragas' strict_order) or 'unordered'"),
+        ),
+    )
+
+
 def _no_loop() -> MetricSpec:
     return _spec(
         "no_loop", "NoLoop",
@@ -225,6 +250,7 @@ VERIFIED: dict[str, tuple[str, float]] = {
     "tool_call_correctness": (f"DeepEval ToolCorrectnessMetric's deterministic score, {_AS_DEEPEVAL}", 1e-12),
     "tool_argument_correctness": (f"DeepEval ToolCorrectnessMetric with its argument check, {_AS_DEEPEVAL}",
                                   1e-9),
+    "tool_call_accuracy": ("ragas ToolCallAccuracy (strict_order True and False)", 0.0),
     "trajectory_match": ("agentevals' trajectory match evaluators (strict, unordered, subset and superset, each "
                          "argument mode; mode='strict' on messages)", 0.0),
 }
@@ -234,7 +260,7 @@ VERIFIED: dict[str, tuple[str, float]] = {
 @hookimpl
 def evalcore_metrics() -> list[MetricSpec]:
     """The agent plugin's metrics."""
-    specs = [_tool_call_correctness(), _tool_argument_correctness(), _trajectory_match()]
+    specs = [_tool_call_correctness(), _tool_argument_correctness(), _trajectory_match(), _tool_call_accuracy()]
     return [spec.verified(*VERIFIED[spec.name]) for spec in specs] + [_no_loop()]
 
 
