@@ -188,7 +188,6 @@ def _trajectory_match() -> MetricSpec:
 def _tool_call_accuracy() -> MetricSpec:
     return _spec(
         "tool_call_accuracy", "ToolCallAccuracy",
-        implementation="evalcore_agent.accuracy:ToolCallAccuracy",
         summary="Argument accuracy of the agent's calls, 0 unless it called the expected tools in order (ragas' "
                 "ToolCallAccuracy).",
         description=(

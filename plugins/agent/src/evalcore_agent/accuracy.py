@@ -1,15 +1,12 @@
-"""``agent/tool_call_accuracy``: ragas' ToolCallAccuracy, the calls made against the expected ones in
-sequence, each scored by the share of its expected arguments given with the same value."""
+"""ragas' ToolCallAccuracy score: the calls made against the expected ones in sequence, each scored
+by the share of its expected arguments given with the same value."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from evalcore.plugin import Score
-
 from .calls import ToolCall
-from .metrics import _CallsMetric
 
 Fold = Callable[[str], str]
 
@@ -47,15 +44,3 @@ def tool_call_accuracy(expected: Sequence[ToolCall], made: Sequence[ToolCall], o
     if compared < len(expected):
         score *= compared / len(expected)
     return score * int(aligned), aligned
-
-
-class ToolCallAccuracy(_CallsMetric):
-    """ragas' ToolCallAccuracy: argument accuracy of the calls made, 0 unless they follow the expected tools."""
-
-    def compare(self, expected: list[ToolCall], made: list[ToolCall], source: str) -> Score:
-        fold: Fold = str.casefold if self.params["ignore_case"] else str
-        value, aligned = tool_call_accuracy(expected, made, self.mode == "ordered", fold)
-        head = (f"the tools called follow the expected ones ({self.mode}); argument accuracy {value:.3g}" if aligned
-                else f"the tools called are not the expected ones ({self.mode})")
-        return Score(value, feedback=head, details={"mode": self.mode, "expected": len(expected),
-                                                    "called": len(made), "aligned": aligned, "calls_from": source})

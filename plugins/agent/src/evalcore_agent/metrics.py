@@ -1,4 +1,5 @@
-"""``agent/tool_call_correctness``, ``agent/tool_argument_correctness`` and ``agent/trajectory_match``."""
+"""``agent/tool_call_correctness``, ``agent/tool_argument_correctness``, ``agent/trajectory_match`` and
+``agent/tool_call_accuracy``."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from typing import Any
 
 from evalcore.plugin import InputError, Record, SampleMetric, Score, SkipSample, get_path
 
+from .accuracy import Fold, tool_call_accuracy
 from .calls import Message, ToolCall, calls_expected, calls_made, messages_made, parse_messages
 from .matching import (
     ARGUMENT_MODES,
@@ -225,3 +227,15 @@ class TrajectoryMatch(_CallsMetric):
                    "missing": _names(missing), "not_expected": _names(extra), "calls_from": source}
         return Score(1.0 if ok else 0.0, feedback=_feedback(head, [] if ok else missing, [] if ok else extra),
                      details=details)
+
+
+class ToolCallAccuracy(_CallsMetric):
+    """ragas' ToolCallAccuracy: argument accuracy of the calls made, 0 unless they follow the expected tools."""
+
+    def compare(self, expected: list[ToolCall], made: list[ToolCall], source: str) -> Score:
+        fold: Fold = str.casefold if self.params["ignore_case"] else str
+        value, aligned = tool_call_accuracy(expected, made, self.mode == "ordered", fold)
+        head = (f"the tools called follow the expected ones ({self.mode}); argument accuracy {value:.3g}" if aligned
+                else f"the tools called are not the expected ones ({self.mode})")
+        return Score(value, feedback=head, details={"mode": self.mode, "expected": len(expected),
+                                                    "called": len(made), "aligned": aligned, "calls_from": source})
