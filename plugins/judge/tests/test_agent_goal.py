@@ -203,3 +203,15 @@ def test_cli_same_number_as_ragas(oracle_server, tmp_path):
             if "scores" in row}
     for case, (turns, reference) in CASES.items():
         assert rows[case]["judge/agent_goal_accuracy"]["value"] == ragas_score(oracle_server, turns, reference)
+
+
+@pytest.mark.parametrize(("turn", "field"), [
+    ({"role": "assistant", "content": "", "tool_calls": [{"arguments": {}}]}, "prediction.turns[1].tool_calls[0]"),
+    ({"role": "assistant", "content": "", "tool_calls": [{"name": "book", "arguments": "SK1"}]},
+     "prediction.turns[1].tool_calls[0].arguments"),
+    ({"role": "assistant", "content": "", "tool_calls": {"name": "book"}}, "prediction.turns[1].tool_calls"),
+])
+def test_a_bad_call_is_an_error_naming_it(turn, field):
+    score = evalcore.get_metric("judge/agent_goal_accuracy", judge=never_called, cache_mode="off",
+                                reference="none").score_one({}, {"turns": [{"role": "user", "content": "q"}, turn]})
+    assert score.status == "error" and field in score.error_message and "\n" not in score.error_message

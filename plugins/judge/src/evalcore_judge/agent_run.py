@@ -30,14 +30,24 @@ def text_of(value: Any) -> str:
     return "" if value is None else value if isinstance(value, str) else str(value)
 
 
+def _arguments(call: Any, where: str) -> dict[str, Any]:
+    """A call's arguments (``{}`` when not given); a call without a name, or arguments that are not a
+    mapping, are an error naming ``where``."""
+    if not isinstance(call, Mapping) or not isinstance(call.get("name"), str):
+        raise InputError("expected a tool call {name, arguments, result?}", field=where)
+    arguments = call.get("arguments")
+    if arguments is not None and not isinstance(arguments, Mapping):
+        raise InputError(f"the arguments must be a mapping, got {type(arguments).__name__}", field=f"{where}.arguments")
+    return dict(arguments or {})
+
+
 def _call_lines(calls: Any, where: str) -> list[str]:
     if not isinstance(calls, list):
         raise InputError(f"expected a list of tool calls, got {type(calls).__name__}", field=where)
     lines = ["Tools:"]
     for index, call in enumerate(calls):
-        if not isinstance(call, Mapping) or not isinstance(call.get("name"), str):
-            raise InputError("expected a tool call {name, arguments, result?}", field=f"{where}[{index}]")
-        lines.append(f"  {call['name']}: {dict(call.get('arguments') or {})}")
+        arguments = _arguments(call, f"{where}[{index}]")
+        lines.append(f"  {call['name']}: {arguments}")
     return lines
 
 
@@ -113,9 +123,7 @@ _ROLES = {"ai": "assistant", "human": "user"}
 
 
 def _call_xml(call: Any, where: str) -> str:
-    if not isinstance(call, Mapping) or not isinstance(call.get("name"), str):
-        raise InputError("expected a tool call {name, arguments, result?}", field=where)
-    arguments = json.dumps(dict(call.get("arguments") or {}), ensure_ascii=False)
+    arguments = json.dumps(_arguments(call, where), ensure_ascii=False)
     return f"<tool_call>\n<name>{call['name']}</name>\n<arguments>{arguments}</arguments>\n</tool_call>"
 
 
