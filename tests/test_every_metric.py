@@ -214,7 +214,8 @@ CONVERSATION = (
                      "turns": [{"role": "user", "content": "Can I bring a bike?"}]},
            {"turns": [{"role": "assistant", "content": "Yes, bikes travel as special luggage."}]}),
 )
-CONVERSATION_METRICS = ("knowledge_retention", "role_adherence", "conversation_completeness", "conversation_relevancy")
+CONVERSATION_METRICS = ("knowledge_retention", "role_adherence", "conversation_completeness", "conversation_relevancy",
+                        "conversation_goal_accuracy")
 
 # -- examples by metric key, then by namespace --------------------------------------------------
 

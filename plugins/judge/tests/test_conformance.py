@@ -156,7 +156,7 @@ class TestConformance(PluginConformance):
     params.update({key: {"judge": tool_judge, "cache_mode": "off"} for key in (
         "judge/argument_correctness", "judge/tool_selection")})
     params.update({key: {"judge": trace_judge, "cache_mode": "off"} for key in (
-        "judge/plan_quality", "judge/plan_adherence", "judge/step_efficiency")})
+        "judge/plan_quality", "judge/plan_adherence", "judge/step_efficiency", "judge/conversation_goal_accuracy")})
     params["judge/trajectory_accuracy"] = {"judge": trajectory_judge, "cache_mode": "off"}
     params["judge/diff_semantic"] = {**params["judge/diff_semantic"], "judge": equivalence_judge}
     params["judge/answer_quality"] = {**params["judge/answer_quality"], "scale": "1-5"}

@@ -204,10 +204,11 @@ def test_specs_and_listing_stay_light():
         f"judge/{n}" for n in ("agent_goal_accuracy", "answer_quality", "answer_relevancy",
                                "answer_statement_relevancy", "argument_correctness", "bias", "claim_faithfulness",
                                "complete_and_grounded", "context_precision", "context_recall",
-                               "conversation_completeness", "conversation_relevancy", "diff_semantic", "faithfulness",
-                               "g_eval", "hallucination", "knowledge_retention", "llm_judge", "plan_adherence",
-                               "plan_quality", "role_adherence", "semantic_f1", "step_efficiency", "task_completion",
-                               "tool_selection", "topic_adherence", "toxicity", "trajectory_accuracy"))
+                               "conversation_completeness", "conversation_goal_accuracy", "conversation_relevancy",
+                               "diff_semantic", "faithfulness", "g_eval", "hallucination", "knowledge_retention",
+                               "llm_judge", "plan_adherence", "plan_quality", "role_adherence", "semantic_f1",
+                               "step_efficiency", "task_completion", "tool_selection", "topic_adherence", "toxicity",
+                               "trajectory_accuracy"))
     assert heavy_modules_after_listing("evalcore_judge", ("httpx", "openai", "aiohttp", "torch", "numpy")) == []
     spec = evalcore.describe("judge/faithfulness")
     spec = getattr(spec, "spec", spec)

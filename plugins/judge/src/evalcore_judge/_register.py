@@ -125,6 +125,7 @@ VERIFIED: dict[str, tuple[str, float]] = {
                        0.0),
     "trajectory_accuracy": (f"agentevals' create_trajectory_llm_as_judge (with and without a reference, boolean "
                             f"and continuous) {_SAME_VERDICTS}", 0.0),
+    "conversation_goal_accuracy": (f"DeepEval GoalAccuracyMetric {_SAME_VERDICTS}", 0.0),
     "plan_quality": (f"DeepEval PlanQualityMetric {_SAME_VERDICTS}", 0.0),
     "plan_adherence": (f"DeepEval PlanAdherenceMetric {_SAME_VERDICTS}", 0.0),
     "step_efficiency": (f"DeepEval StepEfficiencyMetric {_SAME_VERDICTS}", 0.0),
@@ -338,6 +339,21 @@ def _agent_specs() -> list[MetricSpec]:
                       _LIST_ANSWER),
               version="1"),
         *_trace_specs(),
+        _spec("conversation_goal_accuracy", "Judged goal accuracy and planning of each interaction of a "
+                                            "conversation, averaged (DeepEval's GoalAccuracyMetric).",
+              "DeepEval's GoalAccuracyMetric. The conversation (example.turns then prediction.turns, user and "
+              "assistant turns, tool calls kept) is cut into interactions as DeepEval cuts it (a new one where a "
+              "user turn follows an assistant turn; the last only when it ends with the assistant). Per "
+              "interaction two calls: the judge reads the user's messages (the goal) and the assistant's steps "
+              "(as DeepEval writes them: for each assistant message, the assistant messages so far with the "
+              "tools they called) and scores from 0 to 1 whether the goal was fully achieved, and how well the "
+              "agent planned and kept to its plan. Value = (mean goal score + mean plan score) / 2; 0 without a "
+              "complete interaction, as in DeepEval. DeepEval also asks for a final reason (one more call); "
+              "evalcore keeps each score's reason instead. No user or assistant turn skips the sample. Given "
+              "the same verdicts the value equals DeepEval's (not in strict mode).",
+              module="evalcore_judge.conversation_goal", cls="ConversationGoalAccuracy",
+              target=TargetCategory.AGENT_BEHAVIOUR, cost_msats=300, pass_threshold=0.5,
+              inputs=("example.turns", "prediction.turns"), params=(_LIST_ANSWER,), version="1"),
         _spec("trajectory_accuracy", "1 when the judge finds the agent's trajectory accurate, alone or against a "
                                      "reference trajectory (agentevals' trajectory judge).",
               "agentevals' create_trajectory_llm_as_judge (openevals' LLM-as-judge). One call: the judge reads "
