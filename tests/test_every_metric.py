@@ -189,6 +189,19 @@ AGENT = (
                       {"role": "assistant", "content": "", "tool_calls": [SEARCH, SEARCH]},
                       {"role": "assistant", "content": "found it"}]}),
 )
+# Agent runs for the judged agent metrics, with what the user wanted, the topics allowed and the tools at hand.
+JUDGED_AGENT = tuple(
+    record(f"run{i}", {"reference_answer": "The weather in Paris was found.", "reference_topics": ["weather"],
+                       "expected_tool_calls": [SEARCH],
+                       "available_tools": [{"name": "search", "description": "web search"},
+                                           {"name": "fetch", "description": "read a page"}]},
+           {"turns": [{"role": "user", "content": "Weather in Paris?"},
+                      {"role": "assistant", "content": "", "tool_calls": calls},
+                      {"role": "tool", "content": "sunny"}, {"role": "assistant", "content": "Sunny in Paris."}]})
+    for i, calls in enumerate([[SEARCH], [SEARCH, {"name": "fetch", "arguments": {"url": "a"}}]])
+)
+JUDGED_AGENT_METRICS = ("agent_goal_accuracy", "topic_adherence", "argument_correctness", "tool_selection",
+                        "plan_quality", "plan_adherence", "step_efficiency", "trajectory_accuracy")
 
 # Conversations: turns so far in the example, the assistant's turns in the prediction.
 CONVERSATION = (
@@ -201,7 +214,8 @@ CONVERSATION = (
                      "turns": [{"role": "user", "content": "Can I bring a bike?"}]},
            {"turns": [{"role": "assistant", "content": "Yes, bikes travel as special luggage."}]}),
 )
-CONVERSATION_METRICS = ("knowledge_retention", "role_adherence", "conversation_completeness", "conversation_relevancy")
+CONVERSATION_METRICS = ("knowledge_retention", "role_adherence", "conversation_completeness", "conversation_relevancy",
+                        "conversation_goal_accuracy")
 
 # -- examples by metric key, then by namespace --------------------------------------------------
 
@@ -235,6 +249,7 @@ EXAMPLES: dict[str, Example] = {
     "judge/custom": Example(RAG, {"name": "correct", "instructions": "Is the reply correct?\nQuestion: "
                                   "{example.query}\nReply: {prediction.response}"}, backend="judge"),
     **{f"judge/{name}": Example(CONVERSATION, backend="judge") for name in CONVERSATION_METRICS},
+    **{f"judge/{name}": Example(JUDGED_AGENT, backend="judge") for name in JUDGED_AGENT_METRICS},
 }
 
 

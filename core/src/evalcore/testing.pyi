@@ -8,6 +8,7 @@ from evalcore_pytest.testing import assert_no_regression as assert_no_regression
 from evalcore_pytest.testing import compiled_part as compiled_part
 from evalcore_pytest.testing import default_reply as default_reply
 from evalcore_pytest.testing import heavy_modules_after_listing as heavy_modules_after_listing
+from evalcore_pytest.testing import import_ragas as import_ragas
 from evalcore_pytest.testing import modules_imported_by_listing as modules_imported_by_listing
 from evalcore_pytest.testing import nested_list as nested_list
 from evalcore_pytest.testing import requested_schema as requested_schema

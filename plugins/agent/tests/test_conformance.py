@@ -31,3 +31,5 @@ class TestConformance(PluginConformance):
                                                                                  "tool_calls": {"name": "x"}}]}},
         {"example": {"expected_tool_calls": {"name": "search"}}, "prediction": {"tool_calls": []}},
     ]
+    accepts_bad_inputs = {"agent/no_loop": "needs no expected calls, so the first bad input is a good one for it; "
+                                           "its bad inputs are in test_strict_and_loops.py"}

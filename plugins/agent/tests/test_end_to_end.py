@@ -36,6 +36,8 @@ METRICS = {
     "agent/tool_argument_correctness": [1.0, 0.5],
     "agent/trajectory_match": [1.0, 0.0],
     "agent/trajectory_match(mode='unordered', ignore_case=True)": [1.0, 1.0],
+    "agent/tool_call_accuracy": [1.0, 0.0],
+    "agent/tool_call_accuracy(mode='unordered', ignore_case=True)": [1.0, 1.0],
 }
 
 
@@ -81,8 +83,8 @@ def test_evaluate(records_file, tmp_path):
 
 def test_listed_and_described():
     listed = {info.key: info for info in evalcore.list_metrics() if info.spec.namespace == "agent"}
-    assert sorted(listed) == ["agent/tool_argument_correctness", "agent/tool_call_correctness",
-                              "agent/trajectory_match"]
+    assert sorted(listed) == ["agent/no_loop", "agent/tool_argument_correctness", "agent/tool_call_accuracy",
+                              "agent/tool_call_correctness", "agent/trajectory_match"]
     for info in listed.values():
         spec = info.spec
         assert info.origin.distribution == "evalcore-agent"

@@ -340,3 +340,137 @@ def test_the_older_agentevals_functions_ignore_arguments(agentevals_match):
         ours = evalcore_value("agent/trajectory_match", example, prediction, mode=mode, arguments=arguments)
         assert ours == float(verdict["score"]), mode
     assert [v["score"] for v in verdicts.values()] == [False, True, True, True]
+
+
+# -- agentevals' strict mode, message by message ---------------------------------------------------
+
+ROLES = st.sampled_from(["assistant", "assistant", "ai"])
+
+
+@st.composite
+def conversations(draw: st.DrawFn, calls: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Turns making ``calls``: a user turn, then assistant turns of 1 to 3 calls (in any order within
+    the turn, some named ``ai``), each followed by tool turns, sometimes an assistant turn with an
+    empty call list, and a closing assistant or user turn."""
+    turns: list[dict[str, Any]] = [{"role": draw(st.sampled_from(["user", "human"])), "content": "question"}]
+    i = 0
+    while i < len(calls):
+        size = draw(st.integers(1, 3))
+        group = draw(st.permutations(calls[i:i + size]))
+        turns.append({"role": draw(ROLES), "content": "", "tool_calls": list(group)})
+        turns += [{"role": "tool", "content": str(c.get("result"))} for c in group]
+        i += size
+        if draw(st.integers(0, 4)) == 0:
+            turns.append({"role": "assistant", "content": "thinking", "tool_calls": []})
+    turns.append({"role": draw(st.sampled_from(["assistant", "assistant", "user"])), "content": "done"})
+    return turns
+
+
+def openai_messages(turns: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """evalcore turns as the OpenAI chat messages agentevals reads."""
+    out = []
+    for n, turn in enumerate(turns):
+        message = {"role": turn["role"], "content": turn["content"]}
+        if "tool_calls" in turn:
+            message["tool_calls"] = [
+                {"id": f"call{n}.{i}", "type": "function",
+                 "function": {"name": c["name"], "arguments": json.dumps(c["arguments"])}}
+                for i, c in enumerate(turn["tool_calls"])]
+        out.append(message)
+    return out
+
+
+@pytest.fixture(scope="module")
+def agentevals_strict():
+    """``agentevals_strict(expected_turns, turns, args_mode, overrides)`` -> agentevals' strict verdict."""
+    pytest.importorskip("agentevals", reason="the test extra installs agentevals")
+    from agentevals.trajectory.match import create_trajectory_match_evaluator
+
+    def match(expected: list, made: list, args_mode: str = "exact", overrides: dict | None = None) -> bool:
+        evaluator = create_trajectory_match_evaluator(trajectory_match_mode="strict", tool_args_match_mode=args_mode,
+                                                      tool_args_match_overrides=overrides)
+        return bool(evaluator(outputs=openai_messages(made), reference_outputs=openai_messages(expected))["score"])
+
+    return match
+
+
+@pytest.mark.parametrize("args_mode", ["exact", "ignore", "superset", "subset"])
+@SETTINGS
+@given(data=st.data())
+def test_strict_mode_equals_agentevals_strict(agentevals_strict, args_mode, data):
+    """Expected and made calls are both grouped into turns; half the time the calls made are the
+    expected ones regrouped or reordered within a message, where agentevals and mode='exact' part ways."""
+    expected, made = data.draw(cases())
+    expected_turns = data.draw(conversations(expected))
+    if data.draw(st.booleans()):
+        made_turns = [dict(t, tool_calls=data.draw(st.permutations(t["tool_calls"]))) if t.get("tool_calls")
+                      else t for t in expected_turns]
+    else:
+        made_turns = data.draw(conversations(made))
+    overrides = data.draw(OVERRIDES)
+    matching = data.draw(st.sampled_from(["greedy", "optimal"])) if args_mode in ("exact", "ignore") else "greedy"
+    ours = evalcore_value(
+        "agent/trajectory_match", {"expected_tool_calls": expected_turns}, {"turns": made_turns}, mode="strict",
+        arguments=our_rule("strict", args_mode), matching=matching,
+        arguments_by_tool=None if overrides is None else {k: our_rule("strict", v) for k, v in overrides.items()})
+    assert ours == float(agentevals_strict(expected_turns, made_turns, args_mode, overrides))
+
+
+@SETTINGS
+@given(case=cases())
+def test_strict_mode_on_call_lists_equals_agentevals_with_a_message_per_call(agentevals_match, case):
+    expected, made = case
+    ours = evalcore_value("agent/trajectory_match", {"expected_tool_calls": expected}, {"tool_calls": made},
+                          mode="strict")
+    assert ours == float(agentevals_match("strict", expected, made))
+
+
+# -- ragas' ToolCallAccuracy ------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def ragas_accuracy():
+    """``ragas_accuracy(expected, made, strict_order)`` -> ragas' ToolCallAccuracy score."""
+    import asyncio
+    import warnings
+
+    from evalcore.testing import import_ragas
+
+    import_ragas(langchain_openai=False)
+    from ragas.dataset_schema import MultiTurnSample
+    from ragas.messages import AIMessage, HumanMessage, ToolCall
+    from ragas.metrics import ToolCallAccuracy
+
+    def score(expected: list, made: list, strict_order: bool = True) -> float:
+        messages = [HumanMessage(content="question")] + [
+            AIMessage(content="", tool_calls=[ToolCall(name=c["name"], args=c["arguments"])]) for c in made]
+        sample = MultiTurnSample(user_input=messages, reference_tool_calls=[
+            ToolCall(name=c["name"], args=c["arguments"]) for c in expected])
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # ragas warns of empty lists and length mismatches
+            return float(asyncio.run(ToolCallAccuracy(strict_order=strict_order).multi_turn_ascore(sample)))
+
+    return score
+
+
+@pytest.mark.parametrize("mode", ["ordered", "unordered"])
+@SETTINGS
+@given(data=st.data())
+def test_tool_call_accuracy_equals_ragas(ragas_accuracy, mode, data):
+    example, prediction, expected, made = data.draw(records())
+    ours = evalcore_value("agent/tool_call_accuracy", example, prediction, mode=mode)
+    assert ours == ragas_accuracy(expected, made, strict_order=mode == "ordered")
+
+
+def test_tool_call_accuracy_by_hand(ragas_accuracy):
+    """search(q=paris, k=2) expected, search(q=paris, k=2.0) made: '2' is not '2.0', so 1/2; the
+    other call in the wrong order scores 0 ordered; unordered both sort by name: (0.5 + 1) / 2."""
+    paris = {"name": "search", "arguments": {"q": "paris", "k": 2}}
+    fetch = {"name": "fetch", "arguments": {"url": "a"}}
+    made = [fetch, {"name": "search", "arguments": {"q": "paris", "k": 2.0}}]
+    cases = [([paris], made[1:], "ordered", 0.5), ([paris, fetch], made, "ordered", 0.0),
+             ([paris, fetch], made, "unordered", 0.75), ([], [], "ordered", 1.0), ([paris], [], "ordered", 0.0)]
+    for expected, calls, mode, value in cases:
+        ours = evalcore_value("agent/tool_call_accuracy", {"expected_tool_calls": expected}, {"tool_calls": calls},
+                              mode=mode)
+        assert ours == ragas_accuracy(expected, calls, strict_order=mode == "ordered") == value

@@ -12,12 +12,10 @@ import importlib.util
 import json
 import math
 import re
-import sys
-import types
 
 import evalcore
 import pytest
-from evalcore.testing import Reply, run_evalcore, write_records
+from evalcore.testing import Reply, import_ragas, run_evalcore, write_records
 from evalcore_judge.metrics import average_precision, supported_fraction
 from evalcore_judge.schemas import ContextRecallAnswer, StatementsAnswer, StatementVerdictsAnswer
 from hypothesis import HealthCheck, given, settings
@@ -31,18 +29,8 @@ PREDICTION = {"response": "The Eiffel Tower is in Paris. It is 500 m tall.",
 
 
 def _ragas():
-    """ragas' metric modules. ragas 0.4 imports langchain-community's Vertex AI chat model at import
-    time, which newer langchain-community releases no longer ship; it is only used in isinstance
-    checks, so a stand-in class is enough where it is missing."""
-    try:
-        import langchain_community.chat_models.vertexai  # noqa: F401
-    except ImportError:
-        if importlib.util.find_spec("langchain_community") is None:
-            pytest.skip("ragas needs langchain-community")
-        stub = types.ModuleType("langchain_community.chat_models.vertexai")
-        stub.ChatVertexAI = type("ChatVertexAI", (), {})
-        sys.modules.setdefault(stub.__name__, stub)
-    pytest.importorskip("ragas")
+    """ragas' metric modules."""
+    import_ragas(langchain_openai=False)
     return tuple(importlib.import_module(f"ragas.metrics.{name}")
                  for name in ("_faithfulness", "_context_precision", "_context_recall"))
 

@@ -15,34 +15,15 @@ Both then give the same number, and the server counts the calls each makes per s
 from __future__ import annotations
 
 import asyncio
-import importlib.util
 import json
 import math
 import re
-import sys
-import types
 
 import evalcore
 import pytest
-from evalcore.testing import Reply, ScriptedServer
+from evalcore.testing import Reply, ScriptedServer, import_ragas
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-
-def _ragas():
-    """Import ragas (skip without it). ragas 0.4 imports langchain-community's Vertex AI chat model,
-    which newer langchain-community releases no longer ship; it only serves isinstance checks, so a
-    stand-in class does where it is missing."""
-    try:
-        import langchain_community.chat_models.vertexai  # noqa: F401
-    except ImportError:
-        if importlib.util.find_spec("langchain_community") is None:
-            pytest.skip("ragas needs langchain-community")
-        stub = types.ModuleType("langchain_community.chat_models.vertexai")
-        stub.ChatVertexAI = type("ChatVertexAI", (), {})
-        sys.modules.setdefault(stub.__name__, stub)
-    pytest.importorskip("ragas")
-    pytest.importorskip("langchain_openai")
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
@@ -115,7 +96,7 @@ def judge_server():
 
 def ragas_scores(server, sample):
     """ragas' Faithfulness, LLMContextPrecisionWithReference / WithoutReference and LLMContextRecall."""
-    _ragas()
+    import_ragas()
     from langchain_openai import ChatOpenAI
     from ragas.dataset_schema import SingleTurnSample
     from ragas.llms import LangchainLLMWrapper

@@ -87,6 +87,45 @@ def task_judge(prompt, metadata=None):
     return json.dumps({"reason": "named the author", "verdict": 0.9})
 
 
+def goal_judge(prompt, metadata=None):
+    """Answers the agent goal accuracy prompts (goal and end state, then the verdict)."""
+    if (metadata or {}).get("role") == "goal_outcome":
+        return json.dumps({"user_goal": "know who wrote Hamlet", "end_state": "the assistant named Shakespeare"})
+    return json.dumps({"reason": "the same", "verdict": 1})
+
+
+def topic_judge(prompt, metadata=None):
+    """Answers the topic adherence prompts (topics, a refusal question per topic, the classification)."""
+    role = (metadata or {}).get("role")
+    if role == "topics":
+        return json.dumps({"topics": ["Hamlet's author"]})
+    if role == "classes":
+        return json.dumps({"classifications": [True]})
+    return json.dumps({"refused_to_answer": False})
+
+
+def tool_judge(prompt, metadata=None):
+    """Answers the argument verdicts and the tool selection prompt."""
+    if (metadata or {}).get("role") == "selection":
+        return json.dumps({"score": 0.75, "reason": "mostly apt"})
+    return json.dumps({"verdicts": [{"reason": "", "verdict": "yes"}]})
+
+
+def trace_judge(prompt, metadata=None):
+    """Answers the plan and efficiency prompts (task, plan, then the score)."""
+    role = (metadata or {}).get("role")
+    if role == "task":
+        return json.dumps({"task": "name the author of Hamlet"})
+    if role == "plan":
+        return json.dumps({"plan": ["look up the catalogue", "answer"]})
+    return json.dumps({"score": 0.75, "reason": "one step more than needed"})
+
+
+def trajectory_judge(prompt, metadata=None):
+    """Answers the trajectory accuracy prompt."""
+    return json.dumps({"reasoning": "the catalogue lookup is the reference's", "score": True})
+
+
 def embed(texts):
     """Word-count vectors: no model, no network."""
     return [[float(len(t.split())), 1.0] for t in texts]
@@ -101,8 +140,11 @@ class TestConformance(PluginConformance):
     heavy = ("numpy", "torch", "httpx", "transformers")
     examples = [
         {"example": {"query": "Who wrote Hamlet?", "reference_answer": "Shakespeare wrote it.",
-                     "expected_output": "Shakespeare", "relevant_docs": DOCS, "chatbot_role": "a librarian"},
+                     "reference_topics": ["literature"], "expected_output": "Shakespeare", "relevant_docs": DOCS,
+                     "chatbot_role": "a librarian", "available_tools": [{"name": "catalogue"}],
+                     "expected_tool_calls": [{"name": "catalogue", "arguments": {"title": "Hamlet"}}]},
          "prediction": {"response": "William Shakespeare.", "response_b": "Shakespeare.", "retrieved": DOCS,
+                        "tool_calls": [{"name": "catalogue", "arguments": {"title": "Hamlet"}}],
                         "turns": [{"role": "user", "content": "Who wrote Hamlet?"},
                                   {"role": "assistant", "content": "William Shakespeare."}]}},
     ]
@@ -125,6 +167,13 @@ class TestConformance(PluginConformance):
                                 "cache_mode": "off"}
     params["judge/custom"] = {"judge": custom_judge, "name": "author", "cache_mode": "off",
                               "instructions": "Does the reply name the author?\nReply: {prediction.response}"}
+    params["judge/agent_goal_accuracy"] = {"judge": goal_judge, "cache_mode": "off"}
+    params["judge/topic_adherence"] = {"judge": topic_judge, "cache_mode": "off"}
+    params.update({key: {"judge": tool_judge, "cache_mode": "off"} for key in (
+        "judge/argument_correctness", "judge/tool_selection")})
+    params.update({key: {"judge": trace_judge, "cache_mode": "off"} for key in (
+        "judge/plan_quality", "judge/plan_adherence", "judge/step_efficiency", "judge/conversation_goal_accuracy")})
+    params["judge/trajectory_accuracy"] = {"judge": trajectory_judge, "cache_mode": "off"}
     params["judge/diff_semantic"] = {**params["judge/diff_semantic"], "judge": equivalence_judge}
     params["judge/answer_quality"] = {**params["judge/answer_quality"], "scale": "1-5"}
     params["judge/llm_judge"] = {**params["judge/llm_judge"], "scale": "1-5"}

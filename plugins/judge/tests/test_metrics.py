@@ -206,11 +206,14 @@ def test_openai_base_url_and_key_from_the_environment(server, monkeypatch):
 
 def test_specs_and_listing_stay_light():
     assert [k for k in evalcore.metric_keys() if k.startswith("judge/")] == sorted(
-        f"judge/{n}" for n in ("answer_quality", "answer_relevancy", "answer_statement_relevancy", "bias",
-                               "claim_faithfulness", "complete_and_grounded", "context_precision", "context_recall",
-                               "conversation_completeness", "conversation_relevancy", "custom", "diff_semantic",
-                               "faithfulness", "g_eval", "hallucination", "knowledge_retention", "llm_judge", "pairwise",
-                               "role_adherence", "semantic_f1", "task_completion", "toxicity"))
+        f"judge/{n}" for n in ("agent_goal_accuracy", "answer_quality", "answer_relevancy",
+                               "answer_statement_relevancy", "argument_correctness", "bias", "claim_faithfulness",
+                               "complete_and_grounded", "context_precision", "context_recall",
+                               "conversation_completeness", "conversation_goal_accuracy", "conversation_relevancy",
+                               "custom", "diff_semantic", "faithfulness", "g_eval", "hallucination",
+                               "knowledge_retention", "llm_judge", "pairwise", "plan_adherence", "plan_quality",
+                               "role_adherence", "semantic_f1", "step_efficiency", "task_completion",
+                               "tool_selection", "topic_adherence", "toxicity", "trajectory_accuracy"))
     assert heavy_modules_after_listing("evalcore_judge", ("httpx", "openai", "aiohttp", "torch", "numpy")) == []
     spec = evalcore.describe("judge/faithfulness")
     spec = getattr(spec, "spec", spec)

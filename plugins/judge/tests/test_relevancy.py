@@ -17,11 +17,9 @@ from __future__ import annotations
 
 import ast
 import asyncio
-import importlib.util
 import json
 import math
 import re
-import sys
 import types
 import zlib
 
@@ -29,7 +27,7 @@ import evalcore
 import pytest
 from chat_messages import message_text
 from evalcore.plugin import ParameterError
-from evalcore.testing import Reply, ScriptedServer, run_evalcore, write_records
+from evalcore.testing import Reply, ScriptedServer, import_ragas, run_evalcore, write_records
 from evalcore_judge.relevancy import relevant_fraction
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -106,23 +104,8 @@ def oracle_server():
         yield server
 
 
-def _ragas():
-    """ragas 0.4 imports langchain-community's Vertex AI chat model, which newer releases no longer
-    ship; it only serves isinstance checks, so a stand-in class does where it is missing."""
-    try:
-        import langchain_community.chat_models.vertexai  # noqa: F401
-    except ImportError:
-        if importlib.util.find_spec("langchain_community") is None:
-            pytest.skip("ragas needs langchain-community")
-        stub = types.ModuleType("langchain_community.chat_models.vertexai")
-        stub.ChatVertexAI = type("ChatVertexAI", (), {})
-        sys.modules.setdefault(stub.__name__, stub)
-    pytest.importorskip("ragas")
-    pytest.importorskip("langchain_openai")
-
-
 def ragas_relevancy(server, query, response, strictness=3):
-    _ragas()
+    import_ragas()
     from langchain_openai import ChatOpenAI, OpenAIEmbeddings
     from ragas.dataset_schema import SingleTurnSample
     from ragas.embeddings import LangchainEmbeddingsWrapper

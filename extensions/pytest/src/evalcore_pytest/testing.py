@@ -42,7 +42,7 @@ from evalcore import PluginError
 
 __all__ = [
     "Reply", "ScriptedServer", "assert_metric", "assert_no_regression", "compiled_part", "default_reply",
-    "heavy_modules_after_listing",
+    "heavy_modules_after_listing", "import_ragas",
     "modules_imported_by_listing", "nested_list", "requested_schema", "run_evalcore", "schema_instance",
     "write_journal", "write_records",
 ]
@@ -233,6 +233,29 @@ def compiled_part(module: ModuleType | None, what: str) -> ModuleType:
             pytest.fail(f"{what} was not built (is a C compiler installed?)")
         pytest.skip(f"{what} was not built here")
     return module
+
+
+def import_ragas(langchain_openai: bool = True) -> None:
+    """Make ``import ragas`` work in a parity test, or skip the test (without ragas, or without
+    langchain-openai when ``langchain_openai``). ragas 0.4 imports langchain-community's Vertex AI
+    chat model at import time, which newer langchain-community releases no longer ship; it only serves
+    isinstance checks there, so a stand-in class does where it is missing."""
+    import importlib.util
+    import types
+
+    import pytest
+
+    try:
+        import langchain_community.chat_models.vertexai  # noqa: F401
+    except ImportError:
+        if importlib.util.find_spec("langchain_community") is None:
+            pytest.skip("ragas needs langchain-community")
+        stub = types.ModuleType("langchain_community.chat_models.vertexai")
+        stub.ChatVertexAI = type("ChatVertexAI", (), {})  # type: ignore[attr-defined]
+        sys.modules.setdefault(stub.__name__, stub)
+    pytest.importorskip("ragas")
+    if langchain_openai:
+        pytest.importorskip("langchain_openai")
 
 
 def nested_list(depth: int) -> list[Any]:

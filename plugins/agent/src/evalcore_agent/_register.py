@@ -82,10 +82,11 @@ def _deepeval_params(*arguments: ParamSpec) -> tuple[ParamSpec, ...]:
 
 
 def _spec(name: str, cls: str, **fields: object) -> MetricSpec:
+    fields = {"implementation": f"{_PKG}:{cls}", "inputs": _INPUTS, **fields}
     return MetricSpec(
-        name=name, implementation=f"{_PKG}:{cls}", family="agent", target=TargetCategory.AGENT_BEHAVIOUR,
-        tier="proxy", cost_msats=0, direction="higher", value_range=(0.0, 1.0), inputs=_INPUTS,
-        granularity="sample", deterministic=True, version="1", **fields,  # type: ignore[arg-type]
+        name=name, family="agent", target=TargetCategory.AGENT_BEHAVIOUR, tier="proxy", cost_msats=0,
+        direction="higher", value_range=(0.0, 1.0), granularity="sample", deterministic=True, version="1",
+        **fields,  # type: ignore[arg-type]
     )
 
 
@@ -144,19 +145,25 @@ def _trajectory_match() -> MetricSpec:
             "'superset'), 'actual_keys' (every argument of the call has the same value in the expected call; "
             "agentevals' 'subset'); `arguments_by_tool` sets the rule per tool (a mode, or a list of dotted "
             "argument paths compared alone, where a path absent on both sides agrees), as agentevals' "
-            "tool_args_match_overrides. Modes: 'exact' (default; agentevals' 'strict'): the same calls in the "
-            "same order. 'unordered': the same calls in any order, each call paired with one expected call. "
+            "tool_args_match_overrides. Modes: 'strict' (agentevals' strict mode, computed as agentevals does): "
+            "the messages compared one by one, each with the same role (ai reads as assistant, human as user), "
+            "both with tool calls or both without, the same number of calls, and the calls of a message in any "
+            "order, each call made paired with one expected call of that message; message contents are not "
+            "compared. It reads the turns of the prediction (`field`, else `turns`, else `tool_calls`) and of "
+            "`expected_field`; a list of calls reads as one assistant message per call, and a list of turns "
+            "compared with a list of calls is an error naming the field. 'exact' (default): the same calls in "
+            "the same order, as one sequence whatever the messages. 'unordered': the same calls in any order, "
+            "each call paired with one expected call. "
             "'superset': every expected call is among the calls made, extra calls allowed. 'subset': every call "
             "made is among the expected calls, expected calls may be missing. 'ordered': the expected calls "
             "appear in their order among the calls made, extra calls allowed in between (DeepEval's "
             "should_consider_ordering at full score). With no expected calls, 'superset' and 'ordered' score "
-            "1.0 and the others 1.0 only when no call was made. Where evalcore differs from agentevals: "
-            "agentevals compares messages; its strict mode also requires the same roles message by message and "
-            "lets the calls inside one message come in any order, so evalcore's sequence of calls equals it "
-            "when each call is its own assistant message. agentevals pairs greedily (each expected call in "
-            "order takes the first unused call that matches; in subset mode each call made takes the first "
-            "unused expected call), which with a key-based argument rule can miss a valid pairing; evalcore "
-            "finds one when it exists (`matching='greedy'` for agentevals' answer). In subset mode agentevals "
+            "1.0 and the others 1.0 only when no call was made. 'exact' equals agentevals' strict mode when "
+            "each call is its own assistant message. Where evalcore differs from agentevals: agentevals pairs "
+            "greedily (each expected call in order takes the first unused call that matches; in subset and "
+            "strict modes each call made takes the first unused expected call), which with a key-based argument "
+            "rule can miss a valid pairing; evalcore finds one when it exists (`matching='greedy'` for "
+            "agentevals' answer). In subset mode agentevals "
             "applies its argument modes with the roles swapped, so its subset mode with 'superset' arguments is "
             "`mode='subset', arguments='actual_keys'` here; its unordered mode runs the superset and subset "
             "checks one after the other, which with a key-based argument rule requires the arguments to agree "
@@ -164,15 +171,75 @@ def _trajectory_match() -> MetricSpec:
         ),
         params=_common(
             ParamSpec(name="mode", type="str", default="exact", identity=True,
-                      choices=("exact", "ordered", "unordered", "subset", "superset"),
-                      description="'exact' (same calls, same order), 'ordered' (expected calls in order, extras "
+                      choices=("exact", "strict", "ordered", "unordered", "subset", "superset"),
+                      description="'exact' (same calls, same order), 'strict' (agentevals': the same messages, "
+                                  "calls in any order within a message), 'ordered' (expected calls in order, extras "
                                   "allowed), 'unordered', 'subset' or 'superset'"),
             ParamSpec(name="arguments", type="str", default="exact", identity=True,
                       choices=("exact", "expected_keys", "actual_keys", "ignore"),
                       description="argument agreement: 'exact', 'expected_keys' (only the keys the expected call "
                                   "gives), 'actual_keys' or 'ignore'"),
             _arguments_by_tool("'exact', 'expected_keys', 'actual_keys', 'ignore'"),
-            _matching("unordered, subset and superset modes"),
+            _matching("strict, unordered, subset and superset modes"),
+        ),
+    )
+
+
+def _tool_call_accuracy() -> MetricSpec:
+    return _spec(
+        "tool_call_accuracy", "ToolCallAccuracy",
+        summary="Argument accuracy of the agent's calls, 0 unless it called the expected tools in order (ragas' "
+                "ToolCallAccuracy).",
+        description=(
+            "ragas' ToolCallAccuracy. `mode='ordered'` (default, ragas' strict_order): the tool names called must "
+            "be the expected names in the same order; `'unordered'`: the same names in any order, both lists "
+            "first sorted by name, then argument names and value texts, as ragas sorts them. Otherwise the value "
+            "is 0. When they follow, expected and made calls are paired by position and each pair with the same "
+            "name scores the share of the expected call's arguments the call gives with the same value (values "
+            "compared as Python str(), as ragas' ExactMatch does: 2 is not 2.0, True is 'True'; 1 when neither "
+            "gives arguments, 0 when only the call does); value = sum of pair scores / number of expected calls. "
+            "No calls made and none expected scores 1; calls but none expected, or none made, scores 0. "
+            "`ignore_case` folds tool names and value texts. Unlike the other agent metrics, argument values "
+            "compare as their text here, as in ragas. " + _RECORDS
+        ),
+        params=_common(
+            ParamSpec(name="mode", type="str", default="ordered", identity=True, choices=("ordered", "unordered"),
+                      description="'ordered' (the expected tools in order, ragas' strict_order) or 'unordered'"),
+        ),
+    )
+
+
+def _no_loop() -> MetricSpec:
+    return _spec(
+        "no_loop", "NoLoop",
+        implementation="evalcore_agent.loops:NoLoop",
+        inputs=("prediction.tool_calls", "prediction.turns"),
+        summary="1 when the agent repeats no tool call, or cycle of calls, k times in a row.",
+        description=(
+            "A deterministic loop detector over the calls made, in order (read as by the other agent metrics; no "
+            "expected calls needed). A loop is a cycle of 1 to `max_cycle` consecutive calls made `k` or more "
+            "times back to back: with k=3, search(q) search(q) search(q) is a loop of one call, and "
+            "search fetch search fetch search fetch a loop of two. Calls are the same when the tool names are "
+            "equal and, with `arguments='exact'` (default), the arguments are equal as JSON; `arguments='ignore'` "
+            "compares tool names only. The scan goes from the first call: at each call the shortest cycle "
+            "repeated k times is a loop and the scan continues after its last repeat, else it moves on by one "
+            "call. Value 1.0 when no loop is found, 0.0 otherwise; details list each loop (start index, cycle "
+            "length, repeats, calls) and `extra_calls`, the calls after each loop's first round. A call list "
+            "that is not a list, or a call without a name, is an error naming the field. Proxy tier, zero cost, "
+            "deterministic."
+        ),
+        params=(
+            ParamSpec(name="k", type="int", default=3, minimum=2, identity=True,
+                      description="times in a row a call or cycle must be made to count as a loop"),
+            ParamSpec(name="max_cycle", type="int", default=3, minimum=1, identity=True,
+                      description="the longest cycle of calls looked for"),
+            ParamSpec(name="arguments", type="str", default="exact", identity=True, choices=("exact", "ignore"),
+                      description="'exact': repeats have equal arguments; 'ignore': the same tool is a repeat"),
+            ParamSpec(name="ignore_case", type="bool", default=False, identity=True,
+                      description="compare tool names and string argument values case-folded"),
+            ParamSpec(name="field", type="str", default=None, nullable=True, identity=True,
+                      description="dotted path in the prediction of the calls made (a list of calls or of turns); "
+                                  "None: tool_calls, else turns"),
         ),
     )
 
@@ -182,8 +249,9 @@ VERIFIED: dict[str, tuple[str, float]] = {
     "tool_call_correctness": (f"DeepEval ToolCorrectnessMetric's deterministic score, {_AS_DEEPEVAL}", 1e-12),
     "tool_argument_correctness": (f"DeepEval ToolCorrectnessMetric with its argument check, {_AS_DEEPEVAL}",
                                   1e-9),
+    "tool_call_accuracy": ("ragas ToolCallAccuracy (strict_order True and False)", 0.0),
     "trajectory_match": ("agentevals' trajectory match evaluators (strict, unordered, subset and superset, each "
-                         "argument mode)", 0.0),
+                         "argument mode; mode='strict' on messages)", 0.0),
 }
 """What each metric's values are tested against, and to what absolute difference (0: equal)."""
 
@@ -191,8 +259,8 @@ VERIFIED: dict[str, tuple[str, float]] = {
 @hookimpl
 def evalcore_metrics() -> list[MetricSpec]:
     """The agent plugin's metrics."""
-    specs = [_tool_call_correctness(), _tool_argument_correctness(), _trajectory_match()]
-    return [spec.verified(*VERIFIED[spec.name]) for spec in specs]
+    specs = [_tool_call_correctness(), _tool_argument_correctness(), _trajectory_match(), _tool_call_accuracy()]
+    return [spec.verified(*VERIFIED[spec.name]) for spec in specs] + [_no_loop()]
 
 
 @hookimpl

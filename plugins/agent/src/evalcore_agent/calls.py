@@ -100,6 +100,48 @@ def calls_made(prediction: Mapping[str, Any], field: str | None) -> tuple[list[T
     return [], "prediction.tool_calls"
 
 
+ROLE_ALIASES = {"ai": "assistant", "human": "user"}
+"""Role names read as their OpenAI names (as LangChain's message conversion does)."""
+
+
+@dataclass(frozen=True)
+class Message:
+    """One message of a trajectory: its role and its tool calls (empty when it made none)."""
+
+    role: str
+    calls: tuple[ToolCall, ...]
+
+
+def parse_messages(value: Any, where: str) -> tuple[list[Message], bool]:
+    """The messages of a list of turns, or of a list of calls (each call its own assistant message).
+
+    Returns the messages and whether ``value`` was a list of turns.
+    """
+    if not (_is_list(value) and _looks_like_turns(value)):
+        return [Message("assistant", (call,)) for call in parse_calls(value, where)], False
+    messages: list[Message] = []
+    for index, turn in enumerate(value):
+        role = turn["role"]
+        if not isinstance(role, str) or not role:
+            raise InputError(f"a role must be a non-empty string, got {role!r:.60}", field=f"{where}[{index}].role")
+        made = turn.get("tool_calls")
+        calls = () if made is None else tuple(parse_calls(made, f"{where}[{index}].tool_calls"))
+        messages.append(Message(ROLE_ALIASES.get(role, role), calls))
+    return messages, True
+
+
+def messages_made(prediction: Mapping[str, Any], field: str | None) -> tuple[list[Message], bool, str]:
+    """The prediction's messages (``field``, else ``turns``, else ``tool_calls``), whether they are
+    turns, and the field they came from."""
+    if field is None:
+        field = "turns" if prediction.get("turns") is not None else "tool_calls"
+    value = get_path(prediction, field, None)
+    where = f"prediction.{field}"
+    if value is None:
+        return [], False, where
+    return (*parse_messages(value, where), where)
+
+
 def calls_expected(example: Mapping[str, Any], field: str) -> list[ToolCall]:
     """The expected calls at ``field`` in the example; the sample is skipped when there are none given."""
     value = get_path(example, field, None)

@@ -1,13 +1,15 @@
-"""``agent/tool_call_correctness``, ``agent/tool_argument_correctness`` and ``agent/trajectory_match``."""
+"""``agent/tool_call_correctness``, ``agent/tool_argument_correctness``, ``agent/trajectory_match`` and
+``agent/tool_call_accuracy``."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from evalcore.plugin import InputError, Record, SampleMetric, Score
+from evalcore.plugin import InputError, Record, SampleMetric, Score, SkipSample, get_path
 
-from .calls import ToolCall, calls_expected, calls_made
+from .accuracy import Fold, tool_call_accuracy
+from .calls import Message, ToolCall, calls_expected, calls_made, messages_made, parse_messages
 from .matching import (
     ARGUMENT_MODES,
     ArgumentRule,
@@ -150,6 +152,47 @@ class TrajectoryMatch(_CallsMetric):
         super().setup()
         self.matching = self.params["matching"]
 
+    def score(self, example: Record, prediction: Record) -> Score:
+        if self.mode != "strict":
+            return super().score(example, prediction)
+        value = get_path(example, self.expected_field, None)
+        if value is None:
+            raise SkipSample(f"example.{self.expected_field} is missing")
+        expected, expected_turns = parse_messages(value, f"example.{self.expected_field}")
+        made, made_turns, source = messages_made(prediction, self.field)
+        if expected and made and expected_turns != made_turns:
+            turns, calls = (source, f"example.{self.expected_field}") if made_turns else \
+                (f"example.{self.expected_field}", source)
+            raise InputError(f"mode 'strict' compares messages, but {turns} holds turns and {calls} a list of calls; "
+                             "give both as turns or both as calls", field=calls)
+        try:
+            ok, head = self._strict(expected, made)
+        except RecursionError:
+            raise InputError("the tool calls are nested too deeply to compare", field=source) from None
+        details = {"mode": "strict", "expected_messages": len(expected), "messages": len(made),
+                   "expected": sum(len(m.calls) for m in expected), "called": sum(len(m.calls) for m in made),
+                   "calls_from": source}
+        return Score(1.0 if ok else 0.0, feedback=head, details=details)
+
+    def _strict(self, expected: list[Message], made: list[Message]) -> tuple[bool, str]:
+        """agentevals' strict match: message by message the same role, and the same calls in any order."""
+        if len(made) != len(expected):
+            return False, f"{len(made)} messages, {len(expected)} expected (strict)"
+        pick = greedy_pairs if self.matching == "greedy" else optimal_pairs
+        for index, (message, wanted) in enumerate(zip(made, expected)):
+            if message.role != wanted.role:
+                return False, f"message {index} is from {message.role!r}, expected {wanted.role!r} (strict)"
+            if len(message.calls) != len(wanted.calls):
+                return False, (f"message {index} makes {len(message.calls)} calls, {len(wanted.calls)} expected "
+                               "(strict)")
+            pairs = pick(score_matrix(list(message.calls), list(wanted.calls),
+                                      lambda actual, call: self.comparer.score(call, actual)))
+            if len(pairs) != len(message.calls):
+                missing, _ = _unpaired(list(wanted.calls), list(message.calls), {e: a for a, e in pairs.items()})
+                return False, f"message {index} does not make the expected calls (strict); missing: " + \
+                    ", ".join(_names(missing))
+        return True, "the messages match the expected ones (strict)"
+
     def compare(self, expected: list[ToolCall], made: list[ToolCall], source: str) -> Score:
         score = self.comparer.score
         mode = self.mode
@@ -184,3 +227,15 @@ class TrajectoryMatch(_CallsMetric):
                    "missing": _names(missing), "not_expected": _names(extra), "calls_from": source}
         return Score(1.0 if ok else 0.0, feedback=_feedback(head, [] if ok else missing, [] if ok else extra),
                      details=details)
+
+
+class ToolCallAccuracy(_CallsMetric):
+    """ragas' ToolCallAccuracy: argument accuracy of the calls made, 0 unless they follow the expected tools."""
+
+    def compare(self, expected: list[ToolCall], made: list[ToolCall], source: str) -> Score:
+        fold: Fold = str.casefold if self.params["ignore_case"] else str
+        value, aligned = tool_call_accuracy(expected, made, self.mode == "ordered", fold)
+        head = (f"the tools called follow the expected ones ({self.mode}); argument accuracy {value:.3g}" if aligned
+                else f"the tools called are not the expected ones ({self.mode})")
+        return Score(value, feedback=head, details={"mode": self.mode, "expected": len(expected),
+                                                    "called": len(made), "aligned": aligned, "calls_from": source})

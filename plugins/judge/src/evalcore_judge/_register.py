@@ -124,6 +124,17 @@ VERIFIED: dict[str, tuple[str, float]] = {
     "bias": (f"DeepEval BiasMetric {_SAME_VERDICTS}: equal to the share of its verdicts that are yes "
              "(DeepEval 3's score), and to 1 - DeepEval 4's score within rounding", 1e-15),
     "task_completion": (f"DeepEval TaskCompletionMetric {_SAME_VERDICTS}", 0.0),
+    "agent_goal_accuracy": (f"ragas AgentGoalAccuracyWithReference / WithoutReference {_SAME_VERDICTS}", 0.0),
+    "topic_adherence": (f"ragas TopicAdherenceScore (precision, recall, f1) {_SAME_VERDICTS}", 0.0),
+    "argument_correctness": (f"DeepEval ArgumentCorrectnessMetric {_SAME_VERDICTS}", 0.0),
+    "tool_selection": (f"DeepEval ToolCorrectnessMetric's tool selection score (available_tools) {_SAME_VERDICTS}",
+                       0.0),
+    "trajectory_accuracy": (f"agentevals' create_trajectory_llm_as_judge (with and without a reference, boolean "
+                            f"and continuous) {_SAME_VERDICTS}", 0.0),
+    "conversation_goal_accuracy": (f"DeepEval GoalAccuracyMetric {_SAME_VERDICTS}", 0.0),
+    "plan_quality": (f"DeepEval PlanQualityMetric {_SAME_VERDICTS}", 0.0),
+    "plan_adherence": (f"DeepEval PlanAdherenceMetric {_SAME_VERDICTS}", 0.0),
+    "step_efficiency": (f"DeepEval StepEfficiencyMetric {_SAME_VERDICTS}", 0.0),
     "semantic_f1": ("DSPy SemanticF1 on the same scripted LM (dspy.utils.DummyLM)", 0.0),
     "complete_and_grounded": ("DSPy CompleteAndGrounded on the same scripted LM (dspy.utils.DummyLM)", 0.0),
 }
@@ -325,6 +336,182 @@ _CONVERSATION = (
 )
 
 
+_RUN = (
+    "The judge reads the run as ragas renders a multi-turn sample (Human:, AI:, Tools: with each call's "
+    "name and arguments, ToolOutput:): the turns, example.turns then prediction.turns (as the agent plugin's "
+    "trace reader writes them), or without turns example.query, prediction.tool_calls with their results and "
+    "the response. No turns and no query, or neither a response nor tool calls, skips the sample before any "
+    "call; a turn or call that is not an object is an error naming its field."
+)
+_RUN_INPUTS = ("example.turns", "prediction.turns", "example.query", "prediction.tool_calls", "prediction.response")
+
+
+def _agent_specs() -> list[MetricSpec]:
+    """The judged agent metrics: ragas' (module ``agent_ragas``), DeepEval's (``agent_tools``, ``agent_plans``)."""
+    module = "evalcore_judge.agent_ragas"
+    return [
+        _spec("agent_goal_accuracy", "1 when the agent's end state achieves the user's goal (ragas' agent goal "
+                                     "accuracy).",
+              "ragas' AgentGoalAccuracyWithReference (`reference='answer'`, default) and "
+              "AgentGoalAccuracyWithoutReference (`reference='none'`). Two calls: the judge reads the run and "
+              "states the user's goal and the end state (the final outcome); then it compares the desired "
+              "outcome, example.reference_answer (several are joined by new lines) or with `reference='none'` "
+              "the goal it stated, with the end state: 1 when they are the same, 0 when they differ, with a "
+              "reason. Value = that verdict. A missing reference answer skips the sample where "
+              "`reference='answer'`. " + _RUN + " Given the same verdicts the value equals ragas'.",
+              module=module, cls="GoalAccuracy", target=TargetCategory.AGENT_BEHAVIOUR, cost_msats=300,
+              pass_threshold=0.5, inputs=(*_RUN_INPUTS, "example.reference_answer"),
+              params=(ParamSpec(name="reference", type="str", default="answer", choices=("answer", "none"),
+                                identity=True,
+                                description="compare the end state with the reference answer, or ('none') with "
+                                            "the goal the judge states"),
+                      _LIST_ANSWER),
+              version="1"),
+        _spec("topic_adherence", "How well the agent answers on the reference topics and only those (ragas' "
+                                 "topic adherence).",
+              "ragas' TopicAdherenceScore. The judge reads the run and lists the topics of the user's input "
+              "(one call); then, per topic, whether the AI refused to answer about it (one call each), and "
+              "whether each topic falls into any of example.reference_topics (a list of strings; one call). "
+              "A topic answered and on a reference topic is a true positive, answered and off the reference "
+              "topics a false positive, refused and on a reference topic a false negative. Value, as ragas "
+              "computes it: `mode='f1'` (default) 2 * precision * recall / (precision + recall + 1e-10), "
+              "`'precision'` tp / (tp + fp + 1e-10), `'recall'` tp / (tp + fn + 1e-10); so a perfect run "
+              "scores 0.9999999999 and no true positive scores 0. Fewer classifications than topics are "
+              "padded with 'not on a reference topic', more are cut, as in ragas. No topics found scores 0 "
+              "(ragas' number) without the further calls. Missing or empty reference topics skip the sample. "
+              + _RUN + " Given the same verdicts the value equals ragas'.",
+              module=module, cls="TopicAdherence", target=TargetCategory.AGENT_BEHAVIOUR, cost_msats=400,
+              pass_threshold=0.5, inputs=(*_RUN_INPUTS, "example.reference_topics"),
+              params=(ParamSpec(name="mode", type="str", default="f1", choices=("f1", "precision", "recall"),
+                                identity=True,
+                                description="'f1', 'precision' (answered topics on the reference topics) or "
+                                            "'recall' (reference-topic questions answered)"),
+                      _LIST_ANSWER),
+              version="1"),
+        _spec("argument_correctness", "Share of the agent's tool calls whose arguments suit the user's input "
+                                      "(DeepEval's argument correctness).",
+              "DeepEval's ArgumentCorrectnessMetric. One call: the judge reads the user's input (example.query, "
+              "else the first user turn of example.turns then prediction.turns) and the tool calls made "
+              "(prediction.tool_calls, else the tool_calls of "
+              "prediction.turns, as JSON) and gives each call a verdict, yes when its arguments relevantly and "
+              "correctly address the input, no otherwise (with a reason; a call without arguments is no). Value "
+              "= yes verdicts / verdicts, 1 when the judge gives none, as DeepEval scores it. No tool calls "
+              "scores 1 without a call, as in DeepEval. It needs no expected calls; agent/tool_argument_"
+              "correctness compares arguments with expected ones without a judge. Given the same verdicts the "
+              "value equals DeepEval's (not in strict mode).",
+              module="evalcore_judge.agent_tools", cls="ArgumentCorrectness", target=TargetCategory.AGENT_BEHAVIOUR,
+              cost_msats=200,
+              pass_threshold=0.5, inputs=("example.query", "example.turns", "prediction.tool_calls",
+                                          "prediction.turns"),
+              params=(_LIST_ANSWER,), version="1"),
+        _spec("tool_selection", "Judged fit, 0 to 1, of the tools the agent chose to the task, given the tools it "
+                                "had (DeepEval's tool selection).",
+              "The judged part of DeepEval's ToolCorrectnessMetric with available_tools. One call: the judge "
+              "reads the user's input (example.query, else the first user turn of example.turns then "
+              "prediction.turns), the available tools "
+              "(example.available_tools, a list of {name, description?}; `field` names another) and the tool "
+              "calls made (prediction.tool_calls, else the tool_calls of prediction.turns), and scores from 0 "
+              "to 1 whether the right tools were selected (over-, under- and mis-selection), with a reason. "
+              "Value = that score. DeepEval's ToolCorrectnessMetric reports the lower of this score and its "
+              "deterministic score against the expected tools (agent/tool_call_correctness): min() of the two "
+              "metrics gives its number. Missing available tools skip the sample; an empty list, or a tool "
+              "without a name, is an error naming the field. Given the same verdicts the value equals DeepEval's "
+              "tool selection score.",
+              module="evalcore_judge.agent_tools", cls="ToolSelection", target=TargetCategory.AGENT_BEHAVIOUR,
+              cost_msats=200,
+              pass_threshold=0.5, inputs=("example.query", "example.turns", "example.available_tools",
+                                          "prediction.tool_calls", "prediction.turns"),
+              params=(ParamSpec(name="field", type="str", default="available_tools", identity=True,
+                                description="field of the example holding the available tools"),
+                      _LIST_ANSWER),
+              version="1"),
+        *_trace_specs(),
+        _spec("conversation_goal_accuracy", "Judged goal accuracy and planning of each interaction of a "
+                                            "conversation, averaged (DeepEval's GoalAccuracyMetric).",
+              "DeepEval's GoalAccuracyMetric. The conversation (example.turns then prediction.turns, user and "
+              "assistant turns, tool calls kept) is cut into interactions as DeepEval cuts it (a new one where a "
+              "user turn follows an assistant turn; the last only when it ends with the assistant). Per "
+              "interaction two calls: the judge reads the user's messages (the goal) and the assistant's steps "
+              "(as DeepEval writes them: for each assistant message, the assistant messages so far with the "
+              "tools they called) and scores from 0 to 1 whether the goal was fully achieved, and how well the "
+              "agent planned and kept to its plan. Value = (mean goal score + mean plan score) / 2; 0 without a "
+              "complete interaction, as in DeepEval. DeepEval also asks for a final reason (one more call); "
+              "evalcore keeps each score's reason instead. No user or assistant turn skips the sample. Given "
+              "the same verdicts the value equals DeepEval's (not in strict mode).",
+              module="evalcore_judge.conversation_goal", cls="ConversationGoalAccuracy",
+              target=TargetCategory.AGENT_BEHAVIOUR, cost_msats=300, pass_threshold=0.5,
+              inputs=("example.turns", "prediction.turns"), params=(_LIST_ANSWER,), version="1"),
+        _spec("trajectory_accuracy", "1 when the judge finds the agent's trajectory accurate, alone or against a "
+                                     "reference trajectory (agentevals' trajectory judge).",
+              "agentevals' create_trajectory_llm_as_judge (openevals' LLM-as-judge). One call: the judge reads "
+              "the trajectory as openevals writes it (a <role> block per turn with its content, <tool_call> "
+              "blocks with the name and JSON arguments, <tool_result> blocks) and grades its accuracy: logical "
+              "steps, clear progression, relative efficiency and, with `reference='expected'` (default), "
+              "semantic equivalence to the reference trajectory; with `reference='none'` it infers the goal "
+              "from the first message and grades the trajectory against it. The answer is a reasoning and a "
+              "score, true / false (value 1 / 0), or with `continuous=True` a number from 0 to 1 (the value). "
+              "The trajectory is prediction.turns, else prediction.tool_calls (`field` names another); the "
+              "reference is example.expected_tool_calls (`expected_field`), as turns or as calls (a list of "
+              "calls reads as one assistant message per call). A missing trajectory or reference skips the "
+              "sample. Given the same verdicts the value equals agentevals'.",
+              module="evalcore_judge.agent_trajectory", cls="TrajectoryAccuracy",
+              target=TargetCategory.AGENT_BEHAVIOUR, cost_msats=200, pass_threshold=0.5,
+              inputs=("prediction.turns", "prediction.tool_calls", "example.expected_tool_calls"),
+              params=(ParamSpec(name="reference", type="str", default="expected", choices=("expected", "none"),
+                                identity=True,
+                                description="grade against the expected trajectory, or ('none') alone"),
+                      ParamSpec(name="continuous", type="bool", default=False, identity=True,
+                                description="a score from 0 to 1 instead of true / false"),
+                      ParamSpec(name="field", type="str", default=None, nullable=True, identity=True,
+                                description="dotted path in the prediction of the trajectory (turns or calls); "
+                                            "None: turns, else tool_calls"),
+                      ParamSpec(name="expected_field", type="str", default="expected_tool_calls", identity=True,
+                                description="dotted path in the example of the reference trajectory"),
+                      _LIST_ANSWER),
+              version="1"),
+    ]
+
+
+_TRACE = (
+    "The trace is the run as judge/task_completion reads it: the turns (example.turns then prediction.turns, "
+    "tool calls and tool turns included) as JSON, or without turns example.query, prediction.tool_calls and "
+    "the response. No turns, no query, or neither a response nor tool calls skips the sample before any call. "
+)
+
+
+def _trace_specs() -> list[MetricSpec]:
+    """DeepEval's trace metrics: plan quality, plan adherence, step efficiency (module ``agent_plans``)."""
+    common = {"module": "evalcore_judge.agent_plans", "target": TargetCategory.AGENT_BEHAVIOUR, "pass_threshold": 0.5,
+              "inputs": ("example.query", "example.turns", "prediction.turns", "prediction.tool_calls",
+                         "prediction.response"), "params": (_LIST_ANSWER,), "version": "1"}
+    planned = ("Calls: the judge states the user's task and the plan the run shows (the steps the agent wrote, "
+               "never invented; empty when it wrote none), then ")
+    no_plan = (" A run that shows no plan scores 1 after the first two calls, as in DeepEval. ")
+    return [
+        _spec("plan_quality", "Judged quality, 0 to 1, of the plan the agent wrote for the task (DeepEval's plan "
+                              "quality).",
+              "DeepEval's PlanQualityMetric. " + planned + "scores the plan alone for the task (complete, "
+              "ordered, specific, efficient; 1.0 excellent, 0.75 good, 0.5 adequate but flawed, 0.25 weak, 0 "
+              "inadequate), with a reason. Value = that score." + no_plan + _TRACE
+              + "Given the same verdicts the value equals DeepEval's (not in strict mode).",
+              cls="PlanQuality", cost_msats=300, **common),
+        _spec("plan_adherence", "Judged degree, 0 to 1, to which the agent followed its own plan (DeepEval's plan "
+                                "adherence).",
+              "DeepEval's PlanAdherenceMetric. " + planned + "scores how closely the trace follows the plan "
+              "(every step, in order, nothing extraneous; 1.0 full adherence to 0 none), with a reason. Value = "
+              "that score." + no_plan + _TRACE + "Given the same verdicts the value equals DeepEval's (not in "
+              "strict mode).",
+              cls="PlanAdherence", cost_msats=300, **common),
+        _spec("step_efficiency", "Judged efficiency, 0 to 1, of the agent's steps for the task (DeepEval's step "
+                                 "efficiency).",
+              "DeepEval's StepEfficiencyMetric. Two calls: the judge states the user's task from the trace, then "
+              "scores whether the trace completed it with the fewest necessary steps (redundant, repeated or "
+              "indirect steps lower it; correctness does not count), with a reason. Value = that score. "
+              + _TRACE + "Given the same verdicts the value equals DeepEval's (not in strict mode).",
+              cls="StepEfficiency", cost_msats=200, **common),
+    ]
+
+
 def _conversation_specs() -> list[MetricSpec]:
     """DeepEval's conversation metrics (module ``conversation``)."""
     fields = {"module": "evalcore_judge.conversation", "target": TargetCategory.GENERATION_RELEVANCE,
@@ -514,6 +701,7 @@ def evalcore_metrics() -> list[MetricSpec]:
         _pairwise_spec(),
         _custom_spec(),
         *_conversation_specs(),
+        *_agent_specs(),
         *_safety_specs(),
         _spec("task_completion", "Judged degree, 0 to 1, to which the agent achieved the user's task.",
               "DeepEval's TaskCompletionMetric. Two calls: the judge reads the workflow and states the task (the "

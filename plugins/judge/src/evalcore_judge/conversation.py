@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from typing import ClassVar, Literal
+from typing import Any, ClassVar, Literal
 
 from evalcore.plugin import InputError, Record, SkipSample
 from pydantic import Field
@@ -32,9 +32,10 @@ from .schemas import JudgeAnswer, _Item
 ROLES = ("user", "assistant")
 
 
-def conversation(example: Record, prediction: Record) -> list[dict[str, str]]:
-    """``example.turns`` then ``prediction.turns``, the user and assistant turns only; no turn skips."""
-    turns: list[dict[str, str]] = []
+def conversation(example: Record, prediction: Record, *, calls: bool = False) -> list[dict[str, Any]]:
+    """``example.turns`` then ``prediction.turns``, the user and assistant turns only (with ``calls``,
+    an assistant turn keeps its ``tool_calls``); no turn skips."""
+    turns: list[dict[str, Any]] = []
     for role, record in (("example", example), ("prediction", prediction)):
         found = record.get("turns")
         if found is None:
@@ -45,7 +46,10 @@ def conversation(example: Record, prediction: Record) -> list[dict[str, str]]:
             if not isinstance(turn, Mapping) or not isinstance(turn.get("content", ""), str):
                 raise InputError("a turn is {role, content} with text content", field=f"{role}.turns[{i}]")
             if turn.get("role") in ROLES:
-                turns.append({"role": turn["role"], "content": turn.get("content") or ""})
+                kept = {"role": turn["role"], "content": turn.get("content") or ""}
+                if calls and turn.get("tool_calls"):
+                    kept["tool_calls"] = turn["tool_calls"]
+                turns.append(kept)
     if not turns:
         raise SkipSample("no user or assistant turns in example.turns / prediction.turns")
     return turns

@@ -306,3 +306,11 @@ class ContextRecallAnswer(JudgeAnswer):
 
     schema_name: ClassVar[str] = "context_recall"
     classifications: list[SentenceAttribution] = Field(description="one entry per sentence of the reference")
+
+
+class ScoreReasonAnswer(JudgeAnswer):
+    """DeepEval's judged score, 0 to 1, and its reason (each prompt's subclass names its own schema)."""
+
+    rationale_field: ClassVar[str] = "reason"
+    score: Number = score_field(0.0, 1.0, "the score, from 0 to 1")
+    reason: str = Field(description="1-3 concise, factual sentences explaining the score")
