@@ -127,7 +127,7 @@ class JudgeMetric(SampleMetric):
             self.spec = self.spec.evolve(pass_threshold=self.params["threshold"])
         self._spent = _Spent()
         self._lock = threading.Lock()
-        self._asked: dict[str, set[str]] = {"prompt_hash": set(), "response_format": set()}
+        self._settings_seen: dict[str, set[str]] = {"prompt_hash": set(), "response_format": set()}
         self._members = panel_members(self.params, self.id)
         self._tally = Tally([name for name, _ in self._members], self.params["n"])
         self._judges: list[Judge] | None = None
@@ -153,7 +153,7 @@ class JudgeMetric(SampleMetric):
             base_url = None if backend in _NO_SERVER else judge_settings(self.params, self.context).get("base_url")
             recorded.update(backend=backend, model=self._critic.model, base_url=base_url)
         with self._lock:
-            asked = {name: ",".join(sorted(values)) for name, values in self._asked.items() if values}
+            asked = {name: ",".join(sorted(values)) for name, values in self._settings_seen.items() if values}
         return {**recorded, **asked}
 
     @property
@@ -308,9 +308,9 @@ class JudgeMetric(SampleMetric):
 
     def _count(self, call: Call, request: Request) -> None:
         with self._lock:
-            self._asked["prompt_hash"].add(request.template.hash)
+            self._settings_seen["prompt_hash"].add(request.template.hash)
             if call.answer_format is not None:
-                self._asked["response_format"].add(call.answer_format)
+                self._settings_seen["response_format"].add(call.answer_format)
         if not call.cached:
             usage = call.usage or Usage()
             with self._lock:
