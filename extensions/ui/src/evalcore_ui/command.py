@@ -34,10 +34,11 @@ def ui_command(folder: str | None, store: str | None, port: int, host: str, data
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind((host, port))
+        sock.listen(128)  # connections wait in the backlog until the server accepts them
     except OSError as exc:
         raise click.ClickException(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
     bound = sock.getsockname()[1]
     shown = f"[{host}]" if ":" in host else host
-    click.echo(f"evalcore ui: http://{shown}:{bound}/" + (f"?token={token}" if token else ""), err=False)
+    click.echo(f"evalcore ui: http://{shown}:{bound}/" + (f"?token={token}" if token else ""))
     config = uvicorn.Config(app, log_level="warning", access_log=False)
     uvicorn.Server(config).run(sockets=[sock])

@@ -12,7 +12,7 @@ function el(tag, props, ...children) {
     else if (key === "class") node.className = value;
     else if (value !== null && value !== undefined && value !== false) node.setAttribute(key, value === true ? "" : value);
   }
-  for (const child of children.flat()) {
+  for (const child of children.flat(Infinity)) {
     if (child === null || child === undefined || child === false) continue;
     node.append(child instanceof Node ? child : document.createTextNode(String(child)));
   }
@@ -141,10 +141,13 @@ async function showRun(runId) {
   const head = el("div", {});
   main.replaceChildren(el("div", { class: "split" }, el("div", { class: "list" }, head, list), detail));
   let known = null;
+  let latest = 0;
 
   async function load() {
     const params = new URLSearchParams(Object.entries(query).filter(([, v]) => v !== ""));
+    const asked = ++latest;
     const page = await api(`/api/runs/${runId}/records?${params}`);
+    if (asked !== latest) return;  // a later request's answer is the one to show
     known = page.records;
     if (!head.firstChild) head.append(filters(page));
     list.replaceChildren(pager(page), table(page));
