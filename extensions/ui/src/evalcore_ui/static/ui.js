@@ -281,7 +281,7 @@ async function showQueues() {
   const fillMetrics = () => {
     const run = runs.find((r) => r.id === runPick.value);
     metricPick.replaceChildren(el("option", { value: "" }, "none (a free rubric)"),
-      Object.keys((run && run.metrics) || {}).map((m) => el("option", { value: m }, m)));
+      ...Object.keys((run && run.metrics) || {}).map((m) => el("option", { value: m }, m)));
   };
   runPick.addEventListener("change", fillMetrics);
   fillMetrics();
