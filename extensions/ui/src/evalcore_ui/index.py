@@ -1,20 +1,23 @@
 """An SQLite index of a run's journal rows, so a page of records is a query, not a read of the journal.
 
-The index keeps, per journal row, its record id, position, status and byte span in the journal
-(the row itself is read from the journal when a record is opened), each metric's ``ok`` value,
-and the slices the record's ``example.labels`` name (read from the run's input when it is still
-the file the run read). It is built on first open and brought up to date from where it stopped
-whenever the journal has grown (a run in progress); a journal that shrank or was replaced is
-indexed again. A later row for the same record replaces the earlier (a resumed run).
+Each journal gets its own table: one line per record, keyed by the record's position, with its id,
+status, byte span in the journal (the row itself is read from the journal when a record is
+opened) and one column per metric holding its ``ok`` value, each column indexed for sorting and
+ranges. The run's input, when it is still the file the run read, adds each record's byte span in
+it and the slices its ``example.labels`` name. The index is built on first open and brought up
+to date from where it stopped whenever the journal has grown (a run in progress); a journal that
+shrank or was replaced is indexed again. A later row for the same record replaces the earlier
+(a resumed run).
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import sqlite3
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from typing import Any
 
 import attrs
@@ -22,22 +25,10 @@ from evalcore.plugin import InputError
 
 from .jsontext import loads
 
-_SCHEMA = """
+_FILES = """
 CREATE TABLE IF NOT EXISTS files (
     id INTEGER PRIMARY KEY, path TEXT UNIQUE NOT NULL, inode INTEGER, offset INTEGER NOT NULL,
-    header BLOB, input TEXT, input_indexed INTEGER NOT NULL DEFAULT 0);
-CREATE TABLE IF NOT EXISTS rows (
-    file INTEGER NOT NULL, rid TEXT NOT NULL, i INTEGER NOT NULL, pos INTEGER NOT NULL, len INTEGER NOT NULL,
-    status TEXT NOT NULL, PRIMARY KEY (file, rid));
-CREATE INDEX IF NOT EXISTS rows_order ON rows (file, i);
-CREATE TABLE IF NOT EXISTS vals (
-    file INTEGER NOT NULL, metric TEXT NOT NULL, rid TEXT NOT NULL, value REAL, PRIMARY KEY (file, metric, rid));
-CREATE INDEX IF NOT EXISTS vals_order ON vals (file, metric, value);
-CREATE TABLE IF NOT EXISTS inputs (
-    file INTEGER NOT NULL, rid TEXT NOT NULL, pos INTEGER NOT NULL, len INTEGER NOT NULL, PRIMARY KEY (file, rid));
-CREATE TABLE IF NOT EXISTS slices (
-    file INTEGER NOT NULL, rid TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL);
-CREATE INDEX IF NOT EXISTS slices_find ON slices (file, key, value);
+    metrics TEXT NOT NULL DEFAULT '[]', header BLOB, input TEXT, input_indexed INTEGER NOT NULL DEFAULT 0);
 """
 _BATCH = 20_000
 STATUSES = ("ok", "skipped", "error")
@@ -58,7 +49,8 @@ class RowIndex:
         self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.executescript(_SCHEMA)
+        self._db.execute("PRAGMA cache_size=-200000")
+        self._db.executescript(_FILES)
         self._lock = threading.Lock()
 
     def close(self) -> None:
@@ -71,7 +63,7 @@ class RowIndex:
         with self._lock:
             file_id = self._file(journal)
             self._input(file_id)
-            return int(self._db.execute("SELECT count(*) FROM rows WHERE file = ?", (file_id,)).fetchone()[0])
+            return int(self._db.execute(f"SELECT count(*) FROM rows_{file_id}").fetchone()[0])  # noqa: S608
 
     def _file(self, journal: str) -> int:
         try:
@@ -83,18 +75,25 @@ class RowIndex:
             self._drop(found[0])
             found = None
         if found is None:
-            file_id = self._db.execute("INSERT INTO files (path, inode, offset) VALUES (?, ?, 0)",
-                                       (journal, info.st_ino)).lastrowid
+            file_id = int(self._db.execute("INSERT INTO files (path, inode, offset) VALUES (?, ?, 0)",
+                                           (journal, info.st_ino)).lastrowid)
+            self._db.executescript(f"""
+                CREATE TABLE rows_{file_id} (i INTEGER PRIMARY KEY, rid TEXT NOT NULL, status TEXT NOT NULL,
+                                            pos INTEGER NOT NULL, len INTEGER NOT NULL);
+                CREATE UNIQUE INDEX rows_{file_id}_rid ON rows_{file_id} (rid);
+                CREATE TABLE inputs_{file_id} (rid TEXT PRIMARY KEY, pos INTEGER, len INTEGER) WITHOUT ROWID;
+                CREATE TABLE slices_{file_id} (rid TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL);
+                """)
             offset = 0
         else:
-            file_id, offset = found[0], found[2]
+            file_id, offset = int(found[0]), found[2]
         if info.st_size > offset:
-            self._read(int(file_id), journal, offset)
-        return int(file_id)
+            self._read(file_id, journal, offset)
+        return file_id
 
     def _drop(self, file_id: int) -> None:
-        for table in ("rows", "vals", "inputs", "slices"):
-            self._db.execute(f"DELETE FROM {table} WHERE file = ?", (file_id,))  # noqa: S608 - fixed names
+        for table in ("rows", "inputs", "slices"):
+            self._db.execute(f"DROP TABLE IF EXISTS {table}_{file_id}")
         self._db.execute("DELETE FROM files WHERE id = ?", (file_id,))
 
     def _read(self, file_id: int, journal: str, offset: int) -> None:
@@ -102,8 +101,12 @@ class RowIndex:
             handle.seek(offset)
             data = handle.read()
         end = data.rfind(b"\n") + 1  # a line still being written waits for the next refresh
-        rows, vals, header = [], [], None
-        start, count = 0, self._db.execute("SELECT count(*) FROM rows WHERE file = ?", (file_id,)).fetchone()[0]
+        metrics = self._metrics(file_id)
+        columns = {m: n for n, m in enumerate(metrics)}
+        fresh = not metrics
+        count = self._db.execute(f"SELECT count(*) FROM rows_{file_id}").fetchone()[0]  # noqa: S608
+        batch: list[tuple[Any, ...]] = []
+        start = 0
         self._db.execute("BEGIN")
         try:
             while start < end:
@@ -114,35 +117,60 @@ class RowIndex:
                     row = loads(line)
                 except ValueError:
                     continue  # the engine refuses a damaged line on resume; the list shows what it can
-                if not isinstance(row, Mapping):
+                if type(row) is not dict:
                     continue
                 if "evalcore_journal" in row:
-                    header = line
+                    self._db.execute("UPDATE files SET header = ? WHERE id = ?", (line, file_id))
+                    for metric in row.get("metrics") or {}:
+                        self._add_metric(file_id, columns, str(metric))
                     continue
                 scores = row.get("scores")
-                if "id" not in row or not isinstance(scores, Mapping):
+                if "id" not in row or type(scores) is not dict:
                     continue  # a checkpoint line
-                rid = str(row["id"])
+                new = [m for m in scores if m not in columns]
+                if new:
+                    self._flush(file_id, len(columns), batch)
+                    for metric in new:
+                        self._add_metric(file_id, columns, metric)
+                values = [None] * len(columns)
+                status = "ok"
+                for metric, score in scores.items():
+                    value, state = _ok_value(score)
+                    values[columns[metric]] = value
+                    if state != "ok" and status != "error":
+                        status = state
                 order = row.get("i")
-                rows.append((file_id, rid, order if isinstance(order, int) else count, position, len(line),
-                             _status(scores)))
+                batch.append((order if type(order) is int else count, str(row["id"]), status, position, len(line),
+                              *values))
                 count += 1
-                vals.extend((file_id, metric, rid, _ok_value(score)) for metric, score in scores.items())
-                if len(rows) >= _BATCH:
-                    self._write(rows, vals)
-                    rows, vals = [], []
-            self._write(rows, vals)
-            if header is not None:
-                self._db.execute("UPDATE files SET header = ? WHERE id = ?", (header, file_id))
-            self._db.execute("UPDATE files SET offset = ? WHERE id = ?", (offset + end, file_id))
+                if len(batch) >= _BATCH:
+                    self._flush(file_id, len(columns), batch)
+            self._flush(file_id, len(columns), batch)
+            if fresh:
+                for n in range(len(columns)):
+                    self._db.execute(f"CREATE INDEX IF NOT EXISTS rows_{file_id}_m{n} ON rows_{file_id} (m{n})")
+                self._db.execute(f"CREATE INDEX IF NOT EXISTS rows_{file_id}_status ON rows_{file_id} (status)")
+            self._db.execute("UPDATE files SET offset = ?, metrics = ? WHERE id = ?",
+                             (offset + end, json.dumps(list(columns)), file_id))
             self._db.execute("COMMIT")
         except BaseException:
             self._db.execute("ROLLBACK")
             raise
 
-    def _write(self, rows: list[tuple[Any, ...]], vals: list[tuple[Any, ...]]) -> None:
-        self._db.executemany("INSERT OR REPLACE INTO rows VALUES (?, ?, ?, ?, ?, ?)", rows)
-        self._db.executemany("INSERT OR REPLACE INTO vals VALUES (?, ?, ?, ?)", vals)
+    def _add_metric(self, file_id: int, columns: dict[str, int], metric: str) -> None:
+        if metric in columns:
+            return
+        n = columns[metric] = len(columns)
+        self._db.execute(f"ALTER TABLE rows_{file_id} ADD COLUMN m{n} REAL")
+        if self._db.execute(f"SELECT count(*) FROM rows_{file_id}").fetchone()[0]:  # noqa: S608
+            self._db.execute(f"CREATE INDEX rows_{file_id}_m{n} ON rows_{file_id} (m{n})")
+
+    def _flush(self, file_id: int, width: int, batch: list[tuple[Any, ...]]) -> None:
+        if batch:
+            marks = ",".join("?" * (5 + width))
+            self._db.executemany(f"INSERT OR REPLACE INTO rows_{file_id} VALUES ({marks})",  # noqa: S608
+                                 [row + (None,) * (5 + width - len(row)) for row in batch])
+            batch.clear()
 
     def _input(self, file_id: int) -> None:
         """Index the positions and label slices of the run's input, once, where it is unchanged."""
@@ -155,10 +183,11 @@ class RowIndex:
         self._db.execute("BEGIN")
         positions, slices = [], []
         for rid, position, length, labels in _input_lines(path):
-            positions.append((file_id, rid, position, length))
-            slices.extend((file_id, rid, str(k), v if isinstance(v, str) else str(v)) for k, v in labels.items())
-        self._db.executemany("INSERT OR REPLACE INTO inputs VALUES (?, ?, ?, ?)", positions)
-        self._db.executemany("INSERT INTO slices VALUES (?, ?, ?, ?)", slices)
+            positions.append((rid, position, length))
+            slices.extend((rid, str(k), v if isinstance(v, str) else json.dumps(v)) for k, v in labels.items())
+        self._db.executemany(f"INSERT OR REPLACE INTO inputs_{file_id} VALUES (?, ?, ?)", positions)  # noqa: S608
+        self._db.executemany(f"INSERT INTO slices_{file_id} VALUES (?, ?, ?)", slices)  # noqa: S608
+        self._db.execute(f"CREATE INDEX slices_{file_id}_find ON slices_{file_id} (key, value, rid)")
         self._db.execute("UPDATE files SET input = ?, input_indexed = 1 WHERE id = ?", (path, file_id))
         self._db.execute("COMMIT")
 
@@ -168,58 +197,65 @@ class RowIndex:
              status: str | None = None, label: tuple[str, str] | None = None, sort: str | None = None,
              descending: bool = False, offset: int = 0, limit: int = 50) -> Page:
         """The records of ``journal`` that pass the filters (``metric`` value within ``low``..``high``, a
-        record ``status``, a ``label`` slice), ordered by ``sort`` (a metric; default: record order)."""
+        record ``status``, a ``label`` slice), ordered by ``sort`` (a metric, records without a value
+        last; default: record order)."""
         if status is not None and status not in STATUSES:
             raise InputError(f"status {status!r} is none of {', '.join(STATUSES)}", field="status")
         with self._lock:
             file_id = self._file_id(journal)
-            joins, where, args = [], ["r.file = ?"], [file_id]
+            metrics = self._metrics(file_id)
+            where, args = ["1"], []
             if metric is not None and (low is not None or high is not None):
-                joins.append("JOIN vals f ON f.file = r.file AND f.rid = r.rid AND f.metric = ?")
-                args.insert(0, metric)
-                if low is not None:
-                    where.append("f.value >= ?")
-                    args.append(low)
-                if high is not None:
-                    where.append("f.value <= ?")
-                    args.append(high)
+                column = _column(metrics, metric, "metric")
+                for bound, sign in ((low, ">="), (high, "<=")):
+                    if bound is not None:
+                        where.append(f"{column} {sign} ?")
+                        args.append(bound)
             if status is not None:
-                where.append("r.status = ?")
+                where.append("status = ?")
                 args.append(status)
             if label is not None:
-                where.append("r.rid IN (SELECT rid FROM slices WHERE file = ? AND key = ? AND value = ?)")
-                args += [file_id, *label]
-            order = "r.i"
-            if sort is not None:
-                joins.append("LEFT JOIN vals s ON s.file = r.file AND s.rid = r.rid AND s.metric = ?")
-                args.insert(len(joins) - 1, sort)
-                order = f"s.value IS NULL, s.value {'DESC' if descending else 'ASC'}, r.i"
-            elif descending:
-                order = "r.i DESC"
-            base = f"FROM rows r {' '.join(joins)} WHERE {' AND '.join(where)}"
-            total = self._db.execute(f"SELECT count(*) {base}", args).fetchone()[0]  # noqa: S608 - built from fixed parts
-            found = self._db.execute(f"SELECT r.rid, r.i, r.status {base} ORDER BY {order} LIMIT ? OFFSET ?",  # noqa: S608
-                                     [*args, limit, offset]).fetchall()
-            values: dict[str, dict[str, float | None]] = {rid: {} for rid, _, _ in found}
-            if found:
-                marks = ",".join("?" * len(found))
-                for rid, metric_id, value in self._db.execute(
-                        f"SELECT rid, metric, value FROM vals WHERE file = ? AND rid IN ({marks})",  # noqa: S608
-                        [file_id, *values]):
-                    values[rid][metric_id] = value
-        return Page(total=int(total), rows=[{"id": rid, "i": i, "status": st, "values": values[rid]}
-                                            for rid, i, st in found])
+                where.append(f"rid IN (SELECT rid FROM slices_{file_id} WHERE key = ? AND value = ?)")
+                args += list(label)
+            table = f"rows_{file_id}"
+            test = " AND ".join(where)
+            total = self._db.execute(f"SELECT count(*) FROM {table} WHERE {test}", args).fetchone()[0]  # noqa: S608
+            shown = ", ".join(["i", "rid", "status", *(f"m{n}" for n in range(len(metrics)))])
+            if sort is None:
+                found = self._db.execute(f"SELECT {shown} FROM {table} WHERE {test} "  # noqa: S608
+                                         f"ORDER BY i {'DESC' if descending else ''} LIMIT ? OFFSET ?",
+                                         [*args, limit, offset]).fetchall()
+            else:
+                found = self._sorted(table, shown, test, args, _column(metrics, sort, "sort"), descending,
+                                     offset, limit)
+        return Page(total=int(total), rows=[{"id": rid, "i": i, "status": st, "values": dict(zip(metrics, vals,
+                                                                                                  strict=True))}
+                                            for i, rid, st, *vals in found])
+
+    def _sorted(self, table: str, shown: str, test: str, args: list[Any], column: str, descending: bool,
+                offset: int, limit: int) -> list[tuple[Any, ...]]:
+        """Records with a value ordered by it (through its index), then those without, in record order."""
+        valued = f"{test} AND {column} IS NOT NULL"
+        found = self._db.execute(f"SELECT {shown} FROM {table} WHERE {valued} "  # noqa: S608
+                                 f"ORDER BY {column} {'DESC' if descending else 'ASC'}, i LIMIT ? OFFSET ?",
+                                 [*args, limit, offset]).fetchall()
+        if len(found) < limit:
+            before = offset if found else max(0, offset - self._db.execute(
+                f"SELECT count(*) FROM {table} WHERE {valued}", args).fetchone()[0])  # noqa: S608
+            found += self._db.execute(f"SELECT {shown} FROM {table} WHERE {test} AND {column} IS NULL "  # noqa: S608
+                                      "ORDER BY i LIMIT ? OFFSET ?",
+                                      [*args, limit - len(found), 0 if found else before]).fetchall()
+        return found
 
     def row(self, journal: str, rid: str) -> tuple[dict[str, Any], dict[str, Any] | None]:
         """The journal row of record ``rid`` and its input record (``None`` where the input is not indexed)."""
         with self._lock:
             file_id = self._file_id(journal)
-            found = self._db.execute("SELECT pos, len FROM rows WHERE file = ? AND rid = ?", (file_id, rid)).fetchone()
+            found = self._db.execute(f"SELECT pos, len FROM rows_{file_id} WHERE rid = ?", (rid,)).fetchone()  # noqa: S608
             if found is None:
                 raise InputError("no such record in the run", field=rid)
-            source = self._db.execute(
-                "SELECT files.input, inputs.pos, inputs.len FROM inputs JOIN files ON files.id = inputs.file "
-                "WHERE inputs.file = ? AND inputs.rid = ?", (file_id, rid)).fetchone()
+            source = self._db.execute(f"SELECT files.input, i.pos, i.len FROM inputs_{file_id} i "  # noqa: S608
+                                      "JOIN files ON files.id = ? WHERE i.rid = ?", (file_id, rid)).fetchone()
         row = loads(_span(journal, *found))
         record = loads(_span(*source)) if source is not None else None
         return row, record if isinstance(record, dict) else None
@@ -227,23 +263,25 @@ class RowIndex:
     def metrics(self, journal: str) -> list[str]:
         """The metric ids of the journal's rows."""
         with self._lock:
-            return [m for (m,) in self._db.execute("SELECT DISTINCT metric FROM vals WHERE file = ?",
-                                                   (self._file_id(journal),))]
+            return self._metrics(self._file_id(journal))
 
     def slices(self, journal: str) -> dict[str, list[str]]:
         """The label slices of the run's records: each label name with its values."""
         with self._lock:
             found: dict[str, list[str]] = {}
-            for key, value in self._db.execute("SELECT DISTINCT key, value FROM slices WHERE file = ? "
-                                               "ORDER BY key, value LIMIT 1000", (self._file_id(journal),)):
+            for key, value in self._db.execute(f"SELECT DISTINCT key, value FROM slices_{self._file_id(journal)} "  # noqa: S608
+                                               "ORDER BY key, value LIMIT 1000"):
                 found.setdefault(key, []).append(value)
         return found
 
     def ids(self, journal: str, after: int = -1, limit: int = 1000) -> list[tuple[int, str]]:
         """Positions and ids of the records after position ``after``, in record order."""
         with self._lock:
-            return self._db.execute("SELECT i, rid FROM rows WHERE file = ? AND i > ? ORDER BY i LIMIT ?",
-                                    (self._file_id(journal), after, limit)).fetchall()
+            return self._db.execute(f"SELECT i, rid FROM rows_{self._file_id(journal)} WHERE i > ? "  # noqa: S608
+                                    "ORDER BY i LIMIT ?", (after, limit)).fetchall()
+
+    def _metrics(self, file_id: int) -> list[str]:
+        return json.loads(self._db.execute("SELECT metrics FROM files WHERE id = ?", (file_id,)).fetchone()[0])
 
     def _file_id(self, journal: str) -> int:
         found = self._db.execute("SELECT id FROM files WHERE path = ?", (journal,)).fetchone()
@@ -254,15 +292,21 @@ class RowIndex:
 
 def recorded_input(header: Any) -> tuple[str | None, str | None]:
     """The input path and SHA-256 a journal header's fingerprint names (``None`` where it names none)."""
-    fingerprint = header.get("fingerprint") if isinstance(header, Mapping) else None
-    source = fingerprint.get("input") if isinstance(fingerprint, Mapping) else None
-    if isinstance(source, Mapping) and isinstance(source.get("path"), str):
+    fingerprint = header.get("fingerprint") if isinstance(header, dict) else None
+    source = fingerprint.get("input") if isinstance(fingerprint, dict) else None
+    if isinstance(source, dict) and isinstance(source.get("path"), str):
         sha = source.get("sha256")
         return source["path"], sha if isinstance(sha, str) else None
     return None, None
 
 
-def _input_lines(path: str) -> Iterator[tuple[str, int, int, Mapping[str, Any]]]:
+def _column(metrics: list[str], metric: str, field: str) -> str:
+    if metric not in metrics:
+        raise InputError(f"the run has no metric {metric!r}", field=field)
+    return f"m{metrics.index(metric)}"
+
+
+def _input_lines(path: str) -> Iterator[tuple[str, int, int, dict[str, Any]]]:
     position = 0
     with open(path, "rb") as handle:
         for number, line in enumerate(handle):
@@ -271,11 +315,10 @@ def _input_lines(path: str) -> Iterator[tuple[str, int, int, Mapping[str, Any]]]
                 item = loads(line)
             except ValueError:
                 item = None
-            if isinstance(item, Mapping):
+            if type(item) is dict:
                 example = item.get("example")
-                labels = example.get("labels") if isinstance(example, Mapping) else None
-                yield (str(item.get("id", number)), position, length,
-                       labels if isinstance(labels, Mapping) else {})
+                labels = example.get("labels") if type(example) is dict else None
+                yield str(item.get("id", number)), position, length, labels if type(labels) is dict else {}
             position += length
 
 
@@ -290,15 +333,13 @@ def _sha256(path: str) -> str:
         return hashlib.file_digest(handle, "sha256").hexdigest()
 
 
-def _status(scores: Mapping[str, Any]) -> str:
-    found = {s.get("status", "ok") if isinstance(s, Mapping) else "ok" for s in scores.values()}
-    return "error" if "error" in found else "skipped" if "skipped" in found else "ok"
-
-
-def _ok_value(score: Any) -> float | None:
-    if not isinstance(score, Mapping):
-        return float(score) if isinstance(score, (int, float)) and not isinstance(score, bool) else None
+def _ok_value(score: Any) -> tuple[float | None, str]:
+    """A score's value where its status is ``ok`` (else ``None``), and its status."""
+    if type(score) is not dict:
+        ok = type(score) in (int, float)
+        return (float(score) if ok else None), "ok"
+    status = score.get("status", "ok")
     value = score.get("value")
-    if score.get("status", "ok") != "ok" or isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    return float(value) if value == value else None
+    if status != "ok" or type(value) not in (int, float) or value != value:
+        return None, status
+    return float(value), status
