@@ -3,6 +3,8 @@ from its own page, and a Content-Security-Policy that lets the page run nothing 
 
 * The token (when set) comes as ``?token=`` once, then as an HTTP-only ``SameSite=Strict`` cookie;
   a request without it is refused.
+* Without a token (listening on 127.0.0.1 only), a request must name this machine as its host, so
+  a page of another site cannot reach the server through a name it points at 127.0.0.1.
 * A request that writes (anything but GET and HEAD) must come from the server's own origin (its
   ``Origin`` header names the host it was sent to) and carry JSON, which a cross-site form cannot.
 * Every answer says: run only this server's scripts and styles, load nothing from elsewhere, never
@@ -23,6 +25,7 @@ POLICY = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'sel
 _HEADERS = [(b"content-security-policy", POLICY.encode()), (b"x-content-type-options", b"nosniff"),
             (b"referrer-policy", b"no-referrer"), (b"x-frame-options", b"DENY")]
 _SAFE = {"GET", "HEAD"}
+_LOOPBACK = {"127.0.0.1", "localhost", "[::1]"}
 
 
 class Guard:
@@ -58,6 +61,8 @@ class Guard:
         await self.app(scope, receive, send_with_headers)
 
     def _refusal(self, scope: Scope, headers: dict[str, str], given: str | None) -> tuple[int, str] | None:
+        if self.token is None and _hostname(headers.get("host", "")) not in _LOOPBACK:
+            return 403, "refused: this server answers only requests for 127.0.0.1 or localhost"
         if self.token is not None:
             cookie = SimpleCookie(headers.get("cookie", ""))
             offered = given or (cookie[COOKIE].value if COOKIE in cookie else "")
@@ -75,3 +80,8 @@ class Guard:
 def _query_token(scope: Scope) -> str | None:
     found = parse_qs(scope.get("query_string", b"").decode("latin-1")).get("token")
     return found[0] if found else None
+
+
+def _hostname(host: str) -> str:
+    """The name in a Host header, without its port (``[::1]`` kept in brackets)."""
+    return host[:host.find("]") + 1] if host.startswith("[") else host.split(":")[0]
