@@ -78,7 +78,8 @@ def test_kappa_matches_scikit_learn_and_alpha_the_krippendorff_package():
     codes = {"a": 0, "b": 1}
     data = np.array([[codes[v] for v in first], [codes[v] for v in second]], dtype=float)
     assert found["alpha"] == pytest.approx(krippendorff.alpha(reliability_data=data, level_of_measurement="nominal"))
-    assert found["pairs"] == [{"annotators": ["x", "y"], "n": 40, "kappa": pytest.approx(cohen_kappa_score(first, second))}]
+    kappa = pytest.approx(cohen_kappa_score(first, second))
+    assert found["pairs"] == [{"annotators": ["x", "y"], "n": 40, "kappa": kappa}]
 
 
 def test_alpha_for_two_annotators_by_hand():

@@ -4,11 +4,10 @@ skips and comes back), their agreement is shown, and the exported labels feed ``
 from __future__ import annotations
 
 import json
-import subprocess
-import urllib.request
-
 import pathlib
+import subprocess
 import sys
+import urllib.request
 
 import pytest
 
