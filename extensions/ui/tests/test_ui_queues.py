@@ -66,6 +66,7 @@ def test_two_annotators_label_with_the_keyboard_and_the_export_feeds_evaluate(se
         other.reload()
         other.wait_for_selector("#agreement li.kappa")
         kappa = other.text_content("#agreement li.kappa")
+        estimate = other.text_content("#estimate")
         with urllib.request.urlopen(url + "api/queues/faithfulness%20check/export") as answer:
             exported = answer.read().decode()
         first.close()
@@ -85,6 +86,9 @@ def test_two_annotators_label_with_the_keyboard_and_the_export_feeds_evaluate(se
     entry = json.loads((tmp_path / "labelled.json").read_text())["ppi"]["entries"][0]
     assert entry["n_labelled"] == 12
     assert entry["labelled"]["value"] == pytest.approx(sum(means.values()) / 12)
+    shown = [str(int(x)) if float(x).is_integer() else f"{x:.4f}"  # as the page writes numbers
+             for x in (entry["ppi"]["value"], *entry["ppi"]["ci"])]
+    assert estimate.endswith(f"prediction-powered {shown[0]} [{shown[1]}, {shown[2]}]")  # as evaluate --labels says
 
 
 def test_a_label_outside_the_rubric_is_one_line_naming_it(serve, runs):

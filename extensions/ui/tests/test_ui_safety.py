@@ -84,7 +84,7 @@ def test_cross_site_writes_are_refused_and_every_answer_has_the_policy(serve, ru
         except urllib.error.HTTPError as exc:
             refused.append(exc.code)
     assert refused == [403, 403, 415, 403]
-    assert queues == []
+    assert "x" not in [q["name"] for q in queues]
     assert "default-src 'none'" in policy and "script-src 'self'" in policy and "frame-ancestors 'none'" in policy
 
 

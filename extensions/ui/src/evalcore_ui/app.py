@@ -30,7 +30,7 @@ from . import catalogue as runs_of
 from .agreement import agreement
 from .index import RowIndex
 from .jsontext import dumps, loads
-from .labels import LabelStore, export_lines
+from .labels import LabelStore, export_lines, mean_labels
 from .record import record_detail
 from .security import Guard
 
@@ -84,6 +84,7 @@ def create_app(folder: str | None = None, store: str | None = None, data: str | 
               Route("/api/queues/{queue}/labels", _api(bench, _label), methods=["GET", "POST"]),
               Route("/api/queues/{queue}/skips", _api(bench, _skip), methods=["POST"]),
               Route("/api/queues/{queue}/agreement", _api(bench, _agreement)),
+              Route("/api/queues/{queue}/estimate", _api(bench, _estimate)),
               Route("/api/queues/{queue}/export", _export(bench))]
 
     @contextlib.asynccontextmanager
@@ -223,6 +224,20 @@ def _skip(bench: Workbench, request: Request, body: Any) -> Any:
 def _agreement(bench: Workbench, request: Request, body: Any) -> Any:
     queue = bench.labels.queue(request.path_params["queue"])
     return agreement(bench.labels.labels(queue), queue.kind)
+
+
+def _estimate(bench: Workbench, request: Request, body: Any) -> Any:
+    """The prediction-powered estimate of the queue's metric from the labels so far (``evalcore.ppi``)."""
+    queue = bench.labels.queue(request.path_params["queue"])
+    labels = mean_labels(bench.labels.labels(queue))
+    if queue.metric is None or queue.kind == "categories":
+        return {"note": "a queue for a metric (and labels that are numbers) has an estimate"}
+    if len(labels) < 2:
+        return {"n_labelled": len(labels), "note": "the estimate needs at least 2 labelled records"}
+    entry = runs_of.find(bench.runs(), queue.run)
+    if entry.report is None:
+        return {"n_labelled": len(labels), "note": "the run is still in progress"}
+    return evalcore.ppi(entry.report, {queue.metric: labels}, metrics=[queue.metric]).entries[0].to_dict()
 
 
 def _export(bench: Workbench) -> Callable[[Request], Any]:

@@ -161,12 +161,17 @@ def export_lines(queue: Queue, labels: Sequence[dict[str, Any]], annotator: str 
                          field=queue.name)
     if queue.kind == "categories":
         raise InputError("categories are not numbers, and --labels takes numbers", field=queue.name)
+    for rid, value in mean_labels(labels, annotator).items():
+        yield json.dumps({"metric": queue.metric, "id": rid, "label": value}) + "\n"
+
+
+def mean_labels(labels: Sequence[dict[str, Any]], annotator: str | None = None) -> dict[str, float]:
+    """Each labelled record's label as a number: ``annotator``'s, or the mean of every annotator's."""
     by_record: dict[str, list[float]] = {}
     for item in labels:
         if annotator is None or item["annotator"] == annotator:
             by_record.setdefault(item["id"], []).append(float(item["label"]))
-    for rid, values in by_record.items():
-        yield json.dumps({"metric": queue.metric, "id": rid, "label": sum(values) / len(values)}) + "\n"
+    return {rid: sum(values) / len(values) for rid, values in by_record.items()}
 
 
 def _walk(ids: Callable[[int], list[tuple[int, str]]]) -> Iterator[str]:

@@ -337,7 +337,7 @@ async function showQueue(name) {
         el("button", { class: "choice", "data-value": value, on: { click: () => label(value) } }, `${shown} [${key}]`)),
         el("button", { class: "choice", id: "skip", on: { click: skip } }, "skip [s]")),
         el("p", {}, comment), el("p", { class: "keys" }, "keys: ", choices.map(([, shown, key]) => `${key} = ${shown}`).join(", "),
-          ", s = skip; a comment is sent with the label"), el("h4", {}, "Agreement between annotators"), agreementBox, exportLink),
+          ", s = skip; a comment is sent with the label"), el("h4", {}, "Estimate and agreement"), agreementBox, exportLink),
       el("div", { class: "detail", id: "record" }, recordView(record)))
       : el("div", {}, el("p", { id: "done" }, "Every record of this queue has your label."), agreementBox, exportLink));
   state.keys = (e) => {
@@ -346,6 +346,14 @@ async function showQueue(name) {
     const found = choices.find(([, , key]) => key === e.key);
     if (found) { e.preventDefault(); label(found[0]); }
   };
+  const estimateBox = el("p", { id: "estimate" });
+  agreementBox.before(estimateBox);
+  const estimate = await api(`${path}/estimate`);
+  estimateBox.replaceChildren(estimate.ppi
+    ? `${queue.metric}: judge alone ${fmt(estimate.judge_mean)} · ${estimate.n_labelled} labels alone ` +
+      `${fmt(estimate.labelled.value)} ${interval(estimate.labelled.ci)} · prediction-powered ` +
+      `${fmt(estimate.ppi.value)} ${interval(estimate.ppi.ci)}`
+    : estimate.note || "");
   const agreement = await api(`${path}/agreement`);
   agreementBox.replaceChildren(el("p", {}, `Krippendorff's α: ${fmt(agreement.alpha)} (annotators: ${agreement.annotators.join(", ") || "none"})`),
     el("ul", {}, agreement.pairs.map((p) => el("li", { class: "kappa" }, `${p.annotators.join(" & ")}: Cohen's κ ${fmt(p.kappa)} on ${p.n} records`))));
