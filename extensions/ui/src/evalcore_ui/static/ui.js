@@ -352,7 +352,7 @@ async function showQueue(name) {
   estimateBox.replaceChildren(estimate.ppi
     ? `${queue.metric}: judge alone ${fmt(estimate.judge_mean)} · ${estimate.n_labelled} labels alone ` +
       `${fmt(estimate.labelled.value)} ${interval(estimate.labelled.ci)} · prediction-powered ` +
-      `${fmt(estimate.ppi.value)} ${interval(estimate.ppi.ci)}`
+      `${fmt(estimate.ppi.value)} ${interval(estimate.ppi.ci)}${estimate.range_note ? ` (${estimate.range_note})` : ""}`
     : estimate.note || "");
   const agreement = await api(`${path}/agreement`);
   agreementBox.replaceChildren(el("p", {}, `Krippendorff's α: ${fmt(agreement.alpha)} (annotators: ${agreement.annotators.join(", ") || "none"})`),
