@@ -67,7 +67,7 @@ def main() -> None:
         started = time.perf_counter()
         write_run(folder, args.records)
         print(f"{args.records} records written in {time.perf_counter() - started:.1f} s")
-        with TestClient(create_app(folder)) as client:
+        with TestClient(create_app(folder), base_url="http://127.0.0.1") as client:
             run = client.get("/api/runs").json()[0]["id"]
             base = f"/api/runs/{run}/records"
             print(f"first open (index built)       {timed(client, base):8.3f} s")

@@ -28,9 +28,12 @@ from .jsontext import loads
 _FILES = """
 CREATE TABLE IF NOT EXISTS files (
     id INTEGER PRIMARY KEY, path TEXT UNIQUE NOT NULL, inode INTEGER, offset INTEGER NOT NULL,
-    metrics TEXT NOT NULL DEFAULT '[]', header BLOB, input TEXT, input_indexed INTEGER NOT NULL DEFAULT 0);
+    metrics TEXT NOT NULL DEFAULT '[]', header BLOB, input TEXT, input_indexed INTEGER NOT NULL DEFAULT 0,
+    slices TEXT NOT NULL DEFAULT '{}');
 """
 _BATCH = 20_000
+_VERSION = 1
+"""The index's layout; an index of another is built again (it is derived from the journals alone)."""
 STATUSES = ("ok", "skipped", "error")
 
 
@@ -50,6 +53,10 @@ class RowIndex:
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.execute("PRAGMA cache_size=-200000")
+        if self._db.execute("PRAGMA user_version").fetchone()[0] != _VERSION:  # an index of another layout
+            for (table,) in self._db.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall():
+                self._db.execute(f'DROP TABLE "{table}"')
+            self._db.execute(f"PRAGMA user_version = {_VERSION}")
         self._db.executescript(_FILES)
         self._lock = threading.Lock()
 
@@ -188,7 +195,12 @@ class RowIndex:
         self._db.executemany(f"INSERT OR REPLACE INTO inputs_{file_id} VALUES (?, ?, ?)", positions)  # noqa: S608
         self._db.executemany(f"INSERT INTO slices_{file_id} VALUES (?, ?, ?)", slices)  # noqa: S608
         self._db.execute(f"CREATE INDEX slices_{file_id}_find ON slices_{file_id} (key, value, rid)")
-        self._db.execute("UPDATE files SET input = ?, input_indexed = 1 WHERE id = ?", (path, file_id))
+        found: dict[str, list[str]] = {}
+        for key, value in self._db.execute(f"SELECT DISTINCT key, value FROM slices_{file_id} "  # noqa: S608
+                                           "ORDER BY key, value LIMIT 1000"):
+            found.setdefault(key, []).append(value)
+        self._db.execute("UPDATE files SET input = ?, input_indexed = 1, slices = ? WHERE id = ?",
+                         (path, json.dumps(found), file_id))
         self._db.execute("COMMIT")
 
     # -- reading -------------------------------------------------------------------------
@@ -268,11 +280,8 @@ class RowIndex:
     def slices(self, journal: str) -> dict[str, list[str]]:
         """The label slices of the run's records: each label name with its values."""
         with self._lock:
-            found: dict[str, list[str]] = {}
-            for key, value in self._db.execute(f"SELECT DISTINCT key, value FROM slices_{self._file_id(journal)} "  # noqa: S608
-                                               "ORDER BY key, value LIMIT 1000"):
-                found.setdefault(key, []).append(value)
-        return found
+            found = self._db.execute("SELECT slices FROM files WHERE id = ?", (self._file_id(journal),)).fetchone()
+        return json.loads(found[0])
 
     def ids(self, journal: str, after: int = -1, limit: int = 1000) -> list[tuple[int, str]]:
         """Positions and ids of the records after position ``after``, in record order."""
