@@ -379,6 +379,9 @@ async function route() {
 document.addEventListener("keydown", (e) => { if (state.keys) state.keys(e); });
 const who = document.getElementById("annotator");
 who.value = localStorage.getItem("evalcore-annotator") || "";
-who.addEventListener("change", () => { localStorage.setItem("evalcore-annotator", annotator()); route(); });
+who.addEventListener("change", () => {
+  localStorage.setItem("evalcore-annotator", annotator());
+  if (location.hash.startsWith("#/queue/")) route();  // a queue shows the annotator's next record
+});
 window.addEventListener("hashchange", route);
 route();
