@@ -38,3 +38,25 @@ def test_a_bad_request_is_one_line_naming_its_place(runs, tmp_path, path, expect
         answer = client.get(path.format(run=run))
     assert answer.status_code == 400
     assert answer.json() == {"error": expected}
+
+
+def test_labels_keep_who_when_and_the_comment_and_a_second_label_replaces_the_first(runs, tmp_path):
+    with TestClient(create_app(str(runs), data=str(tmp_path / "ui")), base_url="http://127.0.0.1") as client:
+        run = client.get("/api/runs").json()[0]["id"]
+        headers = {"Origin": "http://127.0.0.1"}
+        client.post("/api/queues", json={"name": "tone", "run": run, "kind": "categories",
+                                         "categories": ["calm", "rude"]}, headers=headers)
+        given = [("ann", "rude", "first look"), ("bo", "calm", None), ("ann", "calm", "on reflection")]
+        for who, label, comment in given:
+            answer = client.post("/api/queues/tone/labels", json={"record": "q1", "annotator": who, "label": label,
+                                                                  "comment": comment}, headers=headers)
+            assert answer.status_code == 200, answer.text
+        client.post("/api/queues/tone/skips", json={"record": "q2", "annotator": "ann"}, headers=headers)
+        labels = client.get("/api/queues/tone/labels").json()
+        upcoming = client.get("/api/queues/tone/next", params={"annotator": "ann"}).json()["record"]["id"]
+        refused = client.get("/api/queues/tone/export").json()
+    assert [(x["annotator"], x["label"], x["comment"]) for x in labels] == [("bo", "calm", None),
+                                                                          ("ann", "calm", "on reflection")]
+    assert all(x["at"].endswith("Z") for x in labels)
+    assert upcoming == "q3"  # q1 labelled, q2 skipped
+    assert refused == {"error": "tone: the queue labels no metric, and --labels needs one: open the queue for a metric"}

@@ -209,6 +209,7 @@ def _label(bench: Workbench, request: Request, body: Any) -> Any:
     item = _object(body)
     journal = bench.journal(queue.run)
     rid = str(item.get("record", ""))
+    bench.index.refresh(journal)
     bench.index.row(journal, rid)  # the record must be one of the run's
     bench.labels.label(queue, rid, str(item.get("annotator", "")), item.get("label"), item.get("comment"))
     return {"ok": True}
