@@ -218,7 +218,11 @@ def _label(bench: Workbench, request: Request, body: Any) -> Any:
 def _skip(bench: Workbench, request: Request, body: Any) -> Any:
     queue = bench.labels.queue(request.path_params["queue"])
     item = _object(body)
-    bench.labels.skip(queue, str(item.get("record", "")), str(item.get("annotator", "")))
+    journal = bench.journal(queue.run)
+    rid = str(item.get("record", ""))
+    bench.index.refresh(journal)
+    bench.index.row(journal, rid)  # the record must be one of the run's
+    bench.labels.skip(queue, rid, str(item.get("annotator", "")))
     return {"ok": True}
 
 
