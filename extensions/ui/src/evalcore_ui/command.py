@@ -1,0 +1,44 @@
+"""``evalcore ui``: the workbench's server, on the command line."""
+
+from __future__ import annotations
+
+import secrets
+import socket
+
+import click
+
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+
+
+@click.command("ui")
+@click.argument("folder", required=False, type=click.Path(exists=True, file_okay=False))
+@click.option("--store", type=click.Path(dir_okay=False), help="A 'runs --store' file of saved runs (with or "
+              "instead of FOLDER).")
+@click.option("--port", default=8765, show_default=True, type=click.IntRange(0, 65535),
+              help="The port to listen on (0: any free port).")
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="The address to listen on; any but this machine's needs the token the printed address holds.")
+@click.option("--data", type=click.Path(file_okay=False), help="Where the record index and the labels are kept "
+              "(default: .evalcore-ui in FOLDER, else beside the store).")
+def ui_command(folder: str | None, store: str | None, port: int, host: str, data: str | None) -> None:
+    """Open the evaluation workbench: runs, records, comparisons, trends and annotation queues in the browser."""
+    import uvicorn
+
+    from .app import create_app
+
+    if folder is None and store is None:
+        raise click.UsageError("give a FOLDER of runs or --store DB")
+    token = None if host in LOOPBACK else secrets.token_urlsafe(24)
+    app = create_app(folder, store, data, token=token)
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+        sock.listen(128)  # connections wait in the backlog until the server accepts them
+    except OSError as exc:
+        raise click.ClickException(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    bound = sock.getsockname()[1]
+    shown = f"[{host}]" if ":" in host else host
+    click.echo(f"evalcore ui: http://{shown}:{bound}/" + (f"?token={token}" if token else ""))
+    config = uvicorn.Config(app, log_level="warning", access_log=False)
+    uvicorn.Server(config).run(sockets=[sock])

@@ -1,0 +1,354 @@
+"""An SQLite index of a run's journal rows, so a page of records is a query, not a read of the journal.
+
+Each journal gets its own table: one line per record, keyed by the record's position, with its id,
+status, byte span in the journal (the row itself is read from the journal when a record is
+opened) and one column per metric holding its ``ok`` value, each column indexed for sorting and
+ranges. The run's input, when it is still the file the run read, adds each record's byte span in
+it and the slices its ``example.labels`` name. The index is built on first open and brought up
+to date from where it stopped whenever the journal has grown (a run in progress); a journal that
+shrank or was replaced is indexed again. A later row for the same record replaces the earlier
+(a resumed run).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sqlite3
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+import attrs
+from evalcore.plugin import InputError
+
+from .jsontext import loads
+
+_FILES = """
+CREATE TABLE IF NOT EXISTS files (
+    id INTEGER PRIMARY KEY, path TEXT UNIQUE NOT NULL, inode INTEGER, offset INTEGER NOT NULL,
+    metrics TEXT NOT NULL DEFAULT '[]', header BLOB, input TEXT, input_indexed INTEGER NOT NULL DEFAULT 0,
+    slices TEXT NOT NULL DEFAULT '{}');
+"""
+_BATCH = 20_000
+_VERSION = 1
+"""The index's layout; an index of another is built again (it is derived from the journals alone)."""
+STATUSES = ("ok", "skipped", "error")
+
+
+@attrs.frozen
+class Page:
+    """One page of a run's records: how many match, and each one's id, position, status and values."""
+
+    total: int
+    rows: list[dict[str, Any]]
+
+
+class RowIndex:
+    """The index database (``path``); safe to share between the server's threads."""
+
+    def __init__(self, path: str) -> None:
+        self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.execute("PRAGMA cache_size=-200000")
+        if self._db.execute("PRAGMA user_version").fetchone()[0] != _VERSION:  # an index of another layout
+            for (table,) in self._db.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall():
+                self._db.execute(f'DROP TABLE "{table}"')
+            self._db.execute(f"PRAGMA user_version = {_VERSION}")
+        self._db.executescript(_FILES)
+        self._lock = threading.Lock()
+
+    def close(self) -> None:
+        self._db.close()
+
+    # -- building ------------------------------------------------------------------------
+
+    def refresh(self, journal: str) -> int:
+        """Index what ``journal`` gained since the last call; the number of records it holds."""
+        with self._lock:
+            file_id = self._file(journal)
+            self._input(file_id)
+            return int(self._db.execute(f"SELECT count(*) FROM rows_{file_id}").fetchone()[0])  # noqa: S608
+
+    def _file(self, journal: str) -> int:
+        try:
+            info = os.stat(journal)
+        except OSError as exc:
+            raise InputError(f"cannot read the run's journal: {exc.strerror or exc}", source=journal) from None
+        found = self._db.execute("SELECT id, inode, offset FROM files WHERE path = ?", (journal,)).fetchone()
+        if found is not None and (found[1] != info.st_ino or found[2] > info.st_size):
+            self._drop(found[0])
+            found = None
+        if found is None:
+            file_id = int(self._db.execute("INSERT INTO files (path, inode, offset) VALUES (?, ?, 0)",
+                                           (journal, info.st_ino)).lastrowid)
+            self._db.executescript(f"""
+                CREATE TABLE rows_{file_id} (i INTEGER PRIMARY KEY, rid TEXT NOT NULL, status TEXT NOT NULL,
+                                            pos INTEGER NOT NULL, len INTEGER NOT NULL);
+                CREATE UNIQUE INDEX rows_{file_id}_rid ON rows_{file_id} (rid);
+                CREATE TABLE inputs_{file_id} (rid TEXT PRIMARY KEY, pos INTEGER, len INTEGER) WITHOUT ROWID;
+                CREATE TABLE slices_{file_id} (rid TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL);
+                """)
+            offset = 0
+        else:
+            file_id, offset = int(found[0]), found[2]
+        if info.st_size > offset:
+            self._read(file_id, journal, offset)
+        return file_id
+
+    def _drop(self, file_id: int) -> None:
+        for table in ("rows", "inputs", "slices"):
+            self._db.execute(f"DROP TABLE IF EXISTS {table}_{file_id}")
+        self._db.execute("DELETE FROM files WHERE id = ?", (file_id,))
+
+    def _read(self, file_id: int, journal: str, offset: int) -> None:
+        with open(journal, "rb") as handle:
+            handle.seek(offset)
+            data = handle.read()
+        end = data.rfind(b"\n") + 1  # a line still being written waits for the next refresh
+        metrics = self._metrics(file_id)
+        columns = {m: n for n, m in enumerate(metrics)}
+        fresh = not metrics
+        count = self._db.execute(f"SELECT count(*) FROM rows_{file_id}").fetchone()[0]  # noqa: S608
+        batch: list[tuple[Any, ...]] = []
+        start = 0
+        self._db.execute("BEGIN")
+        try:
+            while start < end:
+                stop = data.index(b"\n", start)
+                line = data[start:stop]
+                position, start = offset + start, stop + 1
+                try:
+                    row = loads(line)
+                except ValueError:
+                    continue  # the engine refuses a damaged line on resume; the list shows what it can
+                if type(row) is not dict:
+                    continue
+                if "evalcore_journal" in row:
+                    self._db.execute("UPDATE files SET header = ? WHERE id = ?", (line, file_id))
+                    for metric in row.get("metrics") or {}:
+                        self._add_metric(file_id, columns, str(metric))
+                    continue
+                scores = row.get("scores")
+                if "id" not in row or type(scores) is not dict:
+                    continue  # a checkpoint line
+                new = [m for m in scores if m not in columns]
+                if new:
+                    self._flush(file_id, len(columns), batch)
+                    for metric in new:
+                        self._add_metric(file_id, columns, metric)
+                values = [None] * len(columns)
+                status = "ok"
+                for metric, score in scores.items():
+                    value, state = _ok_value(score)
+                    values[columns[metric]] = value
+                    if state != "ok" and status != "error":
+                        status = state
+                order = row.get("i")
+                batch.append((order if type(order) is int else count, str(row["id"]), status, position, len(line),
+                              *values))
+                count += 1
+                if len(batch) >= _BATCH:
+                    self._flush(file_id, len(columns), batch)
+            self._flush(file_id, len(columns), batch)
+            if fresh:
+                for n in range(len(columns)):
+                    self._db.execute(f"CREATE INDEX IF NOT EXISTS rows_{file_id}_m{n} ON rows_{file_id} (m{n})")
+                self._db.execute(f"CREATE INDEX IF NOT EXISTS rows_{file_id}_status ON rows_{file_id} (status)")
+            self._db.execute("UPDATE files SET offset = ?, metrics = ? WHERE id = ?",
+                             (offset + end, json.dumps(list(columns)), file_id))
+            self._db.execute("COMMIT")
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+
+    def _add_metric(self, file_id: int, columns: dict[str, int], metric: str) -> None:
+        if metric in columns:
+            return
+        n = columns[metric] = len(columns)
+        self._db.execute(f"ALTER TABLE rows_{file_id} ADD COLUMN m{n} REAL")
+        if self._db.execute(f"SELECT count(*) FROM rows_{file_id}").fetchone()[0]:  # noqa: S608
+            self._db.execute(f"CREATE INDEX rows_{file_id}_m{n} ON rows_{file_id} (m{n})")
+
+    def _flush(self, file_id: int, width: int, batch: list[tuple[Any, ...]]) -> None:
+        if batch:
+            marks = ",".join("?" * (5 + width))
+            self._db.executemany(f"INSERT OR REPLACE INTO rows_{file_id} VALUES ({marks})",  # noqa: S608
+                                 [row + (None,) * (5 + width - len(row)) for row in batch])
+            batch.clear()
+
+    def _input(self, file_id: int) -> None:
+        """Index the positions and label slices of the run's input, once, where it is unchanged."""
+        header, done = self._db.execute("SELECT header, input_indexed FROM files WHERE id = ?", (file_id,)).fetchone()
+        if done or header is None:
+            return
+        path, sha = recorded_input(loads(header))
+        if path is None or not os.path.isfile(path) or (sha is not None and _sha256(path) != sha):
+            return
+        self._db.execute("BEGIN")
+        positions, slices = [], []
+        for rid, position, length, labels in _input_lines(path):
+            positions.append((rid, position, length))
+            slices.extend((rid, str(k), v if isinstance(v, str) else json.dumps(v)) for k, v in labels.items())
+        self._db.executemany(f"INSERT OR REPLACE INTO inputs_{file_id} VALUES (?, ?, ?)", positions)  # noqa: S608
+        self._db.executemany(f"INSERT INTO slices_{file_id} VALUES (?, ?, ?)", slices)  # noqa: S608
+        self._db.execute(f"CREATE INDEX slices_{file_id}_find ON slices_{file_id} (key, value, rid)")
+        found: dict[str, list[str]] = {}
+        for key, value in self._db.execute(f"SELECT DISTINCT key, value FROM slices_{file_id} "  # noqa: S608
+                                           "ORDER BY key, value LIMIT 1000"):
+            found.setdefault(key, []).append(value)
+        self._db.execute("UPDATE files SET input = ?, input_indexed = 1, slices = ? WHERE id = ?",
+                         (path, json.dumps(found), file_id))
+        self._db.execute("COMMIT")
+
+    # -- reading -------------------------------------------------------------------------
+
+    def page(self, journal: str, *, metric: str | None = None, low: float | None = None, high: float | None = None,
+             status: str | None = None, label: tuple[str, str] | None = None, sort: str | None = None,
+             descending: bool = False, offset: int = 0, limit: int = 50) -> Page:
+        """The records of ``journal`` that pass the filters (``metric`` value within ``low``..``high``, a
+        record ``status``, a ``label`` slice), ordered by ``sort`` (a metric, records without a value
+        last; default: record order)."""
+        if status is not None and status not in STATUSES:
+            raise InputError(f"status {status!r} is none of {', '.join(STATUSES)}", field="status")
+        with self._lock:
+            file_id = self._file_id(journal)
+            metrics = self._metrics(file_id)
+            where, args = ["1"], []
+            if metric is not None and (low is not None or high is not None):
+                column = _column(metrics, metric, "metric")
+                for bound, sign in ((low, ">="), (high, "<=")):
+                    if bound is not None:
+                        where.append(f"{column} {sign} ?")
+                        args.append(bound)
+            if status is not None:
+                where.append("status = ?")
+                args.append(status)
+            if label is not None:
+                where.append(f"rid IN (SELECT rid FROM slices_{file_id} WHERE key = ? AND value = ?)")
+                args += list(label)
+            table = f"rows_{file_id}"
+            test = " AND ".join(where)
+            total = self._db.execute(f"SELECT count(*) FROM {table} WHERE {test}", args).fetchone()[0]  # noqa: S608
+            shown = ", ".join(["i", "rid", "status", *(f"m{n}" for n in range(len(metrics)))])
+            if sort is None:
+                found = self._db.execute(f"SELECT {shown} FROM {table} WHERE {test} "  # noqa: S608
+                                         f"ORDER BY i {'DESC' if descending else ''} LIMIT ? OFFSET ?",
+                                         [*args, limit, offset]).fetchall()
+            else:
+                found = self._sorted(table, shown, test, args, _column(metrics, sort, "sort"), descending,
+                                     offset, limit)
+        return Page(total=int(total), rows=[{"id": rid, "i": i, "status": st, "values": dict(zip(metrics, vals,
+                                                                                                  strict=True))}
+                                            for i, rid, st, *vals in found])
+
+    def _sorted(self, table: str, shown: str, test: str, args: list[Any], column: str, descending: bool,
+                offset: int, limit: int) -> list[tuple[Any, ...]]:
+        """Records with a value ordered by it (through its index), then those without, in record order."""
+        valued = f"{test} AND {column} IS NOT NULL"
+        found = self._db.execute(f"SELECT {shown} FROM {table} WHERE {valued} "  # noqa: S608
+                                 f"ORDER BY {column} {'DESC' if descending else 'ASC'}, i LIMIT ? OFFSET ?",
+                                 [*args, limit, offset]).fetchall()
+        if len(found) < limit:
+            before = offset if found else max(0, offset - self._db.execute(
+                f"SELECT count(*) FROM {table} WHERE {valued}", args).fetchone()[0])  # noqa: S608
+            found += self._db.execute(f"SELECT {shown} FROM {table} WHERE {test} AND {column} IS NULL "  # noqa: S608
+                                      "ORDER BY i LIMIT ? OFFSET ?",
+                                      [*args, limit - len(found), 0 if found else before]).fetchall()
+        return found
+
+    def row(self, journal: str, rid: str) -> tuple[dict[str, Any], dict[str, Any] | None]:
+        """The journal row of record ``rid`` and its input record (``None`` where the input is not indexed)."""
+        with self._lock:
+            file_id = self._file_id(journal)
+            found = self._db.execute(f"SELECT pos, len FROM rows_{file_id} WHERE rid = ?", (rid,)).fetchone()  # noqa: S608
+            if found is None:
+                raise InputError("no such record in the run", field=rid)
+            source = self._db.execute(f"SELECT files.input, i.pos, i.len FROM inputs_{file_id} i "  # noqa: S608
+                                      "JOIN files ON files.id = ? WHERE i.rid = ?", (file_id, rid)).fetchone()
+        row = loads(_span(journal, *found))
+        record = loads(_span(*source)) if source is not None else None
+        return row, record if isinstance(record, dict) else None
+
+    def metrics(self, journal: str) -> list[str]:
+        """The metric ids of the journal's rows."""
+        with self._lock:
+            return self._metrics(self._file_id(journal))
+
+    def slices(self, journal: str) -> dict[str, list[str]]:
+        """The label slices of the run's records: each label name with its values."""
+        with self._lock:
+            found = self._db.execute("SELECT slices FROM files WHERE id = ?", (self._file_id(journal),)).fetchone()
+        return json.loads(found[0])
+
+    def ids(self, journal: str, after: int = -1, limit: int = 1000) -> list[tuple[int, str]]:
+        """Positions and ids of the records after position ``after``, in record order."""
+        with self._lock:
+            return self._db.execute(f"SELECT i, rid FROM rows_{self._file_id(journal)} WHERE i > ? "  # noqa: S608
+                                    "ORDER BY i LIMIT ?", (after, limit)).fetchall()
+
+    def _metrics(self, file_id: int) -> list[str]:
+        return json.loads(self._db.execute("SELECT metrics FROM files WHERE id = ?", (file_id,)).fetchone()[0])
+
+    def _file_id(self, journal: str) -> int:
+        found = self._db.execute("SELECT id FROM files WHERE path = ?", (journal,)).fetchone()
+        if found is None:
+            raise InputError("the run's journal is not indexed yet", source=journal)
+        return int(found[0])
+
+
+def recorded_input(header: Any) -> tuple[str | None, str | None]:
+    """The input path and SHA-256 a journal header's fingerprint names (``None`` where it names none)."""
+    fingerprint = header.get("fingerprint") if isinstance(header, dict) else None
+    source = fingerprint.get("input") if isinstance(fingerprint, dict) else None
+    if isinstance(source, dict) and isinstance(source.get("path"), str):
+        sha = source.get("sha256")
+        return source["path"], sha if isinstance(sha, str) else None
+    return None, None
+
+
+def _column(metrics: list[str], metric: str, field: str) -> str:
+    if metric not in metrics:
+        raise InputError(f"the run has no metric {metric!r}", field=field)
+    return f"m{metrics.index(metric)}"
+
+
+def _input_lines(path: str) -> Iterator[tuple[str, int, int, dict[str, Any]]]:
+    position = 0
+    with open(path, "rb") as handle:
+        for number, line in enumerate(handle):
+            length = len(line)
+            try:
+                item = loads(line)
+            except ValueError:
+                item = None
+            if type(item) is dict:
+                example = item.get("example")
+                labels = example.get("labels") if type(example) is dict else None
+                yield str(item.get("id", number)), position, length, labels if type(labels) is dict else {}
+            position += length
+
+
+def _span(path: str, position: int, length: int) -> bytes:
+    with open(path, "rb") as handle:
+        handle.seek(position)
+        return handle.read(length)
+
+
+def _sha256(path: str) -> str:
+    with open(path, "rb") as handle:
+        return hashlib.file_digest(handle, "sha256").hexdigest()
+
+
+def _ok_value(score: Any) -> tuple[float | None, str]:
+    """A score's value where its status is ``ok`` (else ``None``), and its status."""
+    if type(score) is not dict:
+        ok = type(score) in (int, float)
+        return (float(score) if ok else None), "ok"
+    status = score.get("status", "ok")
+    value = score.get("value")
+    if status != "ok" or type(value) not in (int, float) or value != value:
+        return None, status
+    return float(value), status
