@@ -5,6 +5,7 @@ from __future__ import annotations
 from evalcore.plugin import (
     CACHE_MODES,
     BackendSpec,
+    CommandSpec,
     MetricSpec,
     ParamSpec,
     ReaderOption,
@@ -14,7 +15,7 @@ from evalcore.plugin import (
     hookimpl,
 )
 
-__all__ = ["PLUGIN_API_VERSION", "evalcore_backends", "evalcore_metrics", "evalcore_settings"]
+__all__ = ["PLUGIN_API_VERSION", "evalcore_backends", "evalcore_commands", "evalcore_metrics", "evalcore_settings"]
 
 PLUGIN_API_VERSION = 2  # the evalcore plugin API these specs are written for
 
@@ -493,3 +494,10 @@ def evalcore_backends() -> list[BackendSpec]:
     """The judge backends this plugin provides, each made by a factory in :mod:`evalcore_judge.config`."""
     return [BackendSpec(name=name, group="judge", implementation=f"evalcore_judge.config:{name}_backend",
                         summary=summary) for name, summary in _BACKENDS.items()]
+
+
+@hookimpl
+def evalcore_commands() -> list[CommandSpec]:
+    """``evalcore simulate``: simulated users against the system under test, scored by the conversation metrics."""
+    return [CommandSpec(name="simulate", implementation="evalcore_judge.simulate_cli:simulate_command",
+                        summary="Simulate users against a program or chat endpoint and score the conversations.")]
