@@ -27,6 +27,8 @@ from evalcore.plugin import CACHE_MODES, RunContext, SettingsCommand, check_outp
               help="User messages per conversation at most (a scenario's own max_turns wins).")
 @click.option("--temperature", type=click.FloatRange(min=0), default=0.7, show_default=True,
               help="The simulator's sampling temperature.")
+@click.option("--max-tokens", type=click.IntRange(min=1), default=256, show_default=True,
+              help="The simulator's longest answer, in tokens.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed sent to the simulator and the run.")
 @click.option("--concurrency", type=click.IntRange(min=1), default=4, show_default=True,
               help="Conversations at once.")
@@ -36,7 +38,7 @@ from evalcore.plugin import CACHE_MODES, RunContext, SettingsCommand, check_outp
 @reports_errors
 def simulate_command(scenarios: str, records: str, program: str | None, endpoint: str | None,
                      endpoint_model: str | None, system_prompt: str | None, metric_ids: Sequence[str],
-                     output: str | None, max_turns: int, temperature: float, seed: int, concurrency: int,
+                     output: str | None, max_turns: int, temperature: float, max_tokens: int, seed: int, concurrency: int,
                      cache_mode: str | None, cache_dir: str | None, as_json: bool,
                      settings: dict[str, dict[str, Any]]) -> None:
     """Simulate a user for each scenario of SCENARIOS (JSONL: id, goal, persona, expected_outcome,
@@ -52,7 +54,7 @@ def simulate_command(scenarios: str, records: str, program: str | None, endpoint
         loaded = RunContext(allow_code=True).load_code(program, "--program")
     done = simulate(scenarios, records=records, program=loaded, endpoint=endpoint, endpoint_model=endpoint_model,
                     system_prompt=system_prompt, metrics=list(metric_ids), max_turns=max_turns,
-                    temperature=temperature, seed=seed, concurrency=concurrency, cache_mode=cache_mode,
+                    temperature=temperature, seed=seed, max_tokens=max_tokens, concurrency=concurrency, cache_mode=cache_mode,
                     cache_dir=cache_dir, settings=settings, output=output)
     if as_json:
         echo_json({"records": str(done.records), "made": done.made, "kept": done.kept,
