@@ -124,6 +124,8 @@ VERIFIED: dict[str, tuple[str, float]] = {
     "bias": (f"DeepEval BiasMetric {_SAME_VERDICTS}: equal to the share of its verdicts that are yes "
              "(DeepEval 3's score), and to 1 - DeepEval 4's score within rounding", 1e-15),
     "task_completion": (f"DeepEval TaskCompletionMetric {_SAME_VERDICTS}", 0.0),
+    "multimodal_faithfulness": (f"ragas MultiModalFaithfulness {_SAME_VERDICTS}", 0.0),
+    "multimodal_relevance": (f"ragas MultiModalRelevance {_SAME_VERDICTS}", 0.0),
     "semantic_f1": ("DSPy SemanticF1 on the same scripted LM (dspy.utils.DummyLM)", 0.0),
     "complete_and_grounded": ("DSPy CompleteAndGrounded on the same scripted LM (dspy.utils.DummyLM)", 0.0),
 }
@@ -331,9 +333,39 @@ def _safety_specs() -> list[MetricSpec]:
     ]
 
 
+_IMAGES = (
+    " The contexts are the evidence documents, a document whose text is an image path, URL or data URL "
+    "being that image (as ragas reads its contexts), then `example.images` (paths, http(s) URLs or data "
+    "URLs); images go to the judge as OpenAI-compatible image parts, a local file read and base64-encoded "
+    "(at most `max_image_bytes`). The judge answers a yes/no verdict and its reason: 1 for yes, 0 for no, "
+    "as ragas scores it. The judge must be a vision model."
+)
+_MAX_IMAGE_BYTES = ParamSpec(name="max_image_bytes", type="int", default=10 * 1024 * 1024, minimum=1,
+                             description="largest image sent, in bytes; a larger one is an error for the sample")
+_MULTIMODAL = (
+    _spec("multimodal_faithfulness", "LLM-judged support of the answer by text and image contexts (ragas).",
+          "ragas' MultiModalFaithfulness: one call with ragas' prompt asks whether every claim of the response "
+          "can be inferred from the text and image contexts." + _IMAGES,
+          module="evalcore_judge.multimodal", cls="MultiModalFaithfulness",
+          target=TargetCategory.GENERATION_FAITHFULNESS, cost_msats=200,
+          inputs=("prediction.response", "prediction.retrieved", "example.relevant_docs", "example.images"),
+          params=(*_EVIDENCE, _MAX_IMAGE_BYTES), version="1"),
+    _spec("multimodal_relevance", "LLM-judged relevance of the answer to the question and text and image contexts "
+          "(ragas).",
+          "ragas' MultiModalRelevance: one call with ragas' prompt asks whether the response addresses the "
+          "question in line with the text and image contexts." + _IMAGES,
+          module="evalcore_judge.multimodal", cls="MultiModalRelevance",
+          target=TargetCategory.GENERATION_RELEVANCE, cost_msats=200,
+          inputs=("example.query", "prediction.response", "prediction.retrieved", "example.relevant_docs",
+                  "example.images"),
+          params=(*_EVIDENCE, _MAX_IMAGE_BYTES), version="1"),
+)
+
+
 @hookimpl
 def evalcore_metrics() -> list[MetricSpec]:
     return [
+        *_MULTIMODAL,
         _spec("faithfulness", "LLM-judged support of the answer by the retrieved or relevant evidence.",
               "As in the Auepora RAG metric spec. The judge sees the question, the evidence passages and "
               "the answer and "
