@@ -142,7 +142,8 @@ def test_simulate_a_program_in_python(scripted, tmp_path):
         seen.append([t["role"] for t in turns])
         return {"content": "Booked." if "book" in turns[-1]["content"] else "echo: " + turns[-1]["content"]}
 
-    done = simulate(SCENARIOS[:1], records=tmp_path / "c.jsonl", program=program, metrics=["judge/conversation_completeness"],
+    done = simulate(SCENARIOS[:1], records=tmp_path / "c.jsonl", program=program,
+                    metrics=["judge/conversation_completeness"],
                     settings={"judge": {"base_url": scripted.base_url, "model": "judge-model"}},
                     cache_dir=tmp_path / "cache")
     assert (done.made, done.kept) == (1, 0)
@@ -153,7 +154,8 @@ def test_simulate_a_program_in_python(scripted, tmp_path):
 
 def test_program_from_the_command_line(scripted, scenarios, tmp_path, monkeypatch):
     (tmp_path / "sut_program.py").write_text(
-        "def reply(turns):\n    return 'Booked.' if 'book' in turns[-1]['content'] else 'echo: ' + turns[-1]['content']\n")
+        "def reply(turns):\n"
+        "    return 'Booked.' if 'book' in turns[-1]['content'] else 'echo: ' + turns[-1]['content']\n")
     monkeypatch.chdir(tmp_path)
     result = _cli("simulate", str(scenarios), "-r", "out.jsonl", "--program", "sut_program:reply",
                   "--judge-base-url", scripted.base_url, "--judge-model", "judge-model", "--cache-dir", "cache")

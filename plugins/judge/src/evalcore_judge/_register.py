@@ -365,7 +365,6 @@ _MULTIMODAL = (
 @hookimpl
 def evalcore_metrics() -> list[MetricSpec]:
     return [
-        *_MULTIMODAL,
         _spec("faithfulness", "LLM-judged support of the answer by the retrieved or relevant evidence.",
               "As in the Auepora RAG metric spec. The judge sees the question, the evidence passages and "
               "the answer and "
@@ -482,6 +481,7 @@ def evalcore_metrics() -> list[MetricSpec]:
                                 description="the task, instead of the one the judge extracts (DeepEval's task)"),
                       _LIST_ANSWER),
               version="1"),
+        *_MULTIMODAL,
     ]
 
 

@@ -154,8 +154,8 @@ class LLMCritic:
 
     def worst_case_msats(self, messages: Messages) -> int:
         """The most asking ``messages`` can cost: the prompt's estimated tokens and ``max_tokens``."""
-        usage = Usage(estimate_tokens("\n".join(content_text(m["content"]) for m in messages)), self.decoding.max_tokens,
-                      reported=False)
+        text = "\n".join(content_text(m["content"]) for m in messages)
+        usage = Usage(estimate_tokens(text), self.decoding.max_tokens, reported=False)
         return self.cost_msats(usage)
 
     async def acall(

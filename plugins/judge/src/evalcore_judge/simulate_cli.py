@@ -38,8 +38,8 @@ from evalcore.plugin import CACHE_MODES, RunContext, SettingsCommand, check_outp
 @reports_errors
 def simulate_command(scenarios: str, records: str, program: str | None, endpoint: str | None,
                      endpoint_model: str | None, system_prompt: str | None, metric_ids: Sequence[str],
-                     output: str | None, max_turns: int, temperature: float, max_tokens: int, seed: int, concurrency: int,
-                     cache_mode: str | None, cache_dir: str | None, as_json: bool,
+                     output: str | None, max_turns: int, temperature: float, max_tokens: int, seed: int,
+                     concurrency: int, cache_mode: str | None, cache_dir: str | None, as_json: bool,
                      settings: dict[str, dict[str, Any]]) -> None:
     """Simulate a user for each scenario of SCENARIOS (JSONL: id, goal, persona, expected_outcome,
     max_turns) against --program or --endpoint, the judge (--judge-*) playing the user; append the
@@ -54,8 +54,8 @@ def simulate_command(scenarios: str, records: str, program: str | None, endpoint
         loaded = RunContext(allow_code=True).load_code(program, "--program")
     done = simulate(scenarios, records=records, program=loaded, endpoint=endpoint, endpoint_model=endpoint_model,
                     system_prompt=system_prompt, metrics=list(metric_ids), max_turns=max_turns,
-                    temperature=temperature, seed=seed, max_tokens=max_tokens, concurrency=concurrency, cache_mode=cache_mode,
-                    cache_dir=cache_dir, settings=settings, output=output)
+                    temperature=temperature, seed=seed, max_tokens=max_tokens, concurrency=concurrency,
+                    cache_mode=cache_mode, cache_dir=cache_dir, settings=settings, output=output)
     if as_json:
         echo_json({"records": str(done.records), "made": done.made, "kept": done.kept,
                    "result": done.result.to_dict() if done.result is not None else None})
