@@ -75,6 +75,12 @@ def task_judge(prompt, metadata=None):
     return json.dumps({"reason": "named the author", "verdict": 0.9})
 
 
+def multimodal_judge(prompt, metadata=None):
+    """Answers ragas' multimodal verdicts (the contexts here are text only)."""
+    verdict = "faithful" if (metadata or {}).get("role") == "multimodal_faithfulness" else "relevant"
+    return json.dumps({verdict: True, "reason": "the context says so"})
+
+
 def embed(texts):
     """Word-count vectors: no model, no network."""
     return [[float(len(t.split())), 1.0] for t in texts]
@@ -109,6 +115,8 @@ class TestConformance(PluginConformance):
     params.update({key: {"judge": safety_judge, "cache_mode": "off"} for key in (
         "judge/bias", "judge/hallucination", "judge/toxicity")})
     params["judge/task_completion"] = {"judge": task_judge, "cache_mode": "off"}
+    params.update({key: {"judge": multimodal_judge, "cache_mode": "off"} for key in (
+        "judge/multimodal_faithfulness", "judge/multimodal_relevance")})
     params["judge/diff_semantic"] = {**params["judge/diff_semantic"], "judge": equivalence_judge}
     params["judge/answer_quality"] = {**params["judge/answer_quality"], "scale": "1-5"}
     params["judge/llm_judge"] = {**params["judge/llm_judge"], "scale": "1-5"}

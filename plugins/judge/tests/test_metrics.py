@@ -210,6 +210,7 @@ def test_specs_and_listing_stay_light():
                                "claim_faithfulness", "complete_and_grounded", "context_precision", "context_recall",
                                "conversation_completeness", "conversation_relevancy", "diff_semantic",
                                "faithfulness", "g_eval", "hallucination", "knowledge_retention", "llm_judge",
+                               "multimodal_faithfulness", "multimodal_relevance",
                                "role_adherence", "semantic_f1", "task_completion", "toxicity"))
     assert heavy_modules_after_listing("evalcore_judge", ("httpx", "openai", "aiohttp", "torch", "numpy")) == []
     spec = evalcore.describe("judge/faithfulness")

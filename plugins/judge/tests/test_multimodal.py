@@ -176,3 +176,10 @@ def test_images_are_read_as_ragas_reads_them(images, tmp_path):
         image_url(str(tmp_path / "missing.png"), field="example.images")
     with pytest.raises(InputError, match="not a base64 data URL"):
         image_url("data:text/plain;base64,AAAA")
+
+
+def test_a_text_only_backend_refuses_images_in_one_line(images):
+    metric = evalcore.get_metric("judge/multimodal_faithfulness", judge=lambda prompt: 1.0, cache_mode="off")
+    (score,) = metric.score_many([{"images": [images["red"]]}], [{"response": "red", "retrieved": []}])
+    assert score.status.value == "error"
+    assert "this judge backend takes text only" in score.error_message and "\n" not in score.error_message
