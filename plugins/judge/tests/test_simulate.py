@@ -17,6 +17,7 @@ import pytest
 from chat_messages import message_text
 from click.testing import CliRunner
 from evalcore._cli.main import main
+from evalcore.plugin import EvalcoreError
 from evalcore.testing import Reply, ScriptedServer
 from evalcore_judge.simulate import simulate
 
@@ -176,3 +177,22 @@ def test_a_bad_scenario_is_one_line_naming_its_place(tmp_path, line, message):
     assert result.exit_code != 0
     assert message in result.output and "Traceback" not in result.output
     assert len(result.output.strip().splitlines()) == 1
+
+
+def test_a_failing_system_stops_in_one_line_and_a_rerun_continues(scripted, scenarios, tmp_path):
+    records, calls = tmp_path / "c.jsonl", []
+
+    def flaky(turns):
+        calls.append(turns)
+        if len(calls) == 3:  # the first reply of the second conversation
+            raise ConnectionError("the system under test went away")
+        return "Booked." if "book" in turns[-1]["content"] else "echo: " + turns[-1]["content"]
+
+    settings = {"judge": {"base_url": scripted.base_url, "model": "judge-model"}}
+    with pytest.raises(EvalcoreError, match="scenario 'short': the system under test failed: ConnectionError"):
+        simulate(scenarios, records=records, program=flaky, settings=settings, cache_dir=tmp_path / "cache",
+                 concurrency=1)
+    assert list(_records(records)) == ["book"]  # the finished conversation is kept
+    done = simulate(scenarios, records=records, program=flaky, settings=settings, cache_dir=tmp_path / "cache",
+                    concurrency=1)
+    assert (done.made, done.kept) == (1, 1) and _records(records)["short"]["prediction"]["turns"] == BOOKED[:2]
