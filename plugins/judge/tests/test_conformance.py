@@ -124,6 +124,10 @@ def trace_judge(prompt, metadata=None):
 def trajectory_judge(prompt, metadata=None):
     """Answers the trajectory accuracy prompt."""
     return json.dumps({"reasoning": "the catalogue lookup is the reference's", "score": True})
+def multimodal_judge(prompt, metadata=None):
+    """Answers ragas' multimodal verdicts (the contexts here are text only)."""
+    verdict = "faithful" if (metadata or {}).get("role") == "multimodal_faithfulness" else "relevant"
+    return json.dumps({verdict: True, "reason": "the context says so"})
 
 
 def embed(texts):
@@ -174,6 +178,8 @@ class TestConformance(PluginConformance):
     params.update({key: {"judge": trace_judge, "cache_mode": "off"} for key in (
         "judge/plan_quality", "judge/plan_adherence", "judge/step_efficiency", "judge/conversation_goal_accuracy")})
     params["judge/trajectory_accuracy"] = {"judge": trajectory_judge, "cache_mode": "off"}
+    params.update({key: {"judge": multimodal_judge, "cache_mode": "off"} for key in (
+        "judge/multimodal_faithfulness", "judge/multimodal_relevance")})
     params["judge/diff_semantic"] = {**params["judge/diff_semantic"], "judge": equivalence_judge}
     params["judge/answer_quality"] = {**params["judge/answer_quality"], "scale": "1-5"}
     params["judge/llm_judge"] = {**params["judge/llm_judge"], "scale": "1-5"}

@@ -18,6 +18,7 @@ import numpy as np
 from evalcore import Record
 from evalcore.plugin import Run
 
+from .images import images_section
 from .summary import ok_value
 
 DEFAULT_RECORDS = 1000
@@ -81,6 +82,7 @@ def record_view(index: int, record_id: str, row: Mapping[str, Any], record: Reco
         parts.append(f"<p class=\"muted\">{escape(missing or 'the record is not in the input')}</p>")
     else:
         parts.append(_fields(record))
+        parts.append(images_section(record))
         parts.append(views)
     parts.append(_scores(row))
     if record is not None:

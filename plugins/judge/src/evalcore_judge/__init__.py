@@ -13,7 +13,8 @@ _EXPORTS = {
     "CallableBackend": ".backends", "Completion": ".backends", "Decoding": ".backends",
     "HTTPBackend": ".backends", "Call": ".critic", "InvalidAnswer": ".critic", "LLMCritic": ".critic",
     "UnparseableJudgement": ".parsing", "parse_judgement": ".parsing", "read_answer": ".parsing",
-    "JudgeAnswer": ".schemas", "make_judge": ".custom",
+    "JudgeAnswer": ".schemas", "make_judge": ".custom", "Scenario": ".simulate", "Simulation": ".simulate",
+    "read_scenarios": ".simulate", "simulate": ".simulate",
 }
 
 __all__ = list(_EXPORTS)
@@ -32,3 +33,4 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers only
     from .custom import make_judge
     from .parsing import UnparseableJudgement, parse_judgement, read_answer
     from .schemas import JudgeAnswer
+    from .simulate import Scenario, Simulation, read_scenarios, simulate

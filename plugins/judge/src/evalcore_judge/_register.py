@@ -5,6 +5,7 @@ from __future__ import annotations
 from evalcore.plugin import (
     CACHE_MODES,
     BackendSpec,
+    CommandSpec,
     MetricSpec,
     ParamSpec,
     ReaderOption,
@@ -14,7 +15,7 @@ from evalcore.plugin import (
     hookimpl,
 )
 
-__all__ = ["PLUGIN_API_VERSION", "evalcore_backends", "evalcore_metrics", "evalcore_settings"]
+__all__ = ["PLUGIN_API_VERSION", "evalcore_backends", "evalcore_commands", "evalcore_metrics", "evalcore_settings"]
 
 PLUGIN_API_VERSION = 2  # the evalcore plugin API these specs are written for
 
@@ -135,6 +136,8 @@ VERIFIED: dict[str, tuple[str, float]] = {
     "plan_quality": (f"DeepEval PlanQualityMetric {_SAME_VERDICTS}", 0.0),
     "plan_adherence": (f"DeepEval PlanAdherenceMetric {_SAME_VERDICTS}", 0.0),
     "step_efficiency": (f"DeepEval StepEfficiencyMetric {_SAME_VERDICTS}", 0.0),
+    "multimodal_faithfulness": (f"ragas MultiModalFaithfulness {_SAME_VERDICTS}", 0.0),
+    "multimodal_relevance": (f"ragas MultiModalRelevance {_SAME_VERDICTS}", 0.0),
     "semantic_f1": ("DSPy SemanticF1 on the same scripted LM (dspy.utils.DummyLM)", 0.0),
     "complete_and_grounded": ("DSPy CompleteAndGrounded on the same scripted LM (dspy.utils.DummyLM)", 0.0),
 }
@@ -599,6 +602,35 @@ def _safety_specs() -> list[MetricSpec]:
     ]
 
 
+_IMAGES = (
+    " The contexts are the evidence documents, a document whose text is an image path, URL or data URL "
+    "being that image (as ragas reads its contexts), then `example.images` (paths, http(s) URLs or data "
+    "URLs); images go to the judge as OpenAI-compatible image parts, a local file read and base64-encoded "
+    "(at most `max_image_bytes`). The judge answers a yes/no verdict and its reason: 1 for yes, 0 for no, "
+    "as ragas scores it. The judge must be a vision model."
+)
+_MAX_IMAGE_BYTES = ParamSpec(name="max_image_bytes", type="int", default=10 * 1024 * 1024, minimum=1,
+                             description="largest image sent, in bytes; a larger one is an error for the sample")
+_MULTIMODAL = (
+    _spec("multimodal_faithfulness", "LLM-judged support of the answer by text and image contexts (ragas).",
+          "ragas' MultiModalFaithfulness: one call with ragas' prompt asks whether every claim of the response "
+          "can be inferred from the text and image contexts." + _IMAGES,
+          module="evalcore_judge.multimodal", cls="MultiModalFaithfulness",
+          target=TargetCategory.GENERATION_FAITHFULNESS, cost_msats=200,
+          inputs=("prediction.response", "prediction.retrieved", "example.relevant_docs", "example.images"),
+          params=(*_EVIDENCE, _MAX_IMAGE_BYTES), version="1"),
+    _spec("multimodal_relevance", "LLM-judged relevance of the answer to the question and text and image contexts "
+          "(ragas).",
+          "ragas' MultiModalRelevance: one call with ragas' prompt asks whether the response addresses the "
+          "question in line with the text and image contexts." + _IMAGES,
+          module="evalcore_judge.multimodal", cls="MultiModalRelevance",
+          target=TargetCategory.GENERATION_RELEVANCE, cost_msats=200,
+          inputs=("example.query", "prediction.response", "prediction.retrieved", "example.relevant_docs",
+                  "example.images"),
+          params=(*_EVIDENCE, _MAX_IMAGE_BYTES), version="1"),
+)
+
+
 @hookimpl
 def evalcore_metrics() -> list[MetricSpec]:
     return [
@@ -721,6 +753,7 @@ def evalcore_metrics() -> list[MetricSpec]:
                                 description="the task, instead of the one the judge extracts (DeepEval's task)"),
                       _LIST_ANSWER),
               version="1"),
+        *_MULTIMODAL,
     ]
 
 
@@ -765,3 +798,10 @@ def evalcore_backends() -> list[BackendSpec]:
     """The judge backends this plugin provides, each made by a factory in :mod:`evalcore_judge.config`."""
     return [BackendSpec(name=name, group="judge", implementation=f"evalcore_judge.config:{name}_backend",
                         summary=summary) for name, summary in _BACKENDS.items()]
+
+
+@hookimpl
+def evalcore_commands() -> list[CommandSpec]:
+    """``evalcore simulate``: simulated users against the system under test, scored by the conversation metrics."""
+    return [CommandSpec(name="simulate", implementation="evalcore_judge.simulate_cli:simulate_command",
+                        summary="Simulate users against a program or chat endpoint and score the conversations.")]

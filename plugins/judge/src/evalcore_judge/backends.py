@@ -34,6 +34,7 @@ import attrs
 from evalcore.plugin import EvalcoreError
 from evalcore_http.client import OpenAIClient
 from evalcore_http.errors import BackendError
+from evalcore_http.images import content_text
 from evalcore_http.prices import Usage
 
 from .schemas import SCALES, JudgeAnswer, with_instruction
@@ -274,7 +275,18 @@ def _as_text(raw: Any) -> str:
 
 
 def _prompt(messages: Messages) -> str:
-    return "\n\n".join(m["content"] for m in messages)
+    return "\n\n".join(text_only(m["content"]) for m in messages)
+
+
+def text_only(content: Any) -> str:
+    """A message's content for a backend that takes text only; content with image parts is an error
+    that names the backends that take images."""
+    if isinstance(content, str):
+        return content
+    if any(isinstance(part, Mapping) and part.get("type") != "text" for part in content):
+        raise EvalcoreError("this judge backend takes text only; images need an OpenAI-compatible server "
+                            "(base_url, model) or backend='litellm' with a vision model")
+    return content_text(content)
 
 
 class CriticBackend:
@@ -416,7 +428,7 @@ class DSPyBackend:
             first = outputs[0] if outputs else ""
             return first.get("text", "") if isinstance(first, Mapping) else str(first)
         system = "\n\n".join(m["content"] for m in messages if m["role"] == "system") or None
-        turns = tuple(Message.user(m["content"]) for m in messages if m["role"] != "system")
+        turns = tuple(Message.user(text_only(m["content"])) for m in messages if m["role"] != "system")
         config = Config(max_tokens=decoding.max_tokens, temperature=decoding.temperature)
         response = lm(Request(model=str(getattr(lm, "model", "")), messages=turns, system=system, config=config))
         return response.text or ""
@@ -456,7 +468,7 @@ def _conversation(messages: Messages) -> str:
         if message["role"] == "assistant":
             parts.append(f"Your earlier answer:\n{message['content']}")
         elif message["role"] != "system":
-            parts.append(message["content"])
+            parts.append(text_only(message["content"]))
     return "\n\n".join(parts)
 
 

@@ -19,6 +19,7 @@ from typing import Any
 
 import attrs
 from evalcore_http.cache import ContentCache, cache_key, content_hash
+from evalcore_http.images import content_text
 from evalcore_http.prices import PriceTable, Usage, estimate_tokens
 
 from .backends import INSTRUCTIONS, Backend, Completion, Decoding, DSPyTask, Messages
@@ -153,8 +154,8 @@ class LLMCritic:
 
     def worst_case_msats(self, messages: Messages) -> int:
         """The most asking ``messages`` can cost: the prompt's estimated tokens and ``max_tokens``."""
-        usage = Usage(estimate_tokens("\n".join(m["content"] for m in messages)), self.decoding.max_tokens,
-                      reported=False)
+        text = "\n".join(content_text(m["content"]) for m in messages)
+        usage = Usage(estimate_tokens(text), self.decoding.max_tokens, reported=False)
         return self.cost_msats(usage)
 
     async def acall(

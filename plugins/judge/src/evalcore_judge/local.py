@@ -17,7 +17,7 @@ from typing import Any
 import attrs
 from evalcore_http.prices import Usage
 
-from .backends import INSTRUCTIONS, Completion, Decoding, Messages
+from .backends import INSTRUCTIONS, Completion, Decoding, Messages, text_only
 from .schemas import JudgeAnswer, with_instruction
 
 INSTALL_HINT = "pip install 'evalcore-judge[local]' (torch==2.13.0, transformers, gguf, accelerate)"
@@ -70,7 +70,8 @@ class TransformersBackend:
 
         with self._lock:
             tokenizer, model = self._load()
-            prompt = tokenizer.apply_chat_template(list(messages), tokenize=False, add_generation_prompt=True)
+            texts = [{**m, "content": text_only(m["content"])} for m in messages]
+            prompt = tokenizer.apply_chat_template(texts, tokenize=False, add_generation_prompt=True)
             inputs = tokenizer(prompt, return_tensors="pt").to(self.device)
             sampling: dict[str, Any] = {"do_sample": False}
             if decoding.temperature > 0:

@@ -38,6 +38,7 @@ from evalcore.plugin import (
     inputs,
     reference_answers,
 )
+from evalcore_http.images import content_text
 from evalcore_http.prices import Usage, estimate_tokens
 
 from .backends import STRUCTURED_FORMATS, DSPyTask
@@ -198,7 +199,7 @@ class JudgeMetric(SampleMetric):
 
     def _checked_requests(self, example: Record, prediction: Record) -> list[Request]:
         requests = self.requests(example, prediction)
-        size = sum(len(m["content"]) for r in requests for m in r.messages)
+        size = sum(len(content_text(m["content"])) for r in requests for m in r.messages)
         if size > self.params["max_input_chars"]:
             raise InputError(
                 f"the judge prompt has {size} characters, more than max_input_chars="
@@ -368,7 +369,7 @@ class JudgeMetric(SampleMetric):
                                  template_hash=request.template.hash)
                 if critic.cache is not None and critic.cache.contains(key):
                     continue
-                usage = Usage(estimate_tokens("\n".join(m["content"] for m in request.messages)),
+                usage = Usage(estimate_tokens("\n".join(content_text(m["content"]) for m in request.messages)),
                               critic.decoding.max_tokens, reported=False)
                 calls += 1
                 prompt_tokens += usage.prompt_tokens
