@@ -13,7 +13,7 @@ from evalcore._lazy import publish
 
 from .diagnose import why_lines
 from .files import replacing
-from .noise import noise_lines
+from .run_hooks import hook_lines
 
 SURROGATES = "backslashreplace"
 """How text files are written where a string holds a lone surrogate (read from JSON such as
@@ -67,7 +67,7 @@ def summary_notes(metrics: Mapping[str, Mapping[str, Any]]) -> list[str]:
     """The lines under a run's table: why a metric scored nothing or fewer than half of the records,
     and the rollout noise of each metric scored over several rollouts (``metrics``: a run's summary
     by metric id)."""
-    return [*why_lines(metrics), *noise_lines(metrics)]
+    return [*why_lines(metrics), *hook_lines(metrics)]
 
 
 def _json_default(value: Any) -> Any:

@@ -9,7 +9,7 @@ from collections import Counter
 
 import evalcore
 import pytest
-from evalcore._engine.noise import pass_rates, rollout_noise, variance_components
+from evalcore_stats.noise import pass_rates, rollout_noise, variance_components
 from evalcore.testing import run_evalcore
 
 # Three records, three rollouts each, pass (1) / fail (0):
