@@ -49,8 +49,8 @@ from evalcore._contract.fields import text_field as text_field
 from evalcore._contract.fields import response_text as response_text
 from evalcore._contract.fields import reference_answers as reference_answers
 from evalcore._contract.fields import doc_texts as doc_texts
-from evalcore._contract.regex import regex_search as regex_search
-from evalcore._contract.schema import schema_validator as schema_validator
+from evalcore_schema.regex import regex_search as regex_search
+from evalcore_schema.schema import schema_validator as schema_validator
 from evalcore._contract.records import iter_jsonl as iter_jsonl
 from evalcore._contract.records import read_records as read_records
 
