@@ -161,8 +161,8 @@ class RunHooks:
     @hookspec
     def evalcore_summary_details(self, summaries: Mapping[str, Any], rows: Any,
                                  options: Any) -> Mapping[str, Mapping[str, Any]] | None:
-        """Details to add to a finished run's summaries, ``{metric id: {key: value}}``, merged into
-        each summary's ``details``. ``summaries`` are the summaries by
+        """Details to add to a finished run's summaries, by metric id. They are ``{metric id: {key:
+        value}}``, merged into each summary's ``details``. ``summaries`` are the summaries by
         metric id, ``rows`` the run's rows (iterable, more than once), ``options`` its options.
         Called when records were scored over several rollouts
         (``options.rollouts > 1``): what a single pass cannot tell (rollout noise, pass^k)."""
@@ -171,15 +171,15 @@ class RunHooks:
     @hookspec
     def evalcore_run_finished(self, result: Any, options: Any,
                               extras: Mapping[str, Any]) -> Mapping[str, Any] | None:
-        """Fields to set on a finished run's :class:`~evalcore.EvaluationResult` (``{"ppi": ...}``),
-        after its outputs are written (``options.output``: the JSON report, which the plugin may add
+        """Fields to set on a finished run's :class:`~evalcore.EvaluationResult`, such as its ``ppi``.
+        Called after its outputs are written (``options.output``: the JSON report, which the plugin may add
         its section to). Called, after :meth:`evalcore_run_check`, when some extra is given."""
         raise NotImplementedError
 
     @hookspec
     def evalcore_summary_lines(self, metrics: Mapping[str, Mapping[str, Any]]) -> list[str] | None:
-        """Lines shown under a run's table (terminal and report), from its summaries as JSON
-        (``metrics``: by metric id), e.g. the rollout noise the plugin added with
+        """Lines shown under a run's table, in the terminal and the report. ``metrics`` holds its
+        summaries as JSON by metric id; a line says, for example, the rollout noise the plugin added with
         :meth:`evalcore_summary_details`. Called whenever a run's table is shown."""
         raise NotImplementedError
 
