@@ -184,13 +184,13 @@ class RunHooks:
         raise NotImplementedError
 
 
-RUN_HOOKS = tuple(name for name in RunHooks.__dict__ if name.startswith("evalcore_"))
-"""The names of the run hooks (:class:`RunHooks`)."""
-
-
 def new_plugin_manager() -> PluginManager:
     """A plugin manager that knows the evalcore hook specifications and calls them 1:N."""
     manager = PluginManager(PROJECT_NAME)
     manager.add_hookspecs(PluginHooks)
     manager.add_hookspecs(RunHooks)
     return manager
+
+
+RUN_HOOKS = tuple(name for name in RunHooks.__dict__ if name.startswith("evalcore_"))
+"""The names of the run hooks (:class:`RunHooks`)."""

@@ -15,7 +15,6 @@ from .options import OptionError, RunOptions
 if TYPE_CHECKING:
     from evalcore._registry.registry import Registry
 
-    from .result import EvaluationResult
     from .summary import MetricSummary
 
 EXTRA_OWNERS = {"labels": "evalcore-stats", "labels_metric": "evalcore-stats"}
@@ -41,9 +40,9 @@ def check_extras(registry: Registry, options: RunOptions, extras: Mapping[str, A
             raise OptionError(f"{name} needs {owner}: pip install {owner}")
 
 
-def finish_extras(registry: Registry, result: EvaluationResult, options: RunOptions,
-                  extras: Mapping[str, Any]) -> EvaluationResult:
-    """``result`` with the fields plugins set from the extra options (``ppi``)."""
+def finish_extras(registry: Registry, result: Any, options: RunOptions, extras: Mapping[str, Any]) -> Any:
+    """``result`` (an :class:`~evalcore.EvaluationResult`) with the fields plugins set from the extra
+    options (``ppi``)."""
     if not given_extras(extras):
         return result
     fields: dict[str, Any] = {}
