@@ -114,4 +114,3 @@ def test_feedback_is_available_to_optimizers():
     evalcore.register_metric("explains", lambda gold, pred: (0.0, "missing the city"))
     result = evalcore.get_metric("explains").feedback({"answer": "Paris"}, {"answer": "France"})
     assert (result.score, result.feedback) == (0.0, "missing the city")
-
