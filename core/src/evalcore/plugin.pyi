@@ -113,7 +113,7 @@ from evalcore._engine.sequential import paired_difference_interval as paired_dif
 from evalcore._cli.common import reports_errors as reports_errors
 from evalcore._cli.common import echo_json as echo_json
 from evalcore._cli.common import echo_rows as echo_rows
-from evalcore._cli.common import comparison_options as comparison_options
+from evalcore_stats.cli.options import comparison_options as comparison_options
 from evalcore._cli.components import SettingsCommand as SettingsCommand
 from evalcore._contract.display import table_lines as table_lines
 
