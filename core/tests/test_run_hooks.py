@@ -91,12 +91,19 @@ def test_each_plugin_is_called_once_per_run_with_the_runs_arguments(two_plugins)
     assert result.logged_to in ("alpha", "omega")
 
 
-def test_a_plain_run_calls_no_run_hook_but_its_table_shows_their_lines(two_plugins):
+def test_a_plain_run_calls_no_run_hook_and_its_table_asks_none(two_plugins):
     registry, log = two_plugins
     result = evalcore.evaluate(RECORDS, [_match], program=_program, registry=registry)
     assert _calls(log) == []
     (metric_id,) = result.metrics
     assert set(result.metrics[metric_id].details).isdisjoint({"alpha", "omega"})
+    assert "saw" not in result.table()
+
+
+def test_the_table_shows_the_lines_of_every_plugin_for_details_they_added(two_plugins):
+    registry, _ = two_plugins
+    result = evalcore.evaluate(RECORDS, [_match], program=_program, rollouts=2, registry=registry)
+    (metric_id,) = result.metrics
     table = result.table()
     assert f"alpha saw {metric_id}" in table and f"omega saw {metric_id}" in table
 

@@ -180,7 +180,8 @@ class RunHooks:
     def evalcore_summary_lines(self, metrics: Mapping[str, Mapping[str, Any]]) -> list[str] | None:
         """Lines shown under a run's table, in the terminal and the report. ``metrics`` holds its
         summaries as JSON by metric id; a line says, for example, the rollout noise the plugin added with
-        :meth:`evalcore_summary_details`. Called whenever a run's table is shown."""
+        :meth:`evalcore_summary_details`. Called when a run's table is shown and a summary holds details
+        beyond the core's own (``usage``, ``reasons``, ``warnings``, ``aggregate``, ``error``, ``reason``)."""
         raise NotImplementedError
 
 

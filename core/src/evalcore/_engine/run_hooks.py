@@ -64,8 +64,15 @@ def with_details(registry: Registry, summaries: dict[str, MetricSummary], rows: 
     return out
 
 
+CORE_DETAILS = frozenset({"usage", "reasons", "warnings", "aggregate", "error", "reason"})
+"""The keys of a summary's ``details`` the core itself writes (:mod:`evalcore._engine.summary`)."""
+
+
 def hook_lines(metrics: Mapping[str, Mapping[str, Any]]) -> list[str]:
-    """The lines plugins show under a run's table (``metrics``: its summaries as JSON, by metric id)."""
+    """The lines plugins show under a run's table (``metrics``: its summaries as JSON, by metric id);
+    asked for only where a summary holds details beyond the core's own, which a plugin may have added."""
+    if all(set(summary.get("details") or ()) <= CORE_DETAILS for summary in metrics.values()):
+        return []
     from evalcore._registry.registry import default_registry
 
     return [line for lines in default_registry().call_run_hook("evalcore_summary_lines", metrics=metrics)
