@@ -24,6 +24,7 @@ TORCH = "torch==2.13.0"
 KIT = ROOT / "extensions" / "pytest"  # evalcore-pytest: the test helpers (evalcore.testing) and the pytest plugin
 HTTP = ROOT / "extensions" / "http"  # the judge and semantic families' client and cache: installed from here
 SCHEMA = ROOT / "extensions" / "schema"  # the checks and outcome families' patterns and schemas: installed from here
+RUNS = ROOT / "extensions" / "runs"  # finished runs read back, for the stats and report extensions: installed from here
 REPORT = ROOT / "extensions" / "report"  # the HTML report: the trackers log it, installed from here
 LIGHT = ("retrieval", "overlap", "checks", "system", "robustness", "outcome", "adjutant", "agent")  # no torch/models
 
@@ -72,7 +73,8 @@ def ray(session: nox.Session) -> None:
 def _tracker_session(session: nox.Session, name: str) -> None:
     """Install the core, the tracker extension ``extensions/<name>`` and the light plugins, and run
     the extension's tests and the documentation blocks that log to it."""
-    session.install(f"{ROOT / 'core'}[test]", str(KIT), str(SCHEMA), str(REPORT), str(ROOT / "extensions" / "stats"),
+    session.install(f"{ROOT / 'core'}[test]", str(KIT), str(SCHEMA), str(RUNS), str(REPORT),
+                    str(ROOT / "extensions" / "stats"),
                     f"{ROOT / 'extensions' / name}[test]",
                     *(str(ROOT / "plugins" / plugin) for plugin in LIGHT))
     # only the files that need the tracker: the other plugins' tests are not installed here
@@ -168,7 +170,7 @@ def report_browser(session: nox.Session) -> None:
     """
     if shutil.which("chromium") is None:
         session.error("needs Debian's chromium on PATH (apt-get install chromium)")
-    session.install(str(ROOT / "core"), str(KIT), str(HTTP), str(REPORT), str(ROOT / "plugins" / "overlap"),
+    session.install(str(ROOT / "core"), str(KIT), str(HTTP), str(RUNS), str(REPORT), str(ROOT / "plugins" / "overlap"),
                     str(ROOT / "plugins" / "judge"), "pytest>=8", "numpy")  # a judged run's record view
     session.run("pytest", str(REPORT / "tests" / "test_report_browser.py"), "-p", "no:cacheprovider",
                 env={"EVALCORE_REPORT_SCREENSHOT": str(ROOT / "docs" / "img" / "report.png")})

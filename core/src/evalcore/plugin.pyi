@@ -103,10 +103,14 @@ from evalcore._contract.identity import parse_metric_id as parse_metric_id
 from evalcore._contract.identity import canonical_id as canonical_id
 from evalcore._contract.vocabulary import naming_problems as naming_problems
 # saved runs, for extensions that work on finished runs (statistics, reports)
-from evalcore._engine.saved import Run as Run
-from evalcore._engine.saved import load_run as load_run
-from evalcore._engine.saved import load_runs as load_runs
+from evalcore_runs.saved import Run as Run
+from evalcore_runs.saved import load_run as load_run
+from evalcore_runs.saved import load_runs as load_runs
 from evalcore._engine.saved import metric_of as metric_of
+from evalcore._engine.saved import SavedFiles as SavedFiles
+from evalcore._engine.saved import read_saved as read_saved
+from evalcore._engine.saved import journal_header as journal_header
+from evalcore._engine.saved import saved_rows as saved_rows
 from evalcore._engine.sequential import paired_difference_interval as paired_difference_interval
 
 # command-line helpers for a plugin's commands
