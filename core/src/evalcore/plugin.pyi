@@ -75,7 +75,7 @@ from evalcore._engine.remote import make_recipe as make_recipe
 from evalcore._engine.remote import WorkerPlan as WorkerPlan
 from evalcore._engine.remote import worker_plan as worker_plan
 from evalcore._engine.trackers import Tracker as Tracker
-from evalcore._engine.parameters import run_parameters as run_parameters
+from evalcore_runs.parameters import run_parameters as run_parameters
 from evalcore._engine.trackers import open_tracker as open_tracker
 from evalcore._engine.trackers import check_answers as check_answers
 from evalcore._contract.errors import ExecutorError as ExecutorError
