@@ -77,7 +77,7 @@ from evalcore._engine.remote import worker_plan as worker_plan
 from evalcore._engine.trackers import Tracker as Tracker
 from evalcore_runs.parameters import run_parameters as run_parameters
 from evalcore._engine.trackers import open_tracker as open_tracker
-from evalcore._engine.trackers import check_answers as check_answers
+from evalcore_runs.destinations import check_answers as check_answers
 from evalcore._contract.errors import ExecutorError as ExecutorError
 from evalcore._contract.errors import TrackingError as TrackingError
 from evalcore._contract.chunk import Source as Source
