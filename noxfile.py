@@ -23,6 +23,8 @@ EXTENSIONS = sorted(p.parent for p in ROOT.glob("extensions/*/pyproject.toml")
 TORCH = "torch==2.13.0"
 KIT = ROOT / "extensions" / "pytest"  # evalcore-pytest: the test helpers (evalcore.testing) and the pytest plugin
 HTTP = ROOT / "extensions" / "http"  # the judge and semantic families' client and cache: installed from here
+SCHEMA = ROOT / "extensions" / "schema"  # the checks and outcome families' patterns and schemas: installed from here
+RUNS = ROOT / "extensions" / "runs"  # finished runs read back, for the stats and report extensions: installed from here
 REPORT = ROOT / "extensions" / "report"  # the HTML report: the trackers log it, installed from here
 LIGHT = ("retrieval", "overlap", "checks", "system", "robustness", "outcome", "adjutant", "agent")  # no torch/models
 
@@ -63,7 +65,7 @@ def ray(session: nox.Session) -> None:
     """evalcore-ray's tests: a local Ray instance (``ray.init(num_cpus=2)``) and a two-node cluster
     against the local run, and what ``--executor ray`` says without Ray."""
     # the Ray tests score only the light plugins' metrics, so torch and the model plugins stay out
-    session.install(f"{ROOT / 'core'}[test]", str(KIT), f"{ROOT / 'extensions' / 'ray'}[test]",
+    session.install(f"{ROOT / 'core'}[test]", str(KIT), str(SCHEMA), f"{ROOT / 'extensions' / 'ray'}[test]",
                     *(str(ROOT / "plugins" / name) for name in LIGHT))
     session.run("pytest", str(ROOT / "extensions" / "ray" / "tests"), "-p", "no:cacheprovider", *session.posargs)
 
@@ -71,7 +73,8 @@ def ray(session: nox.Session) -> None:
 def _tracker_session(session: nox.Session, name: str) -> None:
     """Install the core, the tracker extension ``extensions/<name>`` and the light plugins, and run
     the extension's tests and the documentation blocks that log to it."""
-    session.install(f"{ROOT / 'core'}[test]", str(KIT), str(REPORT), str(ROOT / "extensions" / "stats"),
+    session.install(f"{ROOT / 'core'}[test]", str(KIT), str(SCHEMA), str(RUNS), str(REPORT),
+                    str(ROOT / "extensions" / "stats"),
                     f"{ROOT / 'extensions' / name}[test]",
                     *(str(ROOT / "plugins" / plugin) for plugin in LIGHT))
     # only the files that need the tracker: the other plugins' tests are not installed here
@@ -107,7 +110,7 @@ def judge_llamacpp(session: nox.Session) -> None:
 @nox.session
 def demo(session: nox.Session) -> None:
     """Evaluate the bundled example data with the CPU-cheap metrics (the core and the light plugins only)."""
-    session.install(str(ROOT / "core"), *(str(ROOT / "plugins" / name) for name in LIGHT))
+    session.install(str(ROOT / "core"), str(SCHEMA), *(str(ROOT / "plugins" / name) for name in LIGHT))
     session.run("python", str(ROOT / "examples" / "demo.py"))
 
 
@@ -167,7 +170,7 @@ def report_browser(session: nox.Session) -> None:
     """
     if shutil.which("chromium") is None:
         session.error("needs Debian's chromium on PATH (apt-get install chromium)")
-    session.install(str(ROOT / "core"), str(KIT), str(HTTP), str(REPORT), str(ROOT / "plugins" / "overlap"),
+    session.install(str(ROOT / "core"), str(KIT), str(HTTP), str(RUNS), str(REPORT), str(ROOT / "plugins" / "overlap"),
                     str(ROOT / "plugins" / "judge"), "pytest>=8", "numpy")  # a judged run's record view
     session.run("pytest", str(REPORT / "tests" / "test_report_browser.py"), "-p", "no:cacheprovider",
                 env={"EVALCORE_REPORT_SCREENSHOT": str(ROOT / "docs" / "img" / "report.png")})
@@ -176,5 +179,5 @@ def report_browser(session: nox.Session) -> None:
 @nox.session
 def startup(session: nox.Session) -> None:
     """Start-up time of the command line against a bare interpreter."""
-    session.install(str(ROOT / "core"), *(str(ROOT / "plugins" / name) for name in LIGHT))
+    session.install(str(ROOT / "core"), str(SCHEMA), *(str(ROOT / "plugins" / name) for name in LIGHT))
     session.run("python", str(ROOT / "benchmarks" / "bench_startup.py"), *session.posargs)

@@ -54,10 +54,11 @@ def implemented_hooks(folder: pathlib.Path) -> list[str]:
 
 
 def hook_specs() -> list[tuple[str, str]]:
-    """``(hook, first sentence of its documentation)`` for each hook specification, in their order."""
+    """``(hook, first sentence of its documentation)`` for each hook specification, in their order: the
+    listing hooks, then those called around a run."""
     tree = ast.parse(HOOKS.read_text(encoding="utf-8"))
-    spec = next(node for node in tree.body if isinstance(node, ast.ClassDef) and node.name == "PluginHooks")
-    return [(node.name, first_sentence(ast.get_docstring(node))) for node in spec.body
+    specs = [node for node in tree.body if isinstance(node, ast.ClassDef) and node.name in ("PluginHooks", "RunHooks")]
+    return [(node.name, first_sentence(ast.get_docstring(node))) for spec in specs for node in spec.body
             if isinstance(node, ast.FunctionDef)]
 
 

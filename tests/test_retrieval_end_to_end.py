@@ -129,7 +129,7 @@ def test_parameterised_measures_print_the_names_trec_eval_prints(shared, evalcor
 def test_ndcg_with_a_gains_mapping_runs_through_the_cli_and_resumes(shared, evalcore_cli, tmp_path):
     """A gains mapping has integer keys: the journal keeps them (its header reads back the same
     parameters), resume recognises the run, and the numbers are evaluate_run's."""
-    from evalcore._engine.saved import load_run, metric_of
+    from evalcore.plugin import load_run, metric_of
     from evalcore_retrieval import evaluate_run
 
     data = shared / "reference" / "trec_eval"

@@ -3,7 +3,6 @@
 import evalcore
 import pytest
 from evalcore import MetricConflictError, SkipSample
-from evalcore._engine.stats import aggregate_all, aggregate_metric_values
 
 
 def accuracy_score(run, context):
@@ -115,11 +114,3 @@ def test_feedback_is_available_to_optimizers():
     evalcore.register_metric("explains", lambda gold, pred: (0.0, "missing the city"))
     result = evalcore.get_metric("explains").feedback({"answer": "Paris"}, {"answer": "France"})
     assert (result.score, result.feedback) == (0.0, "missing the city")
-
-
-def test_aggregation_helpers_over_runs():
-    runs = [{"metrics": {"m": 1.0}}, {"metrics": {"m": {"value": 3.0}}}, {"metrics": {"m": 2.0}}, {"metrics": {}}]
-    summary = aggregate_metric_values(runs, "m")
-    # by hand: values 1, 3, 2 -> mean 2, median 2, sample std sqrt(((1-2)^2 + 1^2 + 0) / 2) = 1
-    assert summary == {"mean": 2.0, "median": 2.0, "min": 1.0, "max": 3.0, "std": 1.0, "count": 3}
-    assert aggregate_all(runs, ["m", "absent"])["absent"]["count"] == 0

@@ -49,8 +49,8 @@ from evalcore._contract.fields import text_field as text_field
 from evalcore._contract.fields import response_text as response_text
 from evalcore._contract.fields import reference_answers as reference_answers
 from evalcore._contract.fields import doc_texts as doc_texts
-from evalcore._contract.regex import regex_search as regex_search
-from evalcore._contract.schema import schema_validator as schema_validator
+from evalcore_schema.regex import regex_search as regex_search
+from evalcore_schema.schema import schema_validator as schema_validator
 from evalcore._contract.records import iter_jsonl as iter_jsonl
 from evalcore._contract.records import read_records as read_records
 
@@ -75,9 +75,9 @@ from evalcore._engine.remote import make_recipe as make_recipe
 from evalcore._engine.remote import WorkerPlan as WorkerPlan
 from evalcore._engine.remote import worker_plan as worker_plan
 from evalcore._engine.trackers import Tracker as Tracker
-from evalcore._engine.parameters import run_parameters as run_parameters
+from evalcore_runs.parameters import run_parameters as run_parameters
 from evalcore._engine.trackers import open_tracker as open_tracker
-from evalcore._engine.trackers import check_answers as check_answers
+from evalcore_runs.destinations import check_answers as check_answers
 from evalcore._contract.errors import ExecutorError as ExecutorError
 from evalcore._contract.errors import TrackingError as TrackingError
 from evalcore._contract.chunk import Source as Source
@@ -103,10 +103,14 @@ from evalcore._contract.identity import parse_metric_id as parse_metric_id
 from evalcore._contract.identity import canonical_id as canonical_id
 from evalcore._contract.vocabulary import naming_problems as naming_problems
 # saved runs, for extensions that work on finished runs (statistics, reports)
-from evalcore._engine.saved import Run as Run
-from evalcore._engine.saved import load_run as load_run
-from evalcore._engine.saved import load_runs as load_runs
+from evalcore_runs.saved import Run as Run
+from evalcore_runs.saved import load_run as load_run
+from evalcore_runs.saved import load_runs as load_runs
 from evalcore._engine.saved import metric_of as metric_of
+from evalcore._engine.saved import SavedFiles as SavedFiles
+from evalcore._engine.saved import read_saved as read_saved
+from evalcore._engine.saved import journal_header as journal_header
+from evalcore._engine.saved import saved_rows as saved_rows
 from evalcore._engine.sequential import paired_difference_interval as paired_difference_interval
 from evalcore._engine.sequential import mean_sequence as mean_sequence
 
@@ -114,7 +118,7 @@ from evalcore._engine.sequential import mean_sequence as mean_sequence
 from evalcore._cli.common import reports_errors as reports_errors
 from evalcore._cli.common import echo_json as echo_json
 from evalcore._cli.common import echo_rows as echo_rows
-from evalcore._cli.common import comparison_options as comparison_options
+from evalcore_stats.cli.options import comparison_options as comparison_options
 from evalcore._cli.components import SettingsCommand as SettingsCommand
 from evalcore._contract.display import table_lines as table_lines
 

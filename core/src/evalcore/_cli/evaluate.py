@@ -212,7 +212,9 @@ def _evaluate(ctx: click.Context, data: str | None, metric_ids: Sequence[str], p
 def _run_options(options: dict[str, Any]) -> dict[str, Any]:
     """The command's options that :class:`~evalcore._engine.options.RunOptions` holds (a dry run
     checks them as a run would, and builds the same run context)."""
-    return {k: v for k, v in options.items() if k not in ("log_to", "tracker_options", "labels", "labels_metric")}
+    from evalcore._engine.run_hooks import EXTRA_OWNERS
+
+    return {k: v for k, v in options.items() if k not in ("log_to", "tracker_options", *EXTRA_OWNERS)}
 
 
 def _stopped_by_rule(result: Any) -> bool:

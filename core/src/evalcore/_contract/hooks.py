@@ -21,7 +21,7 @@ ENTRY_POINT_GROUP = "evalcore.plugins"
 PLUGIN_API_VERSION = 2
 """The plugin API this evalcore provides; registration modules declare the one they target
 as a module constant ``PLUGIN_API_VERSION``. Version 2 added the executor, tracker, command, program,
-record view, settings and backend hooks."""
+record view, settings and backend hooks, and the run hooks (:class:`RunHooks`)."""
 SUPPORTED_API_VERSIONS = (1, 2)
 """The plugin API versions this evalcore loads: a version-1 plugin (metrics, readers, metric
 sets) loads unchanged."""
@@ -142,8 +142,56 @@ class PluginHooks:
         raise NotImplementedError
 
 
+class RunHooks:
+    """Hook specifications called around a run, each once for the plugins implementing it (1:N),
+    with the run's arguments. Only those plugins load, and only when a run needs the hook (the
+    listing cache tells which plugins implement which run hook); each returns ``None`` when it has
+    nothing to add. A run hook that raises stops the run with its error (plugin API 2)."""
+
+    @hookspec
+    def evalcore_run_check(self, options: Any, extras: Mapping[str, Any]) -> list[str] | None:
+        """Check the run's options before any record is read, so that a bad input costs no scoring.
+        ``options`` holds the run's options (``rollouts``, ``output``, ``seed`` ...); ``extras`` the keywords of
+        :func:`evalcore.evaluate` that no core stage reads (``labels``, ``labels_metric``), given or
+        ``None``. Return the names in ``extras`` the plugin takes (a given one that no plugin takes
+        is an error), or raise an :class:`~evalcore.plugin.EvalcoreError` naming the bad one.
+        Called when some extra is given."""
+        raise NotImplementedError
+
+    @hookspec
+    def evalcore_summary_details(self, summaries: Mapping[str, Any], rows: Any,
+                                 options: Any) -> Mapping[str, Mapping[str, Any]] | None:
+        """Details to add to a finished run's summaries, by metric id. They are ``{metric id: {key:
+        value}}``, merged into each summary's ``details``. ``summaries`` are the summaries by
+        metric id, ``rows`` the run's rows (iterable, more than once), ``options`` its options.
+        Called when records were scored over several rollouts
+        (``options.rollouts > 1``): what a single pass cannot tell (rollout noise, pass^k)."""
+        raise NotImplementedError
+
+    @hookspec
+    def evalcore_run_finished(self, result: Any, options: Any,
+                              extras: Mapping[str, Any]) -> Mapping[str, Any] | None:
+        """Fields to set on a finished run's :class:`~evalcore.EvaluationResult`, such as its ``ppi``.
+        Called after its outputs are written (``options.output``: the JSON report, which the plugin may add
+        its section to). Called, after :meth:`evalcore_run_check`, when some extra is given."""
+        raise NotImplementedError
+
+    @hookspec
+    def evalcore_summary_lines(self, metrics: Mapping[str, Mapping[str, Any]]) -> list[str] | None:
+        """Lines shown under a run's table, in the terminal and the report. ``metrics`` holds its
+        summaries as JSON by metric id; a line says, for example, the rollout noise the plugin added with
+        :meth:`evalcore_summary_details`. Called when a run's table is shown and a summary holds details
+        beyond the core's own (``usage``, ``reasons``, ``warnings``, ``aggregate``, ``error``, ``reason``)."""
+        raise NotImplementedError
+
+
 def new_plugin_manager() -> PluginManager:
     """A plugin manager that knows the evalcore hook specifications and calls them 1:N."""
     manager = PluginManager(PROJECT_NAME)
     manager.add_hookspecs(PluginHooks)
+    manager.add_hookspecs(RunHooks)
     return manager
+
+
+RUN_HOOKS = tuple(name for name in RunHooks.__dict__ if name.startswith("evalcore_"))
+"""The names of the run hooks (:class:`RunHooks`)."""

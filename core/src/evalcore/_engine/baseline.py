@@ -21,9 +21,9 @@ def baseline_values(baseline: Any) -> BaselineValues:
     with ``samples`` rows), a saved run's JSON report or rows journal, rows themselves, or a mapping
     ``{metric id: {record id: value}}``."""
     if isinstance(baseline, (str, os.PathLike)):
-        from .saved import load_run
+        from .saved import read_saved
 
-        baseline = list(load_run(baseline).rows.values())
+        baseline = list(read_saved(baseline).rows.values())
     if isinstance(baseline, Mapping):
         try:
             return _finite({str(m): {str(i): float(v) for i, v in dict(values).items()}

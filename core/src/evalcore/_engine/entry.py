@@ -32,13 +32,13 @@ from evalcore._lazy import publish
 from evalcore._registry.registry import Registry, default_registry
 
 from .diagnose import warn_if_unscored
-from .labelled import check_labels, with_ppi
 from .options import RunOptions, SamplesFormat, check_paths, make_options, run_context
 from .plan import MetricLike, Plan, bind_metrics, resolve_executor
 from .programs import adapt_program
 from .readers import DataSource, JsonlSource, stdin_source
 from .result import EvaluationResult
 from .run import Run
+from .run_hooks import EXTRA_OWNERS, check_extras, finish_extras
 from .stats import AggregateMethod
 from .trackers import open_tracker
 
@@ -192,7 +192,8 @@ class _Assembly:
         given = {name: value for name, value in arguments.items() if name in _RUN_OPTIONS}
         self.options = make_options(self.registry, **given, **arguments["groups"])
         self.tracker = open_tracker(arguments["log_to"], arguments["tracker_options"], self.registry)
-        self.labels = check_labels(arguments["labels"], arguments["labels_metric"])
+        self.extras = {name: arguments[name] for name in EXTRA_OWNERS}
+        check_extras(self.registry, self.options, self.extras)
 
     async def score(self) -> EvaluationResult:
         """Read, score and summarise the records."""
@@ -211,14 +212,15 @@ class _Assembly:
         bound, created_from = bind_metrics(arguments["metrics"], registry, context, options.tiers)
         plan = Plan(bound, options, context, created_from, chosen)
         try:
-            return await Run(plan, source, program, started).execute()
+            return await Run(plan, source, program, started, registry).execute()
         finally:
             for metric in plan.metrics:
                 metric.close()
 
     def finish(self, result: EvaluationResult) -> EvaluationResult:
-        """``result`` with the labels' prediction-powered estimates, logged to the tracker."""
-        result = with_ppi(result, self.labels, output=self.options.output)
+        """``result`` with what plugins add from the extra options (the labels' prediction-powered
+        estimates), logged to the tracker."""
+        result = finish_extras(self.registry, result, self.options, self.extras)
         if self.tracker is not None:
             result = attrs.evolve(result, logged_to=self.tracker.log_evaluation(result))
         return result

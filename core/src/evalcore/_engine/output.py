@@ -13,7 +13,7 @@ from evalcore._lazy import publish
 
 from .diagnose import why_lines
 from .files import replacing
-from .noise import noise_lines
+from .run_hooks import hook_lines
 from .usage import cost_lines
 
 SURROGATES = "backslashreplace"
@@ -67,9 +67,10 @@ def format_table(metrics: Mapping[str, Mapping[str, Any]]) -> str:
 
 def summary_notes(metrics: Mapping[str, Mapping[str, Any]]) -> list[str]:
     """The lines under a run's table: why a metric scored nothing or fewer than half of the records,
-    the rollout noise of each metric scored over several rollouts, and the calls, tokens and cost
-    of each metric that called a model and of the run (``metrics``: a run's summary by metric id)."""
-    return [*why_lines(metrics), *noise_lines(metrics), *cost_lines(metrics)]
+    what the plugins add (the rollout noise of each metric scored over several rollouts), and the
+    calls, tokens and cost of each metric that called a model and of the run (``metrics``: a run's
+    summary by metric id)."""
+    return [*why_lines(metrics), *hook_lines(metrics), *cost_lines(metrics)]
 
 
 def _json_default(value: Any) -> Any:

@@ -17,6 +17,7 @@ from typing import Any
 from evalcore._contract.chunk import Chunk, Source
 from evalcore._contract.errors import EvalcoreError, InputError
 from evalcore._contract.identity import params_to_json
+from evalcore._registry.registry import Registry
 from evalcore._version import __version__
 
 from .accumulate import SameAnswers, Tally
@@ -24,11 +25,11 @@ from .diagnose import same_answer_warning, scores_sample, with_hints
 from .executors import ChunkExecutor, LocalExecutor
 from .files import OutputError
 from .journal import JournalWriter, Rows, encode_rows
-from .noise import with_rollout_noise
 from .output import write_csv, write_json
 from .plan import Plan
 from .progress import RunProgress
 from .result import EvaluationResult
+from .run_hooks import with_details
 from .score import ChunkResult
 from .stopping import prepare as prepare_stopping
 from .summary import MetricSummary, MetricTally, summarise_all
@@ -39,8 +40,10 @@ from .verdict import verdicts
 class Run:
     """One run: feeds chunks to the executor and their results to the journal and the tally."""
 
-    def __init__(self, plan: Plan, source: Source, program: Callable[..., Any] | None, started: float) -> None:
+    def __init__(self, plan: Plan, source: Source, program: Callable[..., Any] | None, started: float,
+                 registry: Registry) -> None:
         self.plan = plan
+        self.registry = registry  # whose plugins' run hooks add to the summaries
         self.seen_fields: set[str] = getattr(source, "seen_fields", set())  # filled as the reader reads
         self.sample: list[Any] = getattr(source, "sample", [])  # likewise: the first records as read
         self.same_answers = SameAnswers()
@@ -253,7 +256,7 @@ class Run:
         options = self.options
         if self.stopping is not None and self.stopped is None:
             self.stopped = self.stopping.reason  # a resumed run whose rule was already met
-        metrics = with_rollout_noise(self._summaries(), rows) if options.rollouts > 1 else self._summaries()
+        metrics = with_details(self.registry, self._summaries(), rows, options)
         budget = {**self.plan.context.budget.to_dict(),  # what the metrics paid, every call counted
                   "spent_msats": sum(m.cost_msats for m in metrics.values())}
         verdict = verdicts(rule=self.stopping, error_limit=self.error_limit, n_errors=self.tally.n_errors,

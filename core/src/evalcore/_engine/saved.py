@@ -1,10 +1,9 @@
-"""Saved runs, read back for comparisons and reports: an EvaluationResult, a JSON report or a samples journal.
+"""Saved runs read back as files: a JSON report with the rows journal it names, or a rows journal
+(the ``--baseline`` of a run that stops once decided; evalcore-runs builds its ``Run`` from them).
 
 A journal's first line may be a header (``{"evalcore_journal": 1, "metrics": {...}}``);
 each record line has an ``"id"`` and ``"scores"``; checkpoint lines (no ``"id"``) are
-skipped, and when a record appears twice (a resumed run) the later line wins. Journals
-written before the header existed are read too: a metric's granularity then follows from
-whether its rows carry a corpus ``"state"``.
+skipped, and when a record appears twice (a resumed run) the later line wins.
 """
 
 from __future__ import annotations
@@ -21,36 +20,47 @@ import attrs
 from evalcore._contract.errors import EvalcoreError, InputError
 from evalcore._lazy import publish
 
-RunLike = Any
-"""An :class:`~evalcore.EvaluationResult`, or the path of a JSON report or samples journal."""
-
 
 @attrs.frozen
-class Run:
-    """One saved run: per-metric information, per-record scores and what the report said."""
+class SavedFiles:
+    """What the files of one saved run hold."""
 
-    name: str
-    source: str
-    metrics: dict[str, dict[str, Any]]
+    header: dict[str, Any]
+    """The journal's header (``{}`` without one)."""
     rows: dict[str, dict[str, Any]]
-    summary: dict[str, dict[str, Any]] = attrs.field(factory=dict)
-    provenance: dict[str, Any] = attrs.field(factory=dict)
-    rejected: list[Any] = attrs.field(factory=list)
-    stopped: str | None = None
-    files: tuple[str, ...] = ()
-    """The files it was read from: the report and the journal it names, or the journal."""
-    verdict: list[dict[str, Any]] | None = None
-    """Each stopping rule's outcome (``rule``, ``outcome``, ``text``), for a run given any."""
-
-    def granularity(self, metric_id: str) -> str:
-        return str(self.metrics[metric_id].get("granularity", "sample"))
-
-    def direction(self, metric_id: str) -> str:
-        return str(self.metrics[metric_id].get("direction", "higher"))
+    """The committed rows by record id, in input order."""
+    report: dict[str, Any] | None
+    """The JSON report, when the run was given as one (``None`` for a journal)."""
+    files: tuple[str, ...]
+    """The files read: the report and the journal it names, or the journal."""
 
 
-def metric_of(run: Run, metric_id: str) -> Any:
-    """The metric object that computed ``metric_id`` in ``run``, with the parameters it ran with.
+def read_saved(path: str | os.PathLike[str]) -> SavedFiles:
+    """The report and rows of a saved run given as a JSON report (with the journal it names, or
+    its own ``samples``) or as a rows journal; a FIFO, device or socket is refused before it is read."""
+    path = os.fspath(path)
+    _refuse_special(path)
+    first = _first_value(path)
+    if isinstance(first, Mapping) and ("evalcore_journal" in first or "id" in first or "chunk" in first):
+        header, rows = read_journal(path)
+        return SavedFiles(header, rows, None, (path,))
+    report = _read_report(path)
+    samples_file = report.get("samples_file")
+    if samples_file:
+        journal = _samples_path(path, samples_file)
+        _refuse_special(journal)
+        header, rows = read_journal(journal)
+        return SavedFiles(header, rows, report, (path, journal))
+    if isinstance(report.get("samples"), list):
+        return SavedFiles({}, saved_rows(report["samples"], path), report, (path,))
+    raise InputError("the report names no samples file and holds no per-record rows; the rows are in the "
+                     "journal beside the report of a run (evaluate -o result.json keeps result.rows.jsonl)",
+                     source=path)
+
+
+def metric_of(run: Any, metric_id: str) -> Any:
+    """The metric object that computed ``metric_id`` in ``run`` (a saved ``Run``, whose ``metrics``
+    record each metric's parameters), with the parameters it ran with.
 
     Needed for corpus metrics, whose values are computed again from per-record states.
     """
@@ -65,32 +75,6 @@ def metric_of(run: Run, metric_id: str) -> Any:
                          field=metric_id) from None
 
 
-def load_runs(runs: Sequence[RunLike], names: Sequence[str] | None = None) -> list[Run]:
-    """Load each run; names default to the file names (``baseline``/``system N`` in memory)."""
-    if names is not None and len(names) != len(runs):
-        raise InputError(f"{len(names)} names given for {len(runs)} runs", field="names")
-    loaded = [load_run(run, None if names is None else names[i], index=i) for i, run in enumerate(runs)]
-    seen: dict[str, int] = {}
-    unique = []
-    for run in loaded:
-        count = seen.get(run.name, 0)
-        seen[run.name] = count + 1
-        unique.append(run if count == 0 else attrs.evolve(run, name=f"{run.name} ({count + 1})"))
-    return unique
-
-
-def load_run(run: RunLike, name: str | None = None, *, index: int = 0) -> Run:
-    """One run from an EvaluationResult-like object or a path."""
-    if isinstance(run, Run):
-        return run if name is None else attrs.evolve(run, name=name)
-    if isinstance(run, (str, os.PathLike)):
-        return _load_path(os.fspath(run), name)
-    if hasattr(run, "metrics") and hasattr(run, "samples"):
-        return _load_result(run, name or ("baseline" if index == 0 else f"system {index}"))
-    raise InputError(f"cannot compare a {type(run).__name__}: give an EvaluationResult or a file path",
-                     field=f"run {index}")
-
-
 def _refuse_special(path: str) -> None:
     """Refuse a FIFO, device or socket (links followed) before opening it: reading one would wait forever."""
     try:
@@ -100,52 +84,6 @@ def _refuse_special(path: str) -> None:
     if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
         raise InputError("is not a regular file (a FIFO, device or socket); a run is a JSON report or journal file",
                          source=path)
-
-
-def _load_result(result: Any, name: str) -> Run:
-    summary = {k: (v.to_dict() if hasattr(v, "to_dict") else dict(v)) for k, v in result.metrics.items()}
-    path = getattr(result, "samples_path", None)
-    source = os.fspath(path) if path else name
-    rows = _rows(result.samples, source)
-    first = _first_value(source) if path and os.path.isfile(source) else None
-    header = first if isinstance(first, Mapping) and "evalcore_journal" in first else {}
-    provenance = dict(getattr(result, "provenance", {}) or {})
-    return Run(name=name, source=source, metrics=_metric_info(header.get("metrics"), summary, rows, provenance),
-               rows=rows, summary=summary, provenance=provenance,
-               rejected=list(getattr(result, "rejected", []) or []), stopped=getattr(result, "stopped", None),
-               files=(source,) if path else (), verdict=getattr(result, "verdict", None))
-
-
-def _load_path(path: str, name: str | None) -> Run:
-    label = name or _stem(path)
-    _refuse_special(path)
-    first = _first_value(path)
-    if isinstance(first, Mapping) and ("evalcore_journal" in first or "id" in first or "chunk" in first):
-        header, rows = read_journal(path)
-        return Run(name=label, source=path, metrics=_metric_info(header.get("metrics"), {}, rows), rows=rows,
-                   provenance={"fingerprint": header["fingerprint"]} if "fingerprint" in header else {},
-                   files=(path,))
-    report = _read_report(path)
-    summary = dict(report.get("metrics") or {})
-    header: dict[str, Any] = {}
-    samples_file = report.get("samples_file")
-    files = (path,)
-    if samples_file:
-        journal = _samples_path(path, samples_file)
-        _refuse_special(journal)
-        header, rows = read_journal(journal)
-        files += (journal,)
-    elif isinstance(report.get("samples"), list):
-        rows = _rows(report["samples"], path)
-    else:
-        raise InputError("the report names no samples file and holds no per-record rows; the rows are in the "
-                         "journal beside the report of a run (evaluate -o result.json keeps result.rows.jsonl)",
-                         source=path)
-    provenance = dict(report.get("provenance") or {})
-    return Run(name=label, source=path, metrics=_metric_info(header.get("metrics"), summary, rows, provenance),
-               rows=rows, summary=summary, provenance=provenance,
-               rejected=list(report.get("rejected") or []), stopped=report.get("stopped"), files=files,
-               verdict=report.get("verdict"))
 
 
 def _samples_path(report: str, samples_file: str) -> str:
@@ -169,15 +107,20 @@ def read_journal(path: str) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
 
     if not os.path.isfile(path):
         raise InputError("samples journal not found", source=path)
-    first = _first_value(path)
-    header = dict(first) if isinstance(first, Mapping) and "evalcore_journal" in first else {}
+    header = journal_header(path)
     rows = [row for row in iter_rows(Path(path)) if isinstance(row, Mapping) and "id" in row]
     if not rows:
         raise InputError("no record rows in the samples journal", source=path)
-    return header, _rows(rows, path)
+    return header, saved_rows(rows, path)
 
 
-def _rows(rows: Sequence[Mapping[str, Any]], source: str) -> dict[str, dict[str, Any]]:
+def journal_header(path: str) -> dict[str, Any]:
+    """The header line of the journal at ``path`` (``{}`` when its first line is none)."""
+    first = _first_value(path)
+    return dict(first) if isinstance(first, Mapping) and "evalcore_journal" in first else {}
+
+
+def saved_rows(rows: Sequence[Mapping[str, Any]], source: str) -> dict[str, dict[str, Any]]:
     """Rows by record id; a later row replaces an earlier one; ordered by ``"i"`` when given."""
     by_id: dict[str, dict[str, Any]] = {}
     for n, row in enumerate(rows):
@@ -188,32 +131,6 @@ def _rows(rows: Sequence[Mapping[str, Any]], source: str) -> dict[str, dict[str,
         by_id[record_id] = dict(row)
     ordered = sorted(by_id.items(), key=lambda item: item[1].get("i", 0))
     return dict(ordered)
-
-
-def _metric_info(
-    header: Mapping[str, Any] | None, summary: Mapping[str, Mapping[str, Any]], rows: Mapping[str, Mapping[str, Any]],
-    provenance: Mapping[str, Any] | None = None,
-) -> dict[str, dict[str, Any]]:
-    """Per-metric information: the journal header, else the report, else what the rows show;
-    the parameters from the report's provenance where the header does not hold them (settings a
-    metric knows only once it has scored, such as how a judge's answers were asked for)."""
-    recorded = (provenance or {}).get("metrics") or {}
-    ids: dict[str, None] = dict.fromkeys(header or {})
-    ids.update(dict.fromkeys(summary))
-    for row in rows.values():
-        ids.update(dict.fromkeys(row["scores"]))
-    info: dict[str, dict[str, Any]] = {}
-    for metric_id in ids:
-        entry = dict((header or {}).get(metric_id) or summary.get(metric_id) or {})
-        if "granularity" not in entry:
-            has_state = any("state" in (row["scores"].get(metric_id) or {}) for row in rows.values())
-            entry["granularity"] = "corpus" if has_state else "sample"
-        entry.setdefault("direction", "higher")
-        finished = (recorded.get(metric_id) or {}).get("params")
-        if isinstance(finished, Mapping):  # what the run knew once it finished (the judge's response format)
-            entry["params"] = {**finished, **(entry.get("params") or {})}
-        info[metric_id] = entry
-    return info
 
 
 def _first_value(path: str) -> Any:
@@ -242,14 +159,6 @@ def _read_report(path: str) -> dict[str, Any]:
     if not isinstance(data, dict) or "metrics" not in data:
         raise InputError("not an evalcore report (no 'metrics')", source=path)
     return data
-
-
-def _stem(path: str) -> str:
-    base = os.path.basename(path)
-    for suffix in (".jsonl", ".json"):
-        if base.endswith(suffix):
-            return base[: -len(suffix)]
-    return base
 
 
 publish(globals())

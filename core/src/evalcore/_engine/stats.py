@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections import deque
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -57,29 +57,6 @@ def describe_values(values: Iterable[float]) -> dict[str, float | int | None]:
         "min": float(array.min()), "max": float(array.max()),
         "std": float(array.std(ddof=1)) if array.size > 1 else 0.0, "count": int(array.size),
     }
-
-
-def _metric_value(entry: Any) -> float | None:
-    if isinstance(entry, bool):
-        return float(entry)
-    if isinstance(entry, (int, float)):
-        return float(entry)
-    if isinstance(entry, Mapping):
-        for key in ("value", "score"):
-            if isinstance(entry.get(key), (int, float)):
-                return float(entry[key])
-    return None
-
-
-def aggregate_metric_values(runs: Sequence[Mapping[str, Any]], metric_key: str) -> dict[str, Any]:
-    """Summary statistics of one metric over runs (``run["metrics"][metric_key]``)."""
-    values = [_metric_value(run.get("metrics", {}).get(metric_key)) for run in runs]
-    return describe_values(v for v in values if v is not None)
-
-
-def aggregate_all(runs: Sequence[Mapping[str, Any]], metric_keys: Sequence[str]) -> dict[str, dict[str, Any]]:
-    """:func:`aggregate_metric_values` for each key."""
-    return {key: aggregate_metric_values(runs, key) for key in metric_keys}
 
 
 def standard_error(values: np.ndarray) -> float | None:

@@ -1,9 +1,10 @@
 """Which plugin provides what, as plain data kept with the cached listing (:mod:`.list_cache`).
 
 With a valid cached listing the registry loads only the plugin a metric id, a metric set or the
-readers need (its entry point alone) instead of every plugin. Each plugin's entry is a dict: its
-entry point (``name``, ``module``, its ``distribution`` and ``version``), ``status`` (a
-:class:`~evalcore.registry.PluginStatus` value), the metric keys and metric-set names it provides,
+readers or a run hook need (their entry points alone) instead of every plugin. Each plugin's entry is
+a dict: its entry point (``name``, ``module``, its ``distribution`` and ``version``), ``status`` (a
+:class:`~evalcore.registry.PluginStatus` value), the metric keys and metric-set names it provides, the
+run hooks its module implements (``hooks``),
 and the fields of its components, by kind: ``readers``, ``executors``, ``trackers``, ``commands``,
 ``settings`` and ``backends`` (a :class:`~evalcore.plugin.ReaderSpec` and its siblings as dicts:
 the command line adds their options and commands without loading the plugin).
@@ -29,10 +30,12 @@ _KINDS = ("readers", "executors", "trackers", "commands", "programs", "views", "
 
 
 def plugin_entry(name: str, distribution: str, version: str, module: str, status: str, metrics: list[str],
-                 sets: list[str], components: dict[str, list[dict[str, Any]]]) -> PluginEntry:
-    """The index entry of one discovered plugin (``components``: each component spec's fields, by kind)."""
+                 sets: list[str], components: dict[str, list[dict[str, Any]]], hooks: list[str]) -> PluginEntry:
+    """The index entry of one discovered plugin (``components``: each component spec's fields, by kind;
+    ``hooks``: the run hooks its registration module implements)."""
     return {"name": name, "distribution": distribution, "version": version, "module": module, "status": status,
-            "metrics": list(metrics), "sets": list(sets), **{kind: list(components.get(kind, ())) for kind in _KINDS}}
+            "metrics": list(metrics), "sets": list(sets), "hooks": list(hooks),
+            **{kind: list(components.get(kind, ())) for kind in _KINDS}}
 
 
 def is_index(value: Any) -> bool:
@@ -79,7 +82,7 @@ class PluginIndex:
 def _is_entry(entry: Any) -> bool:
     return (isinstance(entry, dict) and all(isinstance(entry.get(f), str) for f in _TEXT_FIELDS)
             and all(isinstance(v := entry.get(f), list) and all(isinstance(s, str) for s in v)
-                    for f in ("metrics", "sets"))
+                    for f in ("metrics", "sets", "hooks"))
             and all(isinstance(found := entry.get(kind), list) and all(map(_is_component, found)) for kind in _KINDS))
 
 

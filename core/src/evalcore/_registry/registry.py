@@ -41,6 +41,7 @@ from evalcore._contract.errors import (
 from evalcore._contract.hooks import (
     ENTRY_POINT_GROUP,
     PLUGIN_API_VERSION,
+    RUN_HOOKS,
     SUPPORTED_API_VERSIONS,
     Contribution,
     PluginHooks,
@@ -112,12 +113,15 @@ class PluginInfo:
 
 @attrs.frozen
 class _Loaded:
-    """What loading one plugin gave: its info and, when it loaded, its metrics, sets and components."""
+    """What loading one plugin gave: its info and, when it loaded, its metrics, sets and components,
+    its registration module and the run hooks that module implements."""
 
     plugin: PluginInfo
     metrics: tuple[MetricInfo, ...] = ()
     sets: dict[str, list[str]] = attrs.field(factory=dict)
     components: dict[str, tuple[ComponentSpec, ...]] = attrs.field(factory=dict)
+    module: Any = None
+    hooks: tuple[str, ...] = ()
 
 
 def _add(metrics: dict[str, list[MetricInfo]], info: MetricInfo) -> None:
@@ -262,6 +266,7 @@ class Registry:
         loaded: dict[tuple[str, str, str], _Loaded] = {}
         manager = new_plugin_manager()
         registered: dict[str, list[tuple[EntryPoint, Any]]] = {}  # entry points by the name their module has
+        modules: dict[str, Any] = {}
         for ep, distribution, version in chosen:
             key, name = (ep.name, distribution, ep.value), f"{distribution}:{ep.name}"
             base = {"name": ep.name, "distribution": distribution, "version": version, "module": ep.value}
@@ -284,12 +289,14 @@ class Registry:
                 loaded[key] = _Loaded(PluginInfo(**base, status=PluginStatus.INVALID, api_version=api_version,
                                                  error=error))
                 continue
-            registered[name] = [((ep, distribution, version), api_version)]
+            registered[name], modules[name] = [((ep, distribution, version), api_version)], module
         given = _call_hooks(manager)
         for name, entries in registered.items():
+            hooks = tuple(hook for hook in RUN_HOOKS
+                          if any(impl.plugin_name == name for impl in getattr(manager.hook, hook).get_hookimpls()))
             for (ep, distribution, version), api_version in entries:
-                loaded[ep.name, distribution, ep.value] = self._checked(
-                    ep, distribution, version, claimed[ep.name], api_version, given.get(name, {}))
+                done = self._checked(ep, distribution, version, claimed[ep.name], api_version, given.get(name, {}))
+                loaded[ep.name, distribution, ep.value] = attrs.evolve(done, module=modules[name], hooks=hooks)
         return loaded
 
     def _checked(self, ep: metadata.EntryPoint, distribution: str, version: str, claimants: list[str],
@@ -378,8 +385,31 @@ class Registry:
         done = [self._done[p.name, p.distribution, p.module] for p in self._plugins]
         return [plugin_entry(d.plugin.name, d.plugin.distribution, d.plugin.version, d.plugin.module,
                              d.plugin.status.value, list(d.plugin.metrics), list(d.sets),
-                             {kind: [spec.to_dict() for spec in specs] for kind, specs in d.components.items()})
+                             {kind: [spec.to_dict() for spec in specs] for kind, specs in d.components.items()},
+                             list(d.hooks))
                 for d in done]
+
+    def call_run_hook(self, hook: str, **arguments: Any) -> list[Any]:
+        """Call the run hook ``hook`` once for every plugin that
+        implements it (1:N) with ``arguments``, loading those plugins alone where a valid listing cache
+        tells which they are; their results, ``None`` left out. A plugin's error is raised."""
+        index = self._cached_index()
+        if index is not None:
+            self._load_only(index, [entry for entry in index.entries if hook in entry["hooks"]])
+        else:
+            self.load()
+        manager = new_plugin_manager()
+        with self._lock:
+            for done in self._done.values():
+                if done.plugin.ok and hook in done.hooks and not manager.is_registered(done.module):
+                    manager.register(done.module, name=f"{done.plugin.distribution}:{done.plugin.name}")
+        results = []
+        for contribution in getattr(manager.hook, hook)(**arguments):
+            if contribution.error is not None:
+                raise contribution.error
+            if contribution.result is not None:
+                results.append(contribution.result)
+        return results
 
     def raise_for_failed_plugins(self) -> None:
         """Raise :class:`PluginError` describing every plugin that did not load cleanly."""

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from evalcore.plugin import InputError, Record, SampleMetric, Score, SkipSample, get_path, schema_validator
+from evalcore.plugin import InputError, Record, SampleMetric, Score, SkipSample, get_path
+from evalcore_schema import schema_validator
 from jsonschema.exceptions import SchemaError
 
 from ._inputs import field_value, parse_structure

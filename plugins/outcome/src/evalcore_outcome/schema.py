@@ -6,7 +6,8 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from evalcore.plugin import InputError, Record, SampleMetric, Score, schema_validator
+from evalcore.plugin import InputError, Record, SampleMetric, Score
+from evalcore_schema import schema_validator
 from jsonschema.exceptions import SchemaError
 
 from .repetition import tool_call

@@ -6,7 +6,9 @@ from collections.abc import Sequence
 from typing import Any
 
 import click
-from evalcore.plugin import comparison_options, echo_json, reports_errors
+from evalcore.plugin import echo_json, reports_errors
+
+from .options import comparison_options
 
 
 @click.command("compare")

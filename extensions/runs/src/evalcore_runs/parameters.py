@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from evalcore._lazy import publish
+from evalcore.plugin import journal_header
 
-from .journal import JournalReader
-from .result import EvaluationResult
+if TYPE_CHECKING:
+    from evalcore import EvaluationResult
 
 
 def run_parameters(result: EvaluationResult) -> dict[str, Any]:
@@ -62,8 +62,4 @@ def _journal_header(path: Path | None) -> dict[str, Any]:
     """The first line of a rows journal: the run's fingerprint and metric provenance (``{}`` if none)."""
     if path is None or not os.path.isfile(path):
         return {}
-    with open(path, "rb") as handle:
-        return JournalReader(handle, path).read_header() or {}
-
-
-publish(globals())
+    return journal_header(os.fspath(path))

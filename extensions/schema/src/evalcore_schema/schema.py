@@ -3,7 +3,7 @@
 jsonschema runs ``pattern``, ``patternProperties`` and the pattern part of
 ``additionalProperties`` on Python's backtracking ``re``; a schema taken from data could
 make it run for ever. The validators built here replace those three keywords with ones
-that search through :func:`evalcore._contract.regex.regex_search`.
+that search through :func:`evalcore_schema.regex_search`.
 """
 
 from __future__ import annotations
@@ -11,8 +11,6 @@ from __future__ import annotations
 import functools
 from collections.abc import Iterator, Mapping
 from typing import Any
-
-from evalcore._lazy import publish
 
 from .regex import regex_search
 
@@ -82,5 +80,3 @@ def schema_validator(schema: Any, *, check_formats: bool = False) -> Any:
     cls.check_schema(schema)
     return _linear_class(cls)(schema, format_checker=cls.FORMAT_CHECKER if check_formats else None)
 
-
-publish(globals())

@@ -15,9 +15,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from evalcore._lazy import publish
-
-from .errors import InputError
+from evalcore.plugin import InputError
 
 #: Seconds a pattern may run on the fallback engine before it is an input error.
 FALLBACK_TIMEOUT_S = 2.0
@@ -77,5 +75,3 @@ def _bounded_search(pattern: str, text: str, where: str, timeout_s: float) -> bo
         raise InputError(f"invalid regular expression {pattern!r:.80}: {last}", field=where)
     return done.stdout.strip() == "1"
 
-
-publish(globals())

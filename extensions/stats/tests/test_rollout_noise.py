@@ -9,8 +9,8 @@ from collections import Counter
 
 import evalcore
 import pytest
-from evalcore._engine.noise import pass_rates, rollout_noise, variance_components
 from evalcore.testing import run_evalcore
+from evalcore_stats.noise import pass_rates, rollout_noise, variance_components
 
 # Three records, three rollouts each, pass (1) / fail (0):
 GROUPS = [[1.0, 1.0, 1.0], [1.0, 0.0, 0.0], [0.0, 0.0, 0.0]]

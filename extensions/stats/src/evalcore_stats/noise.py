@@ -1,5 +1,6 @@
 """Rollout noise made visible: variance between records against variance within a record, and
-pass^k / pass@k for pass/fail metrics.
+pass^k / pass@k for pass/fail metrics (a run's ``details["rollout_noise"]``, added to its summaries
+through the ``evalcore_summary_details`` hook and shown under its table).
 
 With ``rollouts`` > 1 every record is scored several times (the program, or a judge, is run again);
 each record's row keeps its rollouts' scores (``details["rollouts"]``). Over the ``ok`` values:
@@ -26,10 +27,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from math import comb
 from typing import Any
-
-import attrs
-
-from .summary import MetricSummary
 
 KEY = "rollout_noise"
 """The key of a summary's ``details`` holding the decomposition and pass^k / pass@k."""
@@ -100,17 +97,13 @@ def rollout_groups(rows: Iterable[Mapping[str, Any]], metric_ids: Sequence[str])
     return groups
 
 
-def with_rollout_noise(
-    metrics: dict[str, MetricSummary], rows: Iterable[Mapping[str, Any]],
-) -> dict[str, MetricSummary]:
-    """``metrics`` with ``details["rollout_noise"]`` added to each per-sample metric where it can be told."""
-    sample = [metric_id for metric_id, s in metrics.items() if s.granularity == "sample"]
-    out = dict(metrics)
-    for metric_id, groups in rollout_groups(rows, sample).items():
-        noise = rollout_noise(groups)
-        if noise is not None:
-            out[metric_id] = attrs.evolve(metrics[metric_id], details={**metrics[metric_id].details, KEY: noise})
-    return out
+def rollout_details(summaries: Mapping[str, Any], rows: Iterable[Mapping[str, Any]],
+                    ) -> dict[str, dict[str, Any]]:
+    """``{metric id: {"rollout_noise": ...}}`` for each per-sample metric of ``summaries`` (a run's
+    summaries by metric id) where the noise of its rollouts can be told."""
+    sample = [metric_id for metric_id, s in summaries.items() if s.granularity == "sample"]
+    return {metric_id: {KEY: noise} for metric_id, groups in rollout_groups(rows, sample).items()
+            if (noise := rollout_noise(groups)) is not None}
 
 
 def noise_lines(metrics: Mapping[str, Mapping[str, Any]]) -> list[str]:
