@@ -203,7 +203,7 @@ def test_a_plugin_readers_files_take_no_map(root):
     ("array.jsonl", '[{"id": "1", "example": {}, "prediction": {}}]\n', "holds a JSON array, not JSON lines"),
     ("pretty.json", '[\n  {"id": "1"}\n]\n', "holds a JSON array, not JSON lines"),
     ("table.jsonl", "id,question,answer\n1,q,a\n", "looks like CSV (first line: 'id,question,answer'), not JSON lines"),
-    ("qrels.jsonl", "q1 0 d1 1\n", "looks like a TREC qrels or run file"),
+    ("qrels.jsonl", "q1 0 d1 1\n", "looks like a TREC qrels file"),
     ("empty.jsonl", "", "no records: the file is empty; expected JSON lines, one record object per line"),
     ("result.json", '{\n  "metrics": {},\n  "provenance": {}\n}\n', "is an evalcore report (JSON), not records"),
     ("folder", None, "is a folder; expected a file of records"),
