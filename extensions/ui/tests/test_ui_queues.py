@@ -80,7 +80,7 @@ def test_two_annotators_label_with_the_keyboard_and_the_export_feeds_evaluate(se
     labels = tmp_path / "exported.jsonl"
     labels.write_text(exported)
     done = subprocess.run([*EVALCORE, "evaluate", str(EXAMPLES / "rag.jsonl"), "-m", "judge/faithfulness",
-                           "--labels", str(labels), "-o", str(tmp_path / "labelled.json")],
+                           "--labels", str(labels), "-o", str(tmp_path / "labelled.json"), "--allow-code"],
                           env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     entry = json.loads((tmp_path / "labelled.json").read_text())["ppi"]["entries"][0]
