@@ -406,7 +406,8 @@ def evalcore_metrics() -> list[MetricSpec]:
               "useful for arriving at the reference answer?) and LLMContextPrecisionWithoutReference "
               "(`reference='none'`: useful for the response?). One call per retrieved context, in rank "
               "order, each a verdict 1/0 with a reason, as ragas asks (one context per prompt, so a "
-              "verdict never depends on the other contexts). Value, as ragas computes it: "
+              "verdict never depends on the other contexts); with `one_call=True` one call judges every "
+              "context, a verdict each in rank order, as DeepEval's ContextualPrecisionMetric asks. Value, as ragas computes it: "
               "sum over ranks k of precision@k * v_k, divided by (number of useful contexts + 1e-10); 0 "
               "when no context is useful (so all useful gives 0.9999999999). No retrieved context, or no "
               "reference answer where `reference='answer'`, skips the sample. Given the same verdicts the "
@@ -417,7 +418,10 @@ def evalcore_metrics() -> list[MetricSpec]:
                                 identity=True,
                                 description="judge usefulness for the reference answer, or ('none') the response"),
                       ParamSpec(name="k", type="int", minimum=1, description="use only the first k contexts",
-                                aliases=("top_k",))),
+                                aliases=("top_k",)),
+                      ParamSpec(name="one_call", type="bool", default=False, identity=True,
+                                description="judge every context in one call, as DeepEval does (one call "
+                                            "per sample instead of one per context)")),
               version="1"),
         _spec("context_recall", "Share of the reference answer's sentences attributable to the retrieved contexts.",
               "ragas' LLMContextRecall. One call: the judge classifies each sentence of the reference answer "
