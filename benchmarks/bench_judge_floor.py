@@ -11,7 +11,8 @@ prompt form alike, so both score the same verdicts.
   ``evalcore.evaluate`` with no concurrency setting (the run's and the judge's defaults, cache
   off); its time is set against ``calls × delay ÷ concurrency`` (the judge's default ceiling, 32)
   with the target ``1.3×``, and the client's CPU seconds (what a loaded machine stretches: a
-  client whose CPU time stays below the floor can reach it on a free core). ``judge/context_precision`` runs both ways (one call per context, and
+  client whose CPU time stays below the floor can reach it on a free core).
+  ``judge/context_precision`` runs both ways (one call per context, and
   ``one_call=True``, DeepEval's one call per sample).
 * **peers**: context recall, faithfulness and context precision in evalcore and in ragas
   (``ragas.evaluate`` at its default ``RunConfig``: 16 workers), contextual precision and
@@ -105,7 +106,8 @@ class Counted:
 def evalcore_run(base_url: str, metric_id: str, data: list[dict]) -> list[float | None]:
     import evalcore
 
-    result = evalcore.evaluate(examples=data, predictions=data, metrics=[metric_id], judge={"base_url": base_url, "model": "m"},
+    result = evalcore.evaluate(examples=data, predictions=data, metrics=[metric_id],
+                               judge={"base_url": base_url, "model": "m"},
                                embedding={"base_url": base_url, "model": "m"}, cache_mode="off", progress=False)
     rows = [next(iter(row["scores"].values())) for row in result.samples]
     errors = [r for r in rows if r["status"] == "error"]
@@ -121,7 +123,7 @@ def floor(counted: Counted, base_url: str, n: int, delay: float) -> None:
     print(f"  {'metric':<55} {'calls':>6} {'seconds':>8} {'CPU s':>6} {'floor':>6} {'ratio':>6}")
     for metric_id in JUDGED:
         try:
-            seconds, calls, cpu = counted.run(lambda: evalcore_run(base_url, metric_id, data))
+            seconds, calls, cpu = counted.run(lambda metric_id=metric_id: evalcore_run(base_url, metric_id, data))
         except Exception as exc:  # noqa: BLE001 - reported, the others still run
             print(f"  {metric_id:<55} not run: {str(exc).splitlines()[0][:120]}")
             continue

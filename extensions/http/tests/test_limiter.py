@@ -16,7 +16,8 @@ CAPACITY = 6  # the server answers HTTP 429 to a request that finds this many al
 
 class Overloadable:
     """A server's default reply: HTTP 429 above ``CAPACITY`` requests in hand, else a chat answer
-    after ``delay`` seconds (``capacity``: ``CAPACITY`` unless given); it records the most requests it held at once after ``settle`` answers."""
+    after ``delay`` seconds (``capacity``: ``CAPACITY`` unless given); it counts the refusals, and
+    those after the first ``settle`` answers apart."""
 
     def __init__(self, delay: float = 0.05, settle: int = 60, capacity: int = CAPACITY) -> None:
         self.delay = delay

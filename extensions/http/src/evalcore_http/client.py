@@ -107,8 +107,8 @@ class OpenAIClient:
     ``max_retry_after`` and at most ``timeout``: a server asking for an hour does not stall a run).
 
     At most ``max_concurrency`` calls are in flight, fewer while the server refuses calls for
-    load or slows down (``adaptive=False`` keeps it fixed). One connection pool is made per event loop and closed when that loop shuts down, so a run
-    shares its kept-alive connections.
+    load or slows down (``adaptive=False`` keeps it fixed). One connection pool is made per event
+    loop and closed when that loop shuts down, so a run shares its kept-alive connections.
 
     ``structured_outputs`` records whether the server takes OpenAI structured output
     (``response_format={"type": "json_schema", ...}``, passed to :meth:`achat` as it is):
