@@ -7,6 +7,7 @@ import random
 import threading
 import time
 
+import pytest
 from evalcore.http import OpenAIClient
 from evalcore.testing import Reply, ScriptedServer
 from evalcore_http.limiter import ANSWERED, OVERLOADED, AdaptiveLimiter
@@ -90,25 +91,54 @@ def test_fixed_limit_never_adapts():
     assert asyncio.run(run()) == 8
 
 
-def test_one_burst_of_refusals_halves_the_limit_once_and_slow_answers_cut_it():
+class Clock:
+    """A stand-in for the ``time`` module: ``monotonic()`` is what the test sets."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def monotonic(self) -> float:
+        return self.now
+
+
+def test_one_burst_of_refusals_halves_the_limit_once_and_slow_answers_cut_it(monkeypatch):
+    import evalcore_http.limiter
+
+    clock = Clock()
+    monkeypatch.setattr(evalcore_http.limiter, "time", clock)
+
+    async def answered_after(limiter, seconds):
+        sent = await limiter.acquire()
+        clock.now += seconds
+        limiter.release(sent, ANSWERED)
+
     async def run():
         limiter = AdaptiveLimiter(16)
         sent = [await limiter.acquire() for _ in range(16)]
+        clock.now += 0.01
         for s in sent:
             limiter.release(s, OVERLOADED)  # all sent before the first cut
         after_burst = limiter.limit
-        for _ in range(12):  # answers in 1 ms set the fastest, then ones in 50 ms read as load
-            s = await limiter.acquire()
-            await asyncio.sleep(0.001)
-            limiter.release(s, ANSWERED)
+        for _ in range(12):  # answers in 10 ms: the fastest, and growth
+            await answered_after(limiter, 0.01)
         healthy = limiter._limit
-        for _ in range(3):
-            s = await limiter.acquire()
-            await asyncio.sleep(0.05)
-            limiter.release(s, ANSWERED)
+        for _ in range(3):  # answers in 100 ms read as load
+            await answered_after(limiter, 0.1)
         return after_burst, healthy, limiter._limit
 
     after_burst, healthy, after_slow = asyncio.run(run())
     assert after_burst == 8
-    assert healthy > 8  # answers in time grow it again
-    assert after_slow < healthy * 0.9 ** 2
+    assert healthy == pytest.approx(8 + sum(1 / x for x in _growth(8.0, 12)))  # 1/limit an answer
+    # smoothed latency (0.9 old + 0.1 new) after 10 ms answers: 0.019, 0.0271 (below 3 x 10 ms: growth),
+    # then 0.03439 (above: a tenth off)
+    grown = _growth(healthy, 3)[-1]
+    assert after_slow == pytest.approx(grown * 0.9)
+
+
+def _growth(limit, answers):
+    """The limits each answer in time grows from (additive increase: ``limit += 1 / limit``)."""
+    out = []
+    for _ in range(answers):
+        out.append(limit)
+        limit += 1 / limit
+    return out
