@@ -244,8 +244,6 @@ class OpenAIClient:
             except BackendError as exc:
                 if exc.status in (429, 503):
                     outcome = OVERLOADED
-                elif exc.status is not None:
-                    outcome = ANSWERED
                 wait = exc.retry_after  # a server's wish, never longer than the call may take
                 wait = self.backoff(attempt) if wait is None else min(wait, self.max_retry_after)
                 out_of_time = wait >= deadline - time.monotonic()

@@ -18,9 +18,9 @@ WARM_UP = 10
 OVERLOADED = "overloaded"
 """An outcome of :meth:`AdaptiveLimiter.release`: the server refused the call for load (429, 503)."""
 ANSWERED = "answered"
-"""An outcome: the server answered (whatever it said)."""
+"""An outcome: the server answered the call (its latency counts)."""
 FAILED = "failed"
-"""An outcome: no answer (timeout, lost connection); the limit is left as it is."""
+"""An outcome: no answer, or an error other than overload; the limit is left as it is."""
 
 
 class AdaptiveLimiter:
