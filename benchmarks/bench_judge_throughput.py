@@ -48,6 +48,8 @@ import statistics
 import sys
 import time
 import types
+from collections.abc import Callable
+from typing import Any
 
 TARGET = 1.3  # the judge paths' time, at most this many times the ideal
 CHAT = {"id": "c", "object": "chat.completion", "model": "m",
@@ -79,8 +81,12 @@ def _answer(path: str, request: dict) -> bytes:
     return _chat(json.dumps(schema, sort_keys=True) if schema else None)
 
 
-def serve(port_queue: multiprocessing.Queue, delay: float) -> None:
-    """A keep-alive HTTP/1.1 server on asyncio streams; answers every POST after ``delay``."""
+def serve(port_queue: multiprocessing.Queue, delay: float, answer: Callable[[str, dict], bytes] | None = None,
+          counter: Any = None) -> None:
+    """A keep-alive HTTP/1.1 server on asyncio streams; answers every POST after ``delay`` with
+    ``answer(path, request)`` (default: :func:`_answer`), counting the requests in ``counter``
+    (a ``multiprocessing.Value``) where given."""
+    answer = answer or _answer
 
     async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
@@ -94,8 +100,11 @@ def serve(port_queue: multiprocessing.Queue, delay: float) -> None:
                     if name.strip().lower() == "content-length":
                         length = int(value)
                 body = await reader.readexactly(length) if length else b""
+                if counter is not None:
+                    with counter.get_lock():
+                        counter.value += 1
                 await asyncio.sleep(delay)
-                data = _answer(path, json.loads(body or b"{}"))
+                data = answer(path, json.loads(body or b"{}"))
                 writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: "
                              + str(len(data)).encode() + b"\r\n\r\n" + data)
                 await writer.drain()

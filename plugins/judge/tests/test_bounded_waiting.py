@@ -78,7 +78,8 @@ def test_unreachable_judge_ends_the_metric_within_seconds(tmp_path):
 
 
 def test_silent_judge_is_given_up_within_the_sample_time_limit(tmp_path, silent_port):
-    proc, took = evaluate(f"http://127.0.0.1:{silent_port}/v1", tmp_path, "--timeout-s", "2")
+    # 8 records at once, so 4 wait behind them for the client to give up
+    proc, took = evaluate(f"http://127.0.0.1:{silent_port}/v1", tmp_path, "--timeout-s", "2", "--concurrency", "8")
     assert took < 15, took  # at the judge's default, 60 s per record
     assert proc.returncode != 0 and "Traceback" not in proc.stderr
     errors = errors_of(tmp_path)

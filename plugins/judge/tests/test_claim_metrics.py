@@ -66,6 +66,8 @@ def scripted_judge(statements=(), verdicts=(), useful=(), attributed=()):
         if role == "verdicts":
             return json.dumps({"verdicts": [{"statement": s, "reason": f"why {i}", "verdict": v}
                                             for i, (s, v) in enumerate(zip(statements, verdicts))]})
+        if role == "contexts":  # every context in one call
+            return json.dumps({"verdicts": [{"reason": f"context {i}", "verdict": v} for i, v in enumerate(useful, 1)]})
         if role.startswith("context_"):
             rank = int(role.rsplit("_", 1)[1])
             return json.dumps({"reason": f"context {rank}", "verdict": useful[rank - 1]})
@@ -108,6 +110,75 @@ def test_context_precision_equals_ragas(useful, with_reference):
     assert score.value == ragas_context_precision(useful, with_reference)
     assert [c["verdict"] for c in score.details["contexts"]] == useful
     assert [c["rank"] for c in score.details["contexts"]] == list(range(1, len(useful) + 1))
+
+
+def deepeval_contextual_precision(verdicts):
+    """DeepEval's ContextualPrecisionMetric scoring step over the same verdicts."""
+    pytest.importorskip("deepeval")
+    from deepeval.metrics import ContextualPrecisionMetric
+    from deepeval.metrics.contextual_precision.schema import ContextualPrecisionVerdict
+
+    metric = ContextualPrecisionMetric(model=_NoModel(), include_reason=False)
+    metric.verdicts = [ContextualPrecisionVerdict(verdict="yes" if v else "no", reason="r") for v in verdicts]
+    return metric._calculate_score()
+
+
+class _NoModel:
+    """A stand-in judge model: DeepEval's scoring step makes no call."""
+
+    def __new__(cls):
+        from deepeval.models import DeepEvalBaseLLM
+
+        class NoModel(DeepEvalBaseLLM):
+            def __init__(self):
+                super().__init__("none")
+
+            def load_model(self):
+                return None
+
+            def generate(self, prompt, schema=None):
+                raise AssertionError("no call expected")
+
+            async def a_generate(self, prompt, schema=None):
+                raise AssertionError("no call expected")
+
+            def get_model_name(self):
+                return "none"
+
+        return NoModel()
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(bits, st.booleans())
+def test_context_precision_in_one_call_equals_ragas_and_deepeval(useful, with_reference):
+    roles = []
+
+    def judge(prompt, metadata):
+        roles.append(metadata["role"])
+        return scripted_judge(useful=useful)(prompt, metadata)
+
+    metric = _metric("judge/context_precision", judge, one_call=True,
+                     reference="answer" if with_reference else "none")
+    score = metric.score_one(EXAMPLE, _prediction(len(useful)))
+    assert roles == ["contexts"]  # one call for every context
+    assert score.value == ragas_context_precision(useful, with_reference)
+    assert score.value == pytest.approx(deepeval_contextual_precision(useful), rel=1e-9, abs=1e-9)
+    assert [c["verdict"] for c in score.details["contexts"]] == useful
+    assert [c["rank"] for c in score.details["contexts"]] == list(range(1, len(useful) + 1))
+
+
+def test_context_precision_in_one_call_numbers_the_contexts_and_is_its_own_identity():
+    seen = []
+
+    def judge(prompt, metadata):
+        seen.append(prompt)
+        return json.dumps({"verdicts": [{"reason": "r", "verdict": 1}] * 3})
+
+    metric = _metric("judge/context_precision", judge, one_call=True)
+    metric.score_one(EXAMPLE, PREDICTION)
+    assert len(seen) == 1 and "exactly 3 entries" in seen[0]
+    assert "[1] The Eiffel Tower stands in Paris." in seen[0] and "[3] The tower opened in 1889." in seen[0]
+    assert metric.id != _metric("judge/context_precision", judge).id
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -326,3 +326,34 @@ def test_estimates():
     statements = evalcore.get_metric("judge/answer_statement_relevancy", judge=question_judge(), cache_mode="off")
     assert relevancy.estimate(example, prediction)["calls"] == 1  # all questions in one answer
     assert statements.estimate(example, prediction)["calls"] == 2  # statements, then verdicts
+
+
+def test_embeddings_go_through_the_runs_one_connection_pool_without_threads(oracle_server, monkeypatch):
+    """Twelve records of answer relevancy in one run: the embedding calls go out on the run's event
+    loop through one connection pool (no worker thread, no event loop or pool of their own)."""
+    import threading
+
+    import evalcore_http.client
+
+    query, response = CASES["two sentences"]
+    expected = evalcore_relevancy(oracle_server, query, response)
+    pools, threads = [], []
+    real_pool, real_thread_start = evalcore_http.client.HTTPPool, threading.Thread.start
+
+    class CountedPool(real_pool):
+        def __init__(self, base_url, headers, **kw):
+            pools.append(base_url)
+            super().__init__(base_url, headers, **kw)
+
+    monkeypatch.setattr(evalcore_http.client, "HTTPPool", CountedPool)
+    monkeypatch.setattr(threading.Thread, "start",
+                        lambda self: (threads.append(self.name), real_thread_start(self))[1])
+    records = [{"id": str(i), "query": query, "response": response} for i in range(12)]
+    result = evalcore.evaluate(records, ["judge/answer_relevancy"], judge={"base_url": oracle_server.base_url,
+                               "model": "m"}, embedding={"base_url": oracle_server.base_url, "model": "e"},
+                               cache_mode="off", progress=False)
+    values = [next(iter(row["scores"].values()))["value"] for row in result.samples]
+    assert values == [pytest.approx(expected)] * 12
+    # one pool for the judge and one for the embedding client, made on the run's one event loop
+    assert sorted(pools[:2]) == [oracle_server.base_url] * 2 and len(pools) == 2, pools
+    assert [t for t in threads if t.startswith("asyncio")] == []  # asyncio.to_thread's workers

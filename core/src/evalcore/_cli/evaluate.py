@@ -57,7 +57,7 @@ class _EvaluateCommand(click.Command):
 @click.option("--csv", type=click.Path(dir_okay=False), help="Write per-record values (CSV).")
 @click.option("--resume", is_flag=True, help="Continue an interrupted run from its journal (--samples, or beside -o).")
 @click.option("--overwrite", is_flag=True, help="Replace a journal that holds another run's rows.")
-@click.option("--concurrency", default=8, show_default=True, type=click.IntRange(min=1))
+@click.option("--concurrency", default=32, show_default=True, type=click.IntRange(min=1))
 @click.option("--chunk-size", default=1000, show_default=True, type=click.IntRange(min=1),
               help="Records read and scored together (memory is bounded by it).")
 @click.option("--executor", default="local", show_default=True, metavar="NAME",

@@ -56,7 +56,7 @@ def evaluate(
     program: Callable[..., Any] | None = None,
     columns: Mapping[str, str] | None = None,
     field_map: Mapping[str, str] | None = None,
-    concurrency: int = 8,
+    concurrency: int = 32,
     chunk_size: int = 1000,
     progress: bool | None = None,
     failure_score: float | None = None,
@@ -109,7 +109,7 @@ def evaluate(
       kind a plugin adapts (a DSPy module); with ``rollouts`` > 1 it runs that many times per example
       and each metric's per-record value is the ``aggregate_by`` (mean, median, min, max,
       trimmed_mean with ``trim``) of the rollouts, with their spread in the details.
-    * ``concurrency`` (8) — samples scored at once (async metrics on the event loop, sync
+    * ``concurrency`` (32) — samples scored at once (async metrics on the event loop, sync
       ones in that many worker threads, each taking a slice of a chunk).
     * ``chunk_size`` (1000) — records read and scored together; memory is bounded by it.
     * ``progress`` — a progress bar (default: when stderr is a terminal).

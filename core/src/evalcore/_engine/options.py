@@ -51,7 +51,7 @@ def _finite(name: str) -> Any:
 class RunOptions:
     """Every knob of :func:`evalcore.evaluate`; see its docstring for their meaning."""
 
-    concurrency: int = attrs.field(default=8, validator=_at_least(1, "concurrency"))
+    concurrency: int = attrs.field(default=32, validator=_at_least(1, "concurrency"))
     chunk_size: int = attrs.field(default=1000, validator=_at_least(1, "chunk_size"))
     progress: bool | None = None
     failure_score: float | None = attrs.field(default=None, validator=_finite("failure_score"))

@@ -4,7 +4,9 @@ It covers OpenAI, vLLM, Ollama, llama.cpp's server and LiteLLM proxies (anything
 serves ``POST {base_url}/chat/completions`` and ``POST {base_url}/embeddings``), with:
 
 * one connection pool per event loop (a run), :class:`~evalcore_http.pool.HTTPPool`,
-  and a concurrency limit; the request is the JSON body as it is (``orjson``), the answer read
+  and a concurrency limit that adapts to the server (:class:`~evalcore_http.limiter.AdaptiveLimiter`:
+  it starts at ``max_concurrency``, halves on 429 and 503, backs off as answers slow down, and
+  grows again while the server keeps up); the request is the JSON body as it is (``orjson``), the answer read
   as JSON, with no request or response objects built on the way (on a fast local server the
   ``openai`` SDK's request path cost more CPU than the call took);
 * the key passed in (a run reads ``$OPENAI_API_KEY``, or the variable a metric names, where
@@ -46,6 +48,7 @@ from .errors import (
     RequestRejected,
     ServerError,
 )
+from .limiter import ANSWERED, FAILED, OVERLOADED, AdaptiveLimiter
 from .pool import HTTPPool, _BodyTooLarge, _ConnectFailed, _ConnectionLost
 from .prices import Usage, estimate_tokens
 
@@ -103,8 +106,9 @@ class OpenAIClient:
     seconds (at most ``backoff_max``, with jitter), or after ``Retry-After`` (at most
     ``max_retry_after`` and at most ``timeout``: a server asking for an hour does not stall a run).
 
-    One connection pool is made per event loop and closed when that loop shuts down, so a run
-    shares its kept-alive connections.
+    At most ``max_concurrency`` calls are in flight, fewer while the server refuses calls for
+    load or slows down (``adaptive=False`` keeps it fixed). One connection pool is made per event
+    loop and closed when that loop shuts down, so a run shares its kept-alive connections.
 
     ``structured_outputs`` records whether the server takes OpenAI structured output
     (``response_format={"type": "json_schema", ...}``, passed to :meth:`achat` as it is):
@@ -114,8 +118,8 @@ class OpenAIClient:
     def __init__(
         self, base_url: str | None, model: str, *, api_key: str | None = None, api_key_env: str | None = None,
         timeout: float = 60.0, max_retries: int = 4, backoff_base: float = 0.5, backoff_max: float = 30.0,
-        max_retry_after: float = 120.0, max_concurrency: int = 8, max_response_bytes: int = 10_000_000,
-        rng: random.Random | None = None, give_up_after: int = 3,
+        max_retry_after: float = 120.0, max_concurrency: int = 32, max_response_bytes: int = 10_000_000,
+        rng: random.Random | None = None, give_up_after: int = 3, adaptive: bool = True,
     ) -> None:
         base_url = base_url or ""
         if not base_url.startswith(("http://", "https://")):
@@ -135,6 +139,7 @@ class OpenAIClient:
         self.max_concurrency = max_concurrency
         self.max_response_bytes = max_response_bytes
         self.give_up_after = give_up_after
+        self.adaptive = adaptive
         self.calls = 0
         self._unanswered = 0  # attempts in a row that got no answer
         self._down: str | None = None  # why calls are no longer made, once the server is taken for down
@@ -208,7 +213,8 @@ class OpenAIClient:
             if self._api_key:
                 headers["Authorization"] = f"Bearer {self._api_key}"
             pool = HTTPPool(self.base_url, headers, max_body=self.max_response_bytes)
-            state = self._per_loop[loop] = _LoopState(pool, asyncio.Semaphore(self.max_concurrency))
+            limiter = AdaptiveLimiter(self.max_concurrency, adaptive=self.adaptive)
+            state = self._per_loop[loop] = _LoopState(pool, limiter)
             state.start_closer()
         return state
 
@@ -218,26 +224,36 @@ class OpenAIClient:
         return cap / 2 + self._rng.uniform(0, cap / 2)
 
     async def _call(self, path: str, payload: Mapping[str, Any]) -> tuple[dict[str, Any], bytes]:
-        """The JSON object answered to ``payload``, and the body it came in."""
+        """The JSON object answered to ``payload``, and the body it came in. Each attempt holds a
+        slot of the loop's :class:`~evalcore_http.limiter.AdaptiveLimiter`; a retry waits outside it."""
         body = orjson.dumps(payload)
         state = self._state()
-        async with state.semaphore:
-            deadline = time.monotonic() + self.timeout
-            attempt = 0
-            while True:
-                left = deadline - time.monotonic()
-                last = attempt >= self.max_retries
-                try:
-                    return await self._attempt(state.api, path, body, left if last else left / 2)
-                except BackendError as exc:
-                    wait = exc.retry_after  # a server's wish, never longer than the call may take
-                    wait = self.backoff(attempt) if wait is None else min(wait, self.max_retry_after)
-                    out_of_time = wait >= deadline - time.monotonic()
-                    if not exc.retryable or last or self._down or out_of_time:
-                        exc.args = (self._why_stopped(exc, attempt + 1, out_of_time and not last),)
-                        raise
-                    attempt += 1
-                    await asyncio.sleep(wait)
+        limiter = state.limiter
+        deadline: float | None = None
+        attempt = 0
+        while True:
+            sent = await limiter.acquire()
+            deadline = deadline or time.monotonic() + self.timeout
+            left = deadline - time.monotonic()
+            last = attempt >= self.max_retries
+            outcome = FAILED
+            try:
+                result = await self._attempt(state.api, path, body, left if last else left / 2)
+                outcome = ANSWERED
+                return result
+            except BackendError as exc:
+                if exc.status in (429, 503):
+                    outcome = OVERLOADED
+                wait = exc.retry_after  # a server's wish, never longer than the call may take
+                wait = self.backoff(attempt) if wait is None else min(wait, self.max_retry_after)
+                out_of_time = wait >= deadline - time.monotonic()
+                if not exc.retryable or last or self._down or out_of_time:
+                    exc.args = (self._why_stopped(exc, attempt + 1, out_of_time and not last),)
+                    raise
+                attempt += 1
+            finally:
+                limiter.release(sent, outcome)
+            await asyncio.sleep(wait)
 
     def _why_stopped(self, error: BackendError, attempts: int, out_of_time: bool) -> str:
         """The message of the error a call ends with."""
@@ -317,9 +333,9 @@ class OpenAIClient:
 class _LoopState:
     """One event loop's connection pool and concurrency limit; the pool is closed as the loop shuts down."""
 
-    def __init__(self, api: HTTPPool, semaphore: asyncio.Semaphore) -> None:
+    def __init__(self, api: HTTPPool, limiter: AdaptiveLimiter) -> None:
         self.api = api
-        self.semaphore = semaphore
+        self.limiter = limiter
         self._closer: Any = None
 
     def start_closer(self) -> None:

@@ -2,7 +2,10 @@
 and the content-addressed cache in front of either (or of a plugin's own, such as a local model).
 
 Every embedder embeds a list of texts in batches and has a ``signature`` (what produced the
-vectors) that keys the cache.
+vectors) that keys the cache. :func:`aembed` embeds from inside a run's event loop: the HTTP
+embedder's calls go out on that loop, through the client's one connection pool and concurrency
+limit for the run (no thread, no event loop or connection pool of their own); other embedders
+run on a worker thread.
 """
 
 from __future__ import annotations
@@ -63,12 +66,14 @@ class HTTPEmbedder:
         self.signature = f"http:{client.model}"
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
-        async def run() -> list[list[list[float]]]:
-            batches = [texts[i:i + self.batch_size] for i in range(0, len(texts), self.batch_size)]
-            results = await asyncio.gather(*(self.client.aembed(b) for b in batches))
-            return [r.vectors for r in results]
+        """Blocking :meth:`aembed` (not from inside a running event loop)."""
+        return asyncio.run(self.aembed(texts))
 
-        vectors = [v for batch in asyncio.run(run()) for v in batch]
+    async def aembed(self, texts: Sequence[str]) -> np.ndarray:
+        """The vectors of ``texts``, their batches sent at once on the running event loop."""
+        batches = [texts[i:i + self.batch_size] for i in range(0, len(texts), self.batch_size)]
+        results = await asyncio.gather(*(self.client.aembed(b) for b in batches))
+        vectors = [v for result in results for v in result.vectors]
         return as_matrix(vectors) if vectors else np.zeros((0, 0))
 
 
@@ -85,17 +90,44 @@ class CachedEmbedder:
                          model=self.signature, decoding={}, inputs=text)
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
+        found, missing = self._lookup(texts)
+        if missing:
+            self._store(found, missing, self.inner.embed(missing))
+        return self._matrix(found, texts)
+
+    async def aembed(self, texts: Sequence[str]) -> np.ndarray:
+        """:meth:`embed` from inside an event loop, the missing texts through :func:`aembed`."""
+        found, missing = self._lookup(texts)
+        if missing:
+            self._store(found, missing, await aembed(self.inner, missing))
+        return self._matrix(found, texts)
+
+    def _lookup(self, texts: Sequence[str]) -> tuple[dict[str, Any], list[str]]:
+        """The cached vectors of ``texts``, and the distinct texts not cached."""
         found: dict[str, Any] = {}
         for text in dict.fromkeys(texts):
             value = self.cache.get(self.key(text))
             if isinstance(value, list):
                 found[text] = value
-        missing = [t for t in dict.fromkeys(texts) if t not in found]
-        if missing:
-            for text, vector in zip(missing, self.inner.embed(missing)):
-                found[text] = [float(x) for x in vector]
-                self.cache.put(self.key(text), found[text])
+        return found, [t for t in dict.fromkeys(texts) if t not in found]
+
+    def _store(self, found: dict[str, Any], missing: list[str], vectors: np.ndarray) -> None:
+        for text, vector in zip(missing, vectors):
+            found[text] = [float(x) for x in vector]
+            self.cache.put(self.key(text), found[text])
+
+    @staticmethod
+    def _matrix(found: Mapping[str, Any], texts: Sequence[str]) -> np.ndarray:
         return as_matrix([found[t] for t in texts]) if texts else np.zeros((0, 0))
+
+
+async def aembed(embedder: Embedder, texts: Sequence[str]) -> np.ndarray:
+    """``embedder``'s vectors of ``texts`` from inside an event loop: on the loop where the embedder
+    has an ``aembed`` (the HTTP embedder and the cache in front of it), else on a worker thread."""
+    native = getattr(embedder, "aembed", None)
+    if native is not None:
+        return await native(texts)
+    return await asyncio.to_thread(embedder.embed, texts)
 
 
 def build_embedder(params: Mapping[str, Any], context: RunContext,

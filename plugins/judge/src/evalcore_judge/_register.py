@@ -65,7 +65,8 @@ COMMON = (
     ParamSpec(name="max_retries", type="int", default=4, minimum=0,
               description="retries on 429, 5xx, timeouts and refused connections"),
     ParamSpec(name="backoff_base", type="float", default=0.5, minimum=0.0, description="first retry wait, seconds"),
-    ParamSpec(name="concurrency", type="int", default=8, minimum=1, description="concurrent calls at most"),
+    ParamSpec(name="concurrency", type="int", default=32, minimum=1,
+              description="concurrent calls at most; fewer while the server answers 429 or 503 or slows down"),
     ParamSpec(name="cache_mode", type="str", nullable=True, aliases=("cache",),
               choices=CACHE_MODES,
               description="how the answer cache is used (default: the run's --cache-mode, else readwrite)"),
@@ -706,7 +707,9 @@ def evalcore_metrics() -> list[MetricSpec]:
               "useful for arriving at the reference answer?) and LLMContextPrecisionWithoutReference "
               "(`reference='none'`: useful for the response?). One call per retrieved context, in rank "
               "order, each a verdict 1/0 with a reason, as ragas asks (one context per prompt, so a "
-              "verdict never depends on the other contexts). Value, as ragas computes it: "
+              "verdict never depends on the other contexts); with `one_call=True` one call judges every "
+              "context, a verdict each in rank order, as DeepEval's ContextualPrecisionMetric asks. "
+              "Value, as ragas computes it: "
               "sum over ranks k of precision@k * v_k, divided by (number of useful contexts + 1e-10); 0 "
               "when no context is useful (so all useful gives 0.9999999999). No retrieved context, or no "
               "reference answer where `reference='answer'`, skips the sample. Given the same verdicts the "
@@ -717,7 +720,10 @@ def evalcore_metrics() -> list[MetricSpec]:
                                 identity=True,
                                 description="judge usefulness for the reference answer, or ('none') the response"),
                       ParamSpec(name="k", type="int", minimum=1, description="use only the first k contexts",
-                                aliases=("top_k",))),
+                                aliases=("top_k",)),
+                      ParamSpec(name="one_call", type="bool", default=False, identity=True,
+                                description="judge every context in one call, as DeepEval does (one call "
+                                            "per sample instead of one per context)")),
               version="1"),
         _spec("context_recall", "Share of the reference answer's sentences attributable to the retrieved contexts.",
               "ragas' LLMContextRecall. One call: the judge classifies each sentence of the reference answer "

@@ -53,6 +53,7 @@ from .prompts import (
     COMPLETENESS,
     CONTEXT_ATTRIBUTION,
     CONTEXT_USEFUL,
+    CONTEXTS_USEFUL,
     DIFF_SEMANTIC,
     FAITHFULNESS,
     GROUNDEDNESS,
@@ -681,7 +682,8 @@ class ClaimFaithfulness(StagedJudgeMetric):
 
 class ContextPrecision(StagedJudgeMetric):
     """ragas' LLMContextPrecisionWithReference / ...WithoutReference: a usefulness verdict per
-    retrieved context (one call each), then average precision over the ranking."""
+    retrieved context (one call each, or all in one call with ``one_call``, as DeepEval asks), then
+    average precision over the ranking."""
 
     def requests(self, example: Record, prediction: Record) -> list[Request]:
         if self.params["reference"] == "answer":
@@ -690,15 +692,21 @@ class ContextPrecision(StagedJudgeMetric):
             answer = inputs.response(prediction, blank="skip")
         contexts = inputs.evidence(example, prediction, "retrieved", self.params["k"])
         query = _query(example)
+        if self.params["one_call"]:
+            return [Request("contexts", CONTEXTS_USEFUL, CONTEXTS_USEFUL.render(
+                query=query, context=numbered(contexts), answer=answer, count=str(len(contexts))),
+                CONTEXTS_USEFUL.answer)]
         return [Request(f"context_{rank}", CONTEXT_USEFUL,
                         CONTEXT_USEFUL.render(query=query, context=context, answer=answer), CONTEXT_USEFUL.answer)
                 for rank, context in enumerate(contexts, 1)]
 
     def follow(self, example: Record, prediction: Record,
                answers: Mapping[str, JudgeAnswer]) -> list[Request] | Verdict:
-        ranked = sorted(answers, key=lambda role: int(role.rsplit("_", 1)[1]))
-        rows = [{"rank": int(role.rsplit("_", 1)[1]), "verdict": answers[role].verdict,  # type: ignore[attr-defined]
-                 "reason": answers[role].reason} for role in ranked]  # type: ignore[attr-defined]
+        if "contexts" in answers:  # one call: the verdicts in rank order, as many as the judge gave
+            verdicts = answers["contexts"].verdicts  # type: ignore[attr-defined]
+        else:
+            verdicts = [answers[role] for role in sorted(answers, key=lambda role: int(role.rsplit("_", 1)[1]))]
+        rows = [{"rank": rank, "verdict": v.verdict, "reason": v.reason} for rank, v in enumerate(verdicts, 1)]
         value = average_precision([r["verdict"] for r in rows])
         useful = [str(r["rank"]) for r in rows if r["verdict"]]
         feedback = f"Useful contexts at ranks {', '.join(useful)} of {len(rows)}." if useful else \

@@ -18,6 +18,7 @@ from .schemas import (
     AnswerQualityAnswer,
     CompletenessAnswer,
     ContextRecallAnswer,
+    ContextsUsefulAnswer,
     ContextUsefulAnswer,
     DecomposedSemanticF1Answer,
     DiffAnswer,
@@ -178,6 +179,17 @@ CONTEXT_USEFUL = Template(
     'Answer with a single JSON object and nothing else: {{"reason": "...", "verdict": 0 or 1}}.',
     "Question:\n{query}\n\nContext:\n{context}\n\nAnswer:\n{answer}\n\nWas the context useful?",
     ContextUsefulAnswer,
+)
+
+CONTEXTS_USEFUL = Template(
+    "contexts_useful",
+    "Given a question, an answer and the retrieved contexts, numbered in rank order, verify for each "
+    "context whether it was useful in arriving at the given answer: verdict 1 if it was useful and 0 if "
+    "not, with a short reason. Judge every context on its own, one verdict per context, in the order "
+    'given. Answer with a single JSON object and nothing else: {{"verdicts": [{{"reason": "...", '
+    '"verdict": 0 or 1}}, ...]}}, exactly {count} entries.',
+    "Question:\n{query}\n\nContexts:\n{context}\n\nAnswer:\n{answer}\n\nWas each context useful?",
+    ContextsUsefulAnswer,
 )
 
 CONTEXT_ATTRIBUTION = Template(

@@ -12,7 +12,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, Literal
 
@@ -129,7 +128,9 @@ class AnswerRelevancy(StagedJudgeMetric):
         if all(not g.question for g in generated):
             raise SkipSample("the judge generated no question from the response (ragas scores NaN)")
         query = inputs.targets(example, "query", blank="skip")[0]
-        vectors = await asyncio.to_thread(self.embedder.embed, [query, *(g.question for g in generated)])
+        from evalcore_http.embedders import aembed  # imports numpy: only where it embeds
+
+        vectors = await aembed(self.embedder, [query, *(g.question for g in generated)])
         rows = [{"question": g.question, "noncommittal": g.noncommittal, "cosine": float(c)}
                 for g, c in zip(generated, cosine_similarities(vectors[0], vectors[1:]))]
         value = response_relevancy(vectors[0], vectors[1:], [g.noncommittal for g in generated])

@@ -293,6 +293,21 @@ class ContextUsefulAnswer(JudgeAnswer):
     verdict: int = verdict_field("1 if the context was useful in arriving at the answer, 0 if not")
 
 
+class ContextVerdict(_Item):
+    """One retrieved context, why it was useful or not, and the verdict (1/0)."""
+
+    reason: str = Field(description="reason for the verdict")
+    verdict: int = verdict_field("1 if the context was useful in arriving at the answer, 0 if not")
+
+
+class ContextsUsefulAnswer(JudgeAnswer):
+    """Every retrieved context judged in one call (as DeepEval's contextual precision asks): a verdict
+    per context, in rank order."""
+
+    schema_name: ClassVar[str] = "contexts_useful"
+    verdicts: list[ContextVerdict] = Field(description="one verdict per context, in the order given")
+
+
 class SentenceAttribution(_Item):
     """One reference sentence, why it can or cannot be attributed to the context, and the verdict (1/0)."""
 
