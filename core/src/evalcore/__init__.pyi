@@ -34,6 +34,9 @@ from evalcore_stats.arena import arena as arena
 from evalcore_stats.arena import Arena as Arena
 from evalcore_stats.ppi import ppi as ppi
 from evalcore_stats.ppi import ppi_differences as ppi_differences
+from evalcore_stats.active import active_probabilities as active_probabilities
+from evalcore_stats.active import active_mean as active_mean
+from evalcore_stats.active import labels_needed as labels_needed
 from evalcore_stats.labels import read_labels as read_labels
 from evalcore_stats.power import plan_sample_size as plan_sample_size
 from evalcore_stats.gate import gate as gate
