@@ -5,14 +5,17 @@
 ``offset``, ``limit``); ``/api/runs/{run}/records/{id}`` is one record's view; ``/api/compare``
 compares two runs (``evalcore.compare``), ``/api/trend`` follows a metric over the runs
 (``evalcore.trend``); ``/api/queues`` opens annotation queues, gives each annotator the next
-record, keeps labels and skips, and says how far annotators agree; ``/api/queues/{q}/export`` is
-the file ``--labels`` reads. A bad request is answered with one line naming what is wrong.
+record (in run order, or in active order: drawn where a label narrows the estimate most), keeps
+labels and skips, and says how far annotators agree; ``/api/queues/{q}/estimate`` is the metric's
+estimate from the labels so far (``width``: the labels an interval that narrow still needs);
+``/api/queues/{q}/export`` is the file ``--labels`` reads. A bad request is answered with one line naming what is wrong.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import random
 from collections.abc import AsyncIterator, Callable
 from importlib.resources import files
 from typing import Any
@@ -26,11 +29,12 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from . import active
 from . import catalogue as runs_of
 from .agreement import agreement
 from .index import RowIndex
 from .jsontext import dumps, loads
-from .labels import LabelStore, export_lines, mean_labels
+from .labels import LabelStore, export_lines, mean_labels, walk_ids
 from .record import record_detail
 from .security import Guard
 
@@ -47,6 +51,8 @@ class Workbench:
     data: str
     index: RowIndex = attrs.field(init=False)
     labels: LabelStore = attrs.field(init=False)
+    populations: dict[tuple[str, str, int], active.Population] = attrs.field(init=False, factory=dict)
+    rng: random.Random = attrs.field(init=False, factory=random.SystemRandom)
 
     def __attrs_post_init__(self) -> None:
         os.makedirs(self.data, exist_ok=True)
@@ -62,6 +68,16 @@ class Workbench:
             raise InputError("the run's report names no journal beside it, so its records cannot be shown",
                              source=entry.report)
         return entry.journal
+
+    def population(self, journal: str, metric: str) -> active.Population:
+        """The records an active queue for ``metric`` draws from (kept while the journal is unchanged)."""
+        count = self.index.refresh(journal)
+        key = (journal, metric, count)
+        if key not in self.populations:
+            scores = ((rid, (self.index.row(journal, rid)[0].get("scores") or {}).get(metric))
+                      for rid in walk_ids(lambda after: self.index.ids(journal, after)))
+            self.populations[key] = active.population(scores)
+        return self.populations[key]
 
 
 def create_app(folder: str | None = None, store: str | None = None, data: str | None = None,
@@ -186,7 +202,7 @@ def _queues(bench: Workbench, request: Request, body: Any) -> Any:
         runs_of.find(bench.runs(), str(body.get("run", "")))
         queue = bench.labels.open_queue(str(body.get("name", "")), str(body["run"]), str(body.get("kind", "")),
                                         metric=body.get("metric") or None, scale=body.get("scale"),
-                                        categories=body.get("categories") or ())
+                                        categories=body.get("categories") or (), order=body.get("order") or "run")
         return queue.to_dict()
     return [q.to_dict() for q in bench.labels.queues()]
 
@@ -196,7 +212,11 @@ def _next(bench: Workbench, request: Request, body: Any) -> Any:
     journal = bench.journal(queue.run)
     total = bench.index.refresh(journal)
     annotator = request.query_params.get("annotator", "")
-    rid = bench.labels.next_record(queue, annotator, lambda after: bench.index.ids(journal, after))
+    if queue.order == "active":
+        people = bench.population(journal, str(queue.metric))
+        rid = bench.labels.next_drawn(queue, annotator, lambda: people.draw(bench.rng), people.ids)
+    else:
+        rid = bench.labels.next_record(queue, annotator, lambda after: bench.index.ids(journal, after))
     mine = sum(1 for item in bench.labels.labels(queue) if item["annotator"] == annotator.strip())
     detail = record_detail(rid, *bench.index.row(journal, rid)) if rid is not None else None
     return {"queue": queue.to_dict(), "record": detail, "labelled": mine, "total": total}
@@ -237,9 +257,13 @@ def _estimate(bench: Workbench, request: Request, body: Any) -> Any:
     labels = mean_labels(bench.labels.labels(queue))
     if queue.metric is None or queue.kind == "categories":
         return {"note": "a queue for a metric (and labels that are numbers) has an estimate"}
+    entry = runs_of.find(bench.runs(), queue.run)
+    if queue.order == "active":
+        width = _number(request.query_params, "width")
+        people = bench.population(bench.journal(queue.run), queue.metric)
+        return {"n_labelled": len(labels), **active.estimate(people, bench.labels.draws(queue), labels, width)}
     if len(labels) < 2:
         return {"n_labelled": len(labels), "note": "the estimate needs at least 2 labelled records"}
-    entry = runs_of.find(bench.runs(), queue.run)
     if entry.report is None:
         return {"n_labelled": len(labels), "note": "the run is still in progress"}
     return evalcore.ppi(entry.report, {queue.metric: labels}, metrics=[queue.metric]).entries[0].to_dict()

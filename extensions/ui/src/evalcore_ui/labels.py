@@ -4,6 +4,10 @@ A queue labels the records of one run, for a metric (the labels then estimate it
 1/0, a 1–N scale, or a number in its range) or by a free rubric (pass/fail, a 1–N scale,
 categories); every label keeps who gave it, when, and an optional comment. A label given again
 by the same annotator replaces theirs. Skipped records come back once the others are labelled.
+
+A queue for a metric may be in ``active`` order (see :mod:`evalcore_ui.active`): its records are
+drawn one at a time with recorded probabilities, and every draw is kept (queue, order, record,
+probability, time) beside the labels.
 """
 
 from __future__ import annotations
@@ -11,7 +15,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -19,6 +23,7 @@ import attrs
 from evalcore.plugin import InputError
 
 KINDS = ("pass_fail", "scale", "categories")
+ORDERS = ("run", "active")
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS queues (
     name TEXT PRIMARY KEY, run TEXT NOT NULL, metric TEXT, kind TEXT NOT NULL, scale INTEGER,
@@ -29,7 +34,11 @@ CREATE TABLE IF NOT EXISTS labels (
 CREATE TABLE IF NOT EXISTS skips (
     queue TEXT NOT NULL, rid TEXT NOT NULL, annotator TEXT NOT NULL, at TEXT NOT NULL,
     PRIMARY KEY (queue, rid, annotator));
+CREATE TABLE IF NOT EXISTS draws (
+    queue TEXT NOT NULL, seq INTEGER NOT NULL, rid TEXT NOT NULL, p REAL NOT NULL, at TEXT NOT NULL,
+    PRIMARY KEY (queue, seq));
 """
+_MAX_DRAWS = 10_000
 
 
 @attrs.frozen
@@ -42,6 +51,7 @@ class Queue:
     kind: str
     scale: int | None = None
     categories: tuple[str, ...] = ()
+    order: str = "run"
 
     def check(self, label: Any) -> str:
         """``label`` as stored (text), or an :class:`InputError` naming what the rubric takes."""
@@ -67,14 +77,17 @@ class LabelStore:
         self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=30)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.executescript(_SCHEMA)
+        if "ordering" not in {row[1] for row in self._db.execute("PRAGMA table_info(queues)")}:
+            self._db.execute("ALTER TABLE queues ADD COLUMN ordering TEXT NOT NULL DEFAULT 'run'")
         self._lock = threading.Lock()
 
     def close(self) -> None:
         self._db.close()
 
     def open_queue(self, name: str, run: str, kind: str, metric: str | None = None, scale: int | None = None,
-                   categories: Sequence[str] = ()) -> Queue:
-        """Open (create) a queue; opening one that exists with the same rubric returns it."""
+                   categories: Sequence[str] = (), order: str = "run") -> Queue:
+        """Open (create) a queue; opening one that exists with the same rubric returns it. ``order``:
+        ``run`` (record order) or ``active`` (drawn where a label narrows the metric's estimate most)."""
         if not name.strip():
             raise InputError("a queue needs a name", field="name")
         if kind not in KINDS:
@@ -82,21 +95,28 @@ class LabelStore:
         if kind == "scale" and not (isinstance(scale, int) and 2 <= scale <= 9):
             raise InputError("a scale rubric needs scale between 2 and 9 (labels 1..scale, one key each)",
                              field="scale")
+        if order not in ORDERS:
+            raise InputError(f"order {order!r} is none of {', '.join(ORDERS)}", field="order")
+        if order == "active" and (not metric or kind == "categories"):
+            raise InputError("active order needs a metric and labels that are numbers (pass/fail or a scale)",
+                             field="order")
         cats = tuple(str(c).strip() for c in categories if str(c).strip())
         if kind == "categories" and not 2 <= len(set(cats)) == len(cats) <= 9:
             raise InputError("a categories rubric needs 2 to 9 distinct categories (one key each)",
                              field="categories")
         queue = Queue(name=name.strip(), run=run, metric=metric or None, kind=kind,
-                      scale=scale if kind == "scale" else None, categories=cats if kind == "categories" else ())
+                      scale=scale if kind == "scale" else None, categories=cats if kind == "categories" else (),
+                      order=order)
         with self._lock:
             existing = self._queue(queue.name)
             if existing is not None:
                 if existing != queue:
                     raise InputError("a queue of that name exists with another run or rubric", field="name")
                 return existing
-            self._db.execute("INSERT INTO queues VALUES (?, ?, ?, ?, ?, ?, ?)",
+            self._db.execute("INSERT INTO queues (name, run, metric, kind, scale, categories, created, ordering) "
+                             "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                              (queue.name, run, queue.metric, kind, queue.scale, json.dumps(list(queue.categories)),
-                              _now()))
+                              _now(), order))
         return queue
 
     def queues(self) -> list[Queue]:
@@ -135,17 +155,58 @@ class LabelStore:
             skipped = [r for (r,) in self._db.execute(
                 "SELECT rid FROM skips WHERE queue = ? AND annotator = ? ORDER BY at", (queue.name, who))]
         passed = done | set(skipped)
-        for rid in _walk(ids):
+        for rid in walk_ids(ids):
             if rid not in passed:
                 return rid
         return skipped[0] if skipped else None
 
-    def labels(self, queue: Queue) -> list[dict[str, Any]]:
-        """Every label of the queue: record, annotator, label, comment and time."""
+    def next_drawn(self, queue: Queue, annotator: str, draw: Callable[[], tuple[str, float]],
+                   ids: Collection[str]) -> str | None:
+        """The next record of an active queue for ``annotator``: the first drawn record nobody has
+        labelled and they have not skipped, else a new draw from ``ids`` (recorded; a draw of a
+        labelled record costs no label and is kept too), else the first drawn record they skipped;
+        ``None`` when every record is labelled."""
+        who = _annotator(annotator)
         with self._lock:
-            rows = self._db.execute("SELECT rid, annotator, label, comment, at FROM labels WHERE queue = ? "
-                                    "ORDER BY at", (queue.name,)).fetchall()
-        return [{"id": r, "annotator": a, "label": lab, "comment": c, "at": at} for r, a, lab, c, at in rows]
+            labelled = {r for (r,) in self._db.execute("SELECT rid FROM labels WHERE queue = ?", (queue.name,))}
+            skipped = {r for (r,) in self._db.execute("SELECT rid FROM skips WHERE queue = ? AND annotator = ?",
+                                                      (queue.name, who))}
+            drawn = [r for (r,) in self._db.execute("SELECT rid FROM draws WHERE queue = ? ORDER BY seq",
+                                                    (queue.name,))]
+            waiting = [r for r in drawn if r not in labelled]
+            for rid in waiting:
+                if rid not in skipped:
+                    return rid
+            if not set(ids) - labelled - skipped:
+                return waiting[0] if waiting else None
+            for _ in range(_MAX_DRAWS):
+                rid, p = draw()
+                self._db.execute("INSERT INTO draws VALUES (?, (SELECT coalesce(max(seq), -1) + 1 FROM draws "
+                                 "WHERE queue = ?), ?, ?, ?)", (queue.name, queue.name, rid, p, _now()))
+                if rid not in labelled and rid not in skipped:
+                    return rid
+                if rid not in labelled:
+                    waiting.append(rid)
+        return waiting[0] if waiting else None
+
+    def draws(self, queue: Queue) -> list[tuple[str, float]]:
+        """An active queue's draws in order: record and the probability it was drawn with."""
+        with self._lock:
+            return self._db.execute("SELECT rid, p FROM draws WHERE queue = ? ORDER BY seq", (queue.name,)).fetchall()
+
+    def labels(self, queue: Queue) -> list[dict[str, Any]]:
+        """Every label of the queue: record, annotator, label, comment, time, and in an active queue the
+        probability ``p`` the record was drawn with."""
+        with self._lock:
+            rows = self._db.execute("SELECT l.rid, annotator, label, comment, l.at, "
+                                    "(SELECT p FROM draws d WHERE d.queue = l.queue AND d.rid = l.rid LIMIT 1) "
+                                    "FROM labels l WHERE l.queue = ? ORDER BY l.at", (queue.name,)).fetchall()
+        found = [{"id": r, "annotator": a, "label": lab, "comment": c, "at": at, "p": p}
+                 for r, a, lab, c, at, p in rows]
+        if queue.order != "active":
+            for item in found:
+                del item["p"]
+        return found
 
     def _queue(self, name: str) -> Queue | None:
         row = self._db.execute("SELECT * FROM queues WHERE name = ?", (name,)).fetchone()
@@ -174,7 +235,8 @@ def mean_labels(labels: Sequence[dict[str, Any]], annotator: str | None = None) 
     return {rid: sum(values) / len(values) for rid, values in by_record.items()}
 
 
-def _walk(ids: Callable[[int], list[tuple[int, str]]]) -> Iterator[str]:
+def walk_ids(ids: Callable[[int], list[tuple[int, str]]]) -> Iterator[str]:
+    """Every record id, in run order, from ``ids(after)``: the (position, id) pairs after a position."""
     after = -1
     while batch := ids(after):
         yield from (rid for _, rid in batch)
@@ -182,8 +244,9 @@ def _walk(ids: Callable[[int], list[tuple[int, str]]]) -> Iterator[str]:
 
 
 def _queue(row: tuple[Any, ...]) -> Queue:
-    name, run, metric, kind, scale, categories, _ = row
-    return Queue(name=name, run=run, metric=metric, kind=kind, scale=scale, categories=tuple(json.loads(categories)))
+    name, run, metric, kind, scale, categories, _, order = row
+    return Queue(name=name, run=run, metric=metric, kind=kind, scale=scale, categories=tuple(json.loads(categories)),
+                 order=order)
 
 
 def _annotator(name: str) -> str:
