@@ -1,11 +1,15 @@
 """A queue in active order through the JSON API (Starlette's test client): records drawn with the
 probabilities the judge's uncertainty gives, each recorded with its label, and the active estimate
-with the labels a target width still needs, checked against numbers worked out here from the journal."""
+with the labels a target width still needs, checked against numbers worked out here from the journal;
+and in a real Chromium, the interval narrowing as a person labels with the keyboard."""
 
 from __future__ import annotations
 
+import json
 import math
+import re
 import sqlite3
+import urllib.request
 from statistics import NormalDist
 
 import pytest
@@ -95,3 +99,42 @@ def bench_draws(path) -> list[str]:
     """The recorded draws, read straight from the queue store."""
     with sqlite3.connect(path) as db:
         return [r for (r,) in db.execute("SELECT rid FROM draws WHERE queue = 'act' ORDER BY seq")]
+
+
+def test_labelling_an_active_queue_in_the_browser_narrows_the_interval_and_says_how_many_labels_remain(
+        serve, runs, rows, browser, tmp_path):
+    values = {rid: row["scores"][METRIC]["value"] for rid, row in rows(runs / "a.rows.jsonl").items()}
+    with serve(str(runs), "--data", str(tmp_path / "ui"), "--seed", "7") as url:
+        context = browser.new_context(viewport={"width": 1366, "height": 768})
+        context.set_default_timeout(10_000)
+        page = context.new_page()
+        page.goto(url + "#/queues")
+        page.fill("#annotator", "ann")
+        page.press("#annotator", "Enter")
+        page.fill("#queue-name", "active f1")
+        page.select_option("#queue-run", label="a")
+        page.select_option("#queue-metric", METRIC)
+        page.select_option("#queue-order", "active")
+        page.click("#queue-open")
+        page.wait_for_selector("#target-width")
+        page.fill("#target-width", "0.2")
+        page.press("#target-width", "Enter")
+        page.evaluate("document.activeElement.blur()")
+        shown = []
+        for n in range(1, 9):
+            rid = page.text_content("#record h3")
+            before = page.text_content("#progress")
+            page.keyboard.press("p" if values[rid] >= 0.5 else "f")  # a person who mostly agrees with the judge
+            page.wait_for_function("t => document.querySelector('#progress')?.textContent !== t", arg=before)
+            page.wait_for_function("n => (document.querySelector('#active-estimate')?.textContent || '')"
+                                   ".includes(n < 2 ? 'active' : `(${n} labels`)", arg=n)
+            shown.append((page.text_content("#active-estimate"), page.text_content("#labels-needed")))
+        with urllib.request.urlopen(url + "api/queues/active%20f1/estimate?width=0.2") as answer:
+            final = json.load(answer)
+        context.close()
+    widths = [float(re.search(r"width ([0-9.]+) \(", text).group(1)) for text, _ in shown[1:]]
+    needed = [int(re.search(r"at most (\d+) more labels reach width 0\.2", text).group(1)) for _, text in shown[1:]]
+    assert widths[-1] < widths[0]
+    assert needed[-1] < needed[0]
+    assert needed[-1] == final["labels_needed"]
+    assert widths[-1] == pytest.approx(final["active"]["width"], abs=1e-4)

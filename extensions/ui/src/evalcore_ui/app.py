@@ -52,12 +52,14 @@ class Workbench:
     index: RowIndex = attrs.field(init=False)
     labels: LabelStore = attrs.field(init=False)
     populations: dict[tuple[str, str, int], active.Population] = attrs.field(init=False, factory=dict)
-    rng: random.Random = attrs.field(init=False, factory=random.SystemRandom)
+    seed: int | None = None
+    rng: random.Random = attrs.field(init=False)
 
     def __attrs_post_init__(self) -> None:
         os.makedirs(self.data, exist_ok=True)
         self.index = RowIndex(os.path.join(self.data, "index.sqlite"))
         self.labels = LabelStore(os.path.join(self.data, "labels.sqlite"))
+        self.rng = random.SystemRandom() if self.seed is None else random.Random(self.seed)
 
     def runs(self) -> list[runs_of.Entry]:
         return runs_of.catalogue(self.folder, self.store)
@@ -81,14 +83,14 @@ class Workbench:
 
 
 def create_app(folder: str | None = None, store: str | None = None, data: str | None = None,
-               token: str | None = None) -> Any:
+               token: str | None = None, seed: int | None = None) -> Any:
     """The ASGI application over the runs of ``folder`` and/or ``store``; its index and labels live in
     ``data`` (default: ``.evalcore-ui`` in the folder, else beside the store); with ``token``, every
-    request must carry it."""
+    request must carry it; ``seed`` makes the draws of queues in active order reproducible."""
     if folder is None and store is None:
         raise InputError("give a folder of runs or a store")
     where = data or os.path.join(folder or os.path.dirname(os.path.abspath(store or ".")), ".evalcore-ui")
-    bench = Workbench(folder, store, where)
+    bench = Workbench(folder, store, where, seed)
     routes = [Route("/", _page), Route("/static/{name}", _static),
               Route("/api/runs", _api(bench, _runs)),
               Route("/api/runs/{run}/records", _api(bench, _records)),

@@ -20,7 +20,9 @@ LOOPBACK = ("127.0.0.1", "localhost", "::1")
               help="The address to listen on; any but this machine's needs the token the printed address holds.")
 @click.option("--data", type=click.Path(file_okay=False), help="Where the record index and the labels are kept "
               "(default: .evalcore-ui in FOLDER, else beside the store).")
-def ui_command(folder: str | None, store: str | None, port: int, host: str, data: str | None) -> None:
+@click.option("--seed", type=int, help="Seed of the draws of queues in active order (default: unpredictable).")
+def ui_command(folder: str | None, store: str | None, port: int, host: str, data: str | None,
+               seed: int | None) -> None:
     """Open the evaluation workbench: runs, records, comparisons, trends and annotation queues in the browser."""
     import uvicorn
 
@@ -29,7 +31,7 @@ def ui_command(folder: str | None, store: str | None, port: int, host: str, data
     if folder is None and store is None:
         raise click.UsageError("give a FOLDER of runs or --store DB")
     token = None if host in LOOPBACK else secrets.token_urlsafe(24)
-    app = create_app(folder, store, data, token=token)
+    app = create_app(folder, store, data, token=token, seed=seed)
     sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:

@@ -287,8 +287,11 @@ async function showQueues() {
   fillMetrics();
   const kind = (form.kind = el("select", { id: "queue-kind" }, ["pass_fail", "scale", "categories"].map((k) =>
     el("option", { value: k }, k.replace("_", "/")))));
+  const order = (form.order = el("select", { id: "queue-order" }, [["run", "run order"],
+    ["active", "active (where a label counts most)"]].map(([v, shown]) => el("option", { value: v }, shown))));
   const open = async () => {
-    const body = { name: form.name.value, run: runPick.value, metric: metricPick.value, kind: kind.value };
+    const body = { name: form.name.value, run: runPick.value, metric: metricPick.value, kind: kind.value,
+      order: order.value };
     if (kind.value === "scale") body.scale = Number(form.scale.value);
     if (kind.value === "categories") body.categories = form.categories.value.split(",");
     try {
@@ -301,7 +304,7 @@ async function showQueues() {
       ` — ${q.kind.replace("_", "/")}${q.metric ? ` for ${q.metric}` : ""}`))),
     el("h2", {}, "Open a queue"),
     el("div", { class: "filters" }, el("label", {}, "name ", input("name", {})), el("label", {}, "run ", runPick),
-      el("label", {}, "metric ", metricPick), el("label", {}, "rubric ", kind),
+      el("label", {}, "metric ", metricPick), el("label", {}, "rubric ", kind), el("label", {}, "order ", order),
       el("label", {}, "scale 1–", input("scale", { value: "5", size: 2 })),
       el("label", {}, "categories ", input("categories", { placeholder: "a, b, c" })),
       el("button", { id: "queue-open", on: { click: open } }, "open")));
@@ -348,15 +351,42 @@ async function showQueue(name) {
   };
   const estimateBox = el("p", { id: "estimate" });
   agreementBox.before(estimateBox);
-  const estimate = await api(`${path}/estimate`);
-  estimateBox.replaceChildren(estimate.ppi
+  if (queue.order === "active") {
+    await showActiveEstimate(path, queue, estimateBox);
+  } else {
+    const estimate = await api(`${path}/estimate`);
+    estimateBox.replaceChildren(estimate.ppi
     ? `${queue.metric}: judge alone ${fmt(estimate.judge_mean)} · ${estimate.n_labelled} labels alone ` +
       `${fmt(estimate.labelled.value)} ${interval(estimate.labelled.ci)} · prediction-powered ` +
       `${fmt(estimate.ppi.value)} ${interval(estimate.ppi.ci)}${estimate.range_note ? ` (${estimate.range_note})` : ""}`
-    : estimate.note || "");
+      : estimate.note || "");
+  }
   const agreement = await api(`${path}/agreement`);
   agreementBox.replaceChildren(el("p", {}, `Krippendorff's α: ${fmt(agreement.alpha)} (annotators: ${agreement.annotators.join(", ") || "none"})`),
     el("ul", {}, agreement.pairs.map((p) => el("li", { class: "kappa" }, `${p.annotators.join(" & ")}: Cohen's κ ${fmt(p.kappa)} on ${p.n} records`))));
+}
+
+// The active estimate after every label, and how many more labels reach the width asked for.
+async function showActiveEstimate(path, queue, box) {
+  const widthField = el("input", { id: "target-width", size: 6, value: state.width || "",
+    placeholder: "e.g. 0.1" });
+  const shown = el("span", { id: "active-estimate" });
+  const needed = el("span", { id: "labels-needed" });
+  const refresh = async () => {
+    state.width = widthField.value.trim();
+    const query = state.width && Number(state.width) > 0 ? `?width=${encodeURIComponent(state.width)}` : "";
+    const estimate = await api(`${path}/estimate${query}`);
+    shown.replaceChildren(estimate.active
+      ? `${queue.metric}: judge alone ${fmt(estimate.judge_mean)} · active estimate ${fmt(estimate.active.value)} ` +
+        `${interval(estimate.active.ci)}, width ${fmt(estimate.active.width)} (${estimate.active.labelled} labels, ` +
+        `${estimate.active.draws} draws)`
+      : estimate.note || "");
+    needed.replaceChildren(estimate.labels_needed === undefined ? ""
+      : `at most ${estimate.labels_needed} more labels reach width ${fmt(estimate.width)}`);
+  };
+  widthField.addEventListener("change", refresh);
+  box.replaceChildren(shown, el("br"), el("label", {}, "interval width wanted ", widthField), " ", needed);
+  await refresh();
 }
 
 // -- routing --------------------------------------------------------------------------------
