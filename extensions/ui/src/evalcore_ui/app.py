@@ -51,7 +51,7 @@ class Workbench:
     data: str
     index: RowIndex = attrs.field(init=False)
     labels: LabelStore = attrs.field(init=False)
-    populations: dict[tuple[str, str, int], active.Population] = attrs.field(init=False, factory=dict)
+    populations: dict[tuple[str, str], tuple[int, active.Population]] = attrs.field(init=False, factory=dict)
     seed: int | None = None
     rng: random.Random = attrs.field(init=False)
 
@@ -74,12 +74,12 @@ class Workbench:
     def population(self, journal: str, metric: str) -> active.Population:
         """The records an active queue for ``metric`` draws from (kept while the journal is unchanged)."""
         count = self.index.refresh(journal)
-        key = (journal, metric, count)
-        if key not in self.populations:
+        kept = self.populations.get((journal, metric))
+        if kept is None or kept[0] != count:
             scores = ((rid, (self.index.row(journal, rid)[0].get("scores") or {}).get(metric))
                       for rid in walk_ids(lambda after: self.index.ids(journal, after)))
-            self.populations[key] = active.population(scores)
-        return self.populations[key]
+            kept = self.populations[(journal, metric)] = (count, active.population(scores))
+        return kept[1]
 
 
 def create_app(folder: str | None = None, store: str | None = None, data: str | None = None,
@@ -260,14 +260,14 @@ def _estimate(bench: Workbench, request: Request, body: Any) -> Any:
     if queue.metric is None or queue.kind == "categories":
         return {"note": "a queue for a metric (and labels that are numbers) has an estimate"}
     entry = runs_of.find(bench.runs(), queue.run)
+    if entry.report is None:
+        return {"n_labelled": len(labels), "note": "the run is still in progress"}
     if queue.order == "active":
         width = _number(request.query_params, "width")
         people = bench.population(bench.journal(queue.run), queue.metric)
         return {"n_labelled": len(labels), **active.estimate(people, bench.labels.draws(queue), labels, width)}
     if len(labels) < 2:
         return {"n_labelled": len(labels), "note": "the estimate needs at least 2 labelled records"}
-    if entry.report is None:
-        return {"n_labelled": len(labels), "note": "the run is still in progress"}
     return evalcore.ppi(entry.report, {queue.metric: labels}, metrics=[queue.metric]).entries[0].to_dict()
 
 
