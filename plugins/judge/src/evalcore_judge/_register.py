@@ -126,6 +126,7 @@ VERIFIED: dict[str, tuple[str, float]] = {
     "bias": (f"DeepEval BiasMetric {_SAME_VERDICTS}: equal to the share of its verdicts that are yes "
              "(DeepEval 3's score), and to 1 - DeepEval 4's score within rounding", 1e-15),
     "task_completion": (f"DeepEval TaskCompletionMetric {_SAME_VERDICTS}", 0.0),
+    "summarization": (f"DeepEval SummarizationMetric {_SAME_VERDICTS}", 0.0),
     "agent_goal_accuracy": (f"ragas AgentGoalAccuracyWithReference / WithoutReference {_SAME_VERDICTS}", 0.0),
     "topic_adherence": (f"ragas TopicAdherenceScore (precision, recall, f1) {_SAME_VERDICTS}", 0.0),
     "argument_correctness": (f"DeepEval ArgumentCorrectnessMetric {_SAME_VERDICTS}", 0.0),
@@ -603,6 +604,31 @@ def _safety_specs() -> list[MetricSpec]:
     ]
 
 
+def _summarization_spec() -> MetricSpec:
+    """DeepEval's SummarizationMetric (module ``summarization``)."""
+    return _spec(
+        "summarization", "How well the response summarizes the original text: min(alignment, coverage).",
+        "DeepEval's SummarizationMetric. The original text is example.query (DeepEval's input), the summary the "
+        "response. Two rounds of calls: the judge lists the truths of the original text, the claims of the "
+        "summary and, unless `assessment_questions` are given, `question_count` closed yes/no questions the "
+        "original answers yes; then it answers the questions from the original and from the summary, and "
+        "gives each claim a verdict against the truths: yes, no (contradicts) or borderline (not backed up). "
+        "Alignment = yes verdicts / verdicts (0 without claims); coverage = questions answered yes from both / "
+        "questions answered yes from the original (0 when none). Value = min(alignment, coverage), both in the "
+        "details. A blank query or response skips the sample before any call. Given the same verdicts the "
+        "value equals DeepEval's (not in strict mode).",
+        module="evalcore_judge.summarization", cls="Summarization",
+        target=TargetCategory.GENERATION_FAITHFULNESS, cost_msats=450, pass_threshold=0.5,
+        inputs=("example.query", "prediction.response"),
+        params=(ParamSpec(name="assessment_questions", type="list", nullable=True, identity=True,
+                          description="closed yes/no questions the original text answers yes (DeepEval's "
+                                      "assessment_questions); default: the judge writes them"),
+                ParamSpec(name="question_count", type="int", default=5, minimum=1, identity=True,
+                          description="how many questions the judge writes when none are given (DeepEval's n)"),
+                _LIST_ANSWER),
+        version="1")
+
+
 _IMAGES = (
     " The contexts are the evidence documents, a document whose text is an image path, URL or data URL "
     "being that image (as ragas reads its contexts), then `example.images` (paths, http(s) URLs or data "
@@ -741,6 +767,7 @@ def evalcore_metrics() -> list[MetricSpec]:
         *_conversation_specs(),
         *_agent_specs(),
         *_safety_specs(),
+        _summarization_spec(),
         _spec("task_completion", "Judged degree, 0 to 1, to which the agent achieved the user's task.",
               "DeepEval's TaskCompletionMetric. Two calls: the judge reads the workflow and states the task (the "
               "user's objective) and the outcome (factually, without reasoning); then it gives a verdict from 0 "
