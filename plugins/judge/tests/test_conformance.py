@@ -136,6 +136,12 @@ def summarization_judge(prompt, metadata=None):
     return json.dumps({"verdicts": [{"verdict": "yes", "reason": ""}]})
 
 
+def sql_judge(prompt, metadata=None):
+    """Answers the SQL equivalence prompt."""
+    return json.dumps({"response_explanation": "names the author", "reference_explanation": "names the author",
+                       "equivalent": True})
+
+
 def multimodal_judge(prompt, metadata=None):
     """Answers ragas' multimodal verdicts (the contexts here are text only)."""
     verdict = "faithful" if (metadata or {}).get("role") == "multimodal_faithfulness" else "relevant"
@@ -190,6 +196,7 @@ class TestConformance(PluginConformance):
     params.update({key: {"judge": trace_judge, "cache_mode": "off"} for key in (
         "judge/plan_quality", "judge/plan_adherence", "judge/step_efficiency", "judge/conversation_goal_accuracy")})
     params["judge/summarization"] = {"judge": summarization_judge, "cache_mode": "off"}
+    params["judge/sql_equivalence"] = {"judge": sql_judge, "cache_mode": "off"}
     params["judge/trajectory_accuracy"] = {"judge": trajectory_judge, "cache_mode": "off"}
     params.update({key: {"judge": multimodal_judge, "cache_mode": "off"} for key in (
         "judge/multimodal_faithfulness", "judge/multimodal_relevance")})

@@ -127,6 +127,7 @@ VERIFIED: dict[str, tuple[str, float]] = {
              "(DeepEval 3's score), and to 1 - DeepEval 4's score within rounding", 1e-15),
     "task_completion": (f"DeepEval TaskCompletionMetric {_SAME_VERDICTS}", 0.0),
     "summarization": (f"DeepEval SummarizationMetric {_SAME_VERDICTS}", 0.0),
+    "sql_equivalence": (f"ragas LLMSQLEquivalence {_SAME_VERDICTS}", 0.0),
     "agent_goal_accuracy": (f"ragas AgentGoalAccuracyWithReference / WithoutReference {_SAME_VERDICTS}", 0.0),
     "topic_adherence": (f"ragas TopicAdherenceScore (precision, recall, f1) {_SAME_VERDICTS}", 0.0),
     "argument_correctness": (f"DeepEval ArgumentCorrectnessMetric {_SAME_VERDICTS}", 0.0),
@@ -629,6 +630,22 @@ def _summarization_spec() -> MetricSpec:
         version="1")
 
 
+def _sql_spec() -> MetricSpec:
+    """ragas' LLMSQLEquivalence (module ``sql``)."""
+    return _spec(
+        "sql_equivalence", "1 when the generated SQL query is equivalent to the reference query, else 0.",
+        "ragas' LLMSQLEquivalence. One call: given the database schema, the judge explains the generated query "
+        "(the response) and the reference query (example.reference_answer), then says whether they are "
+        "equivalent, without significant logical differences. Value = 1 if so, else 0. The schema is the "
+        "text of example.relevant_docs, one document per line (ragas' reference_contexts). A blank response "
+        "or reference, or no relevant_docs, skips the sample before any call. Given the same verdict the "
+        "value equals ragas'.",
+        module="evalcore_judge.sql", cls="SqlEquivalence", target=TargetCategory.GENERATION_CORRECTNESS,
+        cost_msats=150, pass_threshold=0.5,
+        inputs=("prediction.response", "example.reference_answer", "example.relevant_docs"),
+        params=(_LIST_ANSWER,), version="1")
+
+
 _IMAGES = (
     " The contexts are the evidence documents, a document whose text is an image path, URL or data URL "
     "being that image (as ragas reads its contexts), then `example.images` (paths, http(s) URLs or data "
@@ -768,6 +785,7 @@ def evalcore_metrics() -> list[MetricSpec]:
         *_agent_specs(),
         *_safety_specs(),
         _summarization_spec(),
+        _sql_spec(),
         _spec("task_completion", "Judged degree, 0 to 1, to which the agent achieved the user's task.",
               "DeepEval's TaskCompletionMetric. Two calls: the judge reads the workflow and states the task (the "
               "user's objective) and the outcome (factually, without reasoning); then it gives a verdict from 0 "
