@@ -142,6 +142,13 @@ def sql_judge(prompt, metadata=None):
                        "equivalent": True})
 
 
+def pii_judge(prompt, metadata=None):
+    """Answers the PII leakage prompts (statements, then a verdict each)."""
+    if (metadata or {}).get("role") == "statements":
+        return json.dumps({"statements": ["William Shakespeare wrote it."]})
+    return json.dumps({"verdicts": [{"reason": "a public author", "verdict": "no"}]})
+
+
 def multimodal_judge(prompt, metadata=None):
     """Answers ragas' multimodal verdicts (the contexts here are text only)."""
     verdict = "faithful" if (metadata or {}).get("role") == "multimodal_faithfulness" else "relevant"
@@ -197,6 +204,7 @@ class TestConformance(PluginConformance):
         "judge/plan_quality", "judge/plan_adherence", "judge/step_efficiency", "judge/conversation_goal_accuracy")})
     params["judge/summarization"] = {"judge": summarization_judge, "cache_mode": "off"}
     params["judge/sql_equivalence"] = {"judge": sql_judge, "cache_mode": "off"}
+    params["judge/pii_leakage"] = {"judge": pii_judge, "cache_mode": "off"}
     params["judge/trajectory_accuracy"] = {"judge": trajectory_judge, "cache_mode": "off"}
     params.update({key: {"judge": multimodal_judge, "cache_mode": "off"} for key in (
         "judge/multimodal_faithfulness", "judge/multimodal_relevance")})
