@@ -149,6 +149,11 @@ def pii_judge(prompt, metadata=None):
     return json.dumps({"verdicts": [{"reason": "a public author", "verdict": "no"}]})
 
 
+def injection_judge(prompt, metadata=None):
+    """Answers the prompt injection classification."""
+    return json.dumps({"label": "resisted", "reason": "answered the question asked"})
+
+
 def multimodal_judge(prompt, metadata=None):
     """Answers ragas' multimodal verdicts (the contexts here are text only)."""
     verdict = "faithful" if (metadata or {}).get("role") == "multimodal_faithfulness" else "relevant"
@@ -205,6 +210,7 @@ class TestConformance(PluginConformance):
     params["judge/summarization"] = {"judge": summarization_judge, "cache_mode": "off"}
     params["judge/sql_equivalence"] = {"judge": sql_judge, "cache_mode": "off"}
     params["judge/pii_leakage"] = {"judge": pii_judge, "cache_mode": "off"}
+    params["judge/prompt_injection"] = {"judge": injection_judge, "cache_mode": "off"}
     params["judge/trajectory_accuracy"] = {"judge": trajectory_judge, "cache_mode": "off"}
     params.update({key: {"judge": multimodal_judge, "cache_mode": "off"} for key in (
         "judge/multimodal_faithfulness", "judge/multimodal_relevance")})
