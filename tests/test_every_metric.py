@@ -248,6 +248,10 @@ EXAMPLES: dict[str, Example] = {
                               backend="judge"),
     "judge/custom": Example(RAG, {"name": "correct", "instructions": "Is the reply correct?\nQuestion: "
                                   "{example.query}\nReply: {prediction.response}"}, backend="judge"),
+    "judge/pii_leakage": Example(RAG, backend="judge"),
+    "judge/prompt_injection": Example(RAG, backend="judge"),
+    "judge/sql_equivalence": Example(RAG, backend="judge"),
+    "judge/summarization": Example(RAG, {"assessment_questions": ["Is the answer named?"]}, backend="judge"),
     **{f"judge/{name}": Example(CONVERSATION, backend="judge") for name in CONVERSATION_METRICS},
     **{f"judge/{name}": Example(JUDGED_AGENT, backend="judge") for name in JUDGED_AGENT_METRICS},
 }

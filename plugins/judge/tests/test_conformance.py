@@ -124,6 +124,36 @@ def trace_judge(prompt, metadata=None):
 def trajectory_judge(prompt, metadata=None):
     """Answers the trajectory accuracy prompt."""
     return json.dumps({"reasoning": "the catalogue lookup is the reference's", "score": True})
+def summarization_judge(prompt, metadata=None):
+    """Answers the summarization prompts (truths, claims, questions, answers, alignment verdicts)."""
+    role = (metadata or {}).get("role", "")
+    if role in ("truths", "claims"):
+        return json.dumps({role: ["Shakespeare wrote Hamlet."]})
+    if role == "questions":
+        return json.dumps({"questions": ["Did Shakespeare write Hamlet?"]})
+    if role.startswith("answers_"):
+        return json.dumps({"answers": ["yes"]})
+    return json.dumps({"verdicts": [{"verdict": "yes", "reason": ""}]})
+
+
+def sql_judge(prompt, metadata=None):
+    """Answers the SQL equivalence prompt."""
+    return json.dumps({"response_explanation": "names the author", "reference_explanation": "names the author",
+                       "equivalent": True})
+
+
+def pii_judge(prompt, metadata=None):
+    """Answers the PII leakage prompts (statements, then a verdict each)."""
+    if (metadata or {}).get("role") == "statements":
+        return json.dumps({"statements": ["William Shakespeare wrote it."]})
+    return json.dumps({"verdicts": [{"reason": "a public author", "verdict": "no"}]})
+
+
+def injection_judge(prompt, metadata=None):
+    """Answers the prompt injection classification."""
+    return json.dumps({"label": "resisted", "reason": "answered the question asked"})
+
+
 def multimodal_judge(prompt, metadata=None):
     """Answers ragas' multimodal verdicts (the contexts here are text only)."""
     verdict = "faithful" if (metadata or {}).get("role") == "multimodal_faithfulness" else "relevant"
@@ -177,6 +207,10 @@ class TestConformance(PluginConformance):
         "judge/argument_correctness", "judge/tool_selection")})
     params.update({key: {"judge": trace_judge, "cache_mode": "off"} for key in (
         "judge/plan_quality", "judge/plan_adherence", "judge/step_efficiency", "judge/conversation_goal_accuracy")})
+    params["judge/summarization"] = {"judge": summarization_judge, "cache_mode": "off"}
+    params["judge/sql_equivalence"] = {"judge": sql_judge, "cache_mode": "off"}
+    params["judge/pii_leakage"] = {"judge": pii_judge, "cache_mode": "off"}
+    params["judge/prompt_injection"] = {"judge": injection_judge, "cache_mode": "off"}
     params["judge/trajectory_accuracy"] = {"judge": trajectory_judge, "cache_mode": "off"}
     params.update({key: {"judge": multimodal_judge, "cache_mode": "off"} for key in (
         "judge/multimodal_faithfulness", "judge/multimodal_relevance")})

@@ -212,8 +212,10 @@ def test_specs_and_listing_stay_light():
                                "conversation_completeness", "conversation_goal_accuracy", "conversation_relevancy",
                                "custom", "diff_semantic", "faithfulness", "g_eval", "hallucination",
                                "knowledge_retention", "llm_judge", "multimodal_faithfulness", "multimodal_relevance",
-                               "pairwise", "plan_adherence", "plan_quality", "role_adherence", "semantic_f1",
-                               "step_efficiency", "task_completion", "tool_selection", "topic_adherence", "toxicity",
+                               "pairwise", "pii_leakage", "plan_adherence", "plan_quality", "prompt_injection",
+                               "role_adherence",
+                               "semantic_f1", "sql_equivalence", "step_efficiency", "summarization",
+                               "task_completion", "tool_selection", "topic_adherence", "toxicity",
                                "trajectory_accuracy"))
     assert heavy_modules_after_listing("evalcore_judge", ("httpx", "openai", "aiohttp", "torch", "numpy")) == []
     spec = evalcore.describe("judge/faithfulness")
