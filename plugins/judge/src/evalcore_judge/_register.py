@@ -777,11 +777,21 @@ _SETTINGS = SettingsSpec(
                      help="OpenAI-compatible API root of the judge, e.g. http://127.0.0.1:8000/v1."),
         ReaderOption("--judge-api-key-env", "api_key_env", kind="str",
                      help="Environment variable holding the judge's API key (default OPENAI_API_KEY)."),
+        ReaderOption("--judge-batch", "batch", kind="flag",
+                     help="Send the judge's requests through a batch API at the batch rate (half the price; "
+                          "answers may take up to 24 hours)."),
+        ReaderOption("--judge-batch-api", "batch_api", kind="str",
+                     help="Batch API of --judge-batch: openai (the Batch API, default) or anthropic "
+                          "(Message Batches)."),
+        ReaderOption("--judge-batch-poll-s", "batch_poll_s", kind="float",
+                     help="Seconds between polls of a batch (default 30)."),
     ),
     variables={
         "backend": ("EVALCORE_JUDGE_BACKEND",), "model": ("EVALCORE_JUDGE_MODEL",),
         "base_url": ("EVALCORE_JUDGE_BASE_URL", "OPENAI_BASE_URL"), "api_key_env": ("EVALCORE_JUDGE_API_KEY_ENV",),
         "judge": ("EVALCORE_JUDGE_CALLABLE",), "gguf_file": ("EVALCORE_JUDGE_GGUF_FILE",),
+        "batch": ("EVALCORE_JUDGE_BATCH",), "batch_api": ("EVALCORE_JUDGE_BATCH_API",),
+        "batch_poll_s": ("EVALCORE_JUDGE_BATCH_POLL_S",),
     },
 )
 _BACKENDS = {
