@@ -173,14 +173,24 @@ def env(monkeypatch):
     return {"EVALCORE_PRICES": PRICES}
 
 
-def evaluate(data, server, cache, *flags, env=None):
-    args = ["evaluate", str(data), "-m", "judge/faithfulness", "--json", "--judge-base-url", server.base_url,
-            "--judge-model", "judge-model", "--cache-dir", str(cache), *flags]
-    return json.loads(run_evalcore(*args, env=env).stdout)
+def command(data, server, folder, *flags):
+    """``evalcore evaluate`` of judge/faithfulness at ``server``, its report, rows and cache in ``folder``."""
+    folder.mkdir(parents=True, exist_ok=True)
+    return ["evaluate", str(data), "-m", "judge/faithfulness", "--judge-base-url", server.base_url,
+            "--judge-model", "judge-model", "--cache-dir", str(folder / "cache"), "-o", str(folder / "report.json"),
+            *flags]
 
 
-def scores(report):
-    return {row["id"]: row["value"] for row in report["rows"]}
+def evaluate(data, server, folder, *flags, env=None):
+    run_evalcore(*command(data, server, folder, *flags), env=env)
+    return json.loads((folder / "report.json").read_text())
+
+
+def scores(folder):
+    """Each record's value, from the run's rows journal."""
+    lines = (folder / "report.rows.jsonl").read_text().splitlines()[1:]
+    rows = [json.loads(line) for line in lines]
+    return {row["id"]: row["scores"]["judge/faithfulness"]["value"] for row in rows if "scores" in row}
 
 
 EXPECTED = {f"r{i}": i % 3 / 2 for i in range(6)}
@@ -192,8 +202,60 @@ def test_batch_run_equals_the_plain_run_at_half_the_price(data, tmp_path, env):
         assert server.chat_calls == 6 and server.created == []
         batched = evaluate(data, server, tmp_path / "batch", "--judge-batch", "--judge-batch-poll-s", "0.05", env=env)
         assert server.chat_calls == 6 and len(server.created) == 1  # every request in one batch, none sent alone
-    print(json.dumps(plain)[:3000])
-    assert scores(plain) == scores(batched) == EXPECTED
-    assert plain["metrics"]["judge/faithfulness"]["mean"] == pytest.approx(sum(EXPECTED.values()) / 6)
-    assert plain["cost_msats"] == 6 * FULL_PRICE_MSATS
-    assert batched["cost_msats"] == 6 * FULL_PRICE_MSATS // 2
+        assert len(server.batches[server.created[0]]["requests"]) == 6
+    assert scores(tmp_path / "plain") == scores(tmp_path / "batch") == EXPECTED
+    for report in (plain, batched):
+        assert report["metrics"]["judge/faithfulness"]["value"] == pytest.approx(sum(EXPECTED.values()) / 6)
+    assert plain["usage"]["cost_msats"] == 6 * FULL_PRICE_MSATS
+    assert batched["usage"]["cost_msats"] == 6 * FULL_PRICE_MSATS // 2
+    assert batched["provenance"]["budget"]["spent_msats"] == 6 * FULL_PRICE_MSATS // 2
+
+
+def test_a_killed_run_resumes_polling_the_same_batch(data, tmp_path, env):
+    folder = tmp_path / "run"
+    with BatchServer(mode="hold") as server:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "evalcore", *command(data, server, folder, "--judge-batch-poll-s", "0.05")],
+            env={**__import__("os").environ, **env, "EVALCORE_JUDGE_BATCH": "1"},
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            deadline = time.monotonic() + 20
+            while not server.created and time.monotonic() < deadline:
+                time.sleep(0.05)
+            time.sleep(0.3)  # polling the batch
+        finally:
+            process.kill()
+            process.wait(10)
+        assert len(server.created) == 1
+        server.mode = "complete"
+        report = evaluate(data, server, folder, "--resume", "--judge-batch-poll-s", "0.05",
+                          env={**env, "EVALCORE_JUDGE_BATCH": "1"})
+        assert len(server.created) == 1 and server.chat_calls == 0  # the same batch, polled again
+    assert scores(folder) == EXPECTED
+    assert report["usage"]["cost_msats"] == 6 * FULL_PRICE_MSATS // 2
+
+
+def test_an_expired_batch_keeps_its_answers_and_sends_the_rest_again(data, tmp_path, env):
+    with BatchServer(mode="expire") as server:
+        report = evaluate(data, server, tmp_path, "--judge-batch", "--judge-batch-poll-s", "0.05", env=env)
+        first, second = (server.batches[b]["requests"] for b in server.created)
+        assert len(server.created) == 2 and server.chat_calls == 0
+        assert [cid for cid, _ in second] == [cid for cid, _ in first[3:]]  # only the unanswered half again
+    assert scores(tmp_path) == EXPECTED
+    assert report["usage"]["cost_msats"] == 6 * FULL_PRICE_MSATS // 2
+
+
+def test_anthropic_message_batches_from_python(tmp_path, monkeypatch, env):
+    import evalcore
+
+    for name in [n for n in __import__("os").environ if n.startswith(("EVALCORE_JUDGE_", "OPENAI_"))]:
+        monkeypatch.delenv(name)
+    with BatchServer(mode="expire") as server:
+        result = evalcore.evaluate(RECORDS, ["judge/faithfulness"], cache_dir=str(tmp_path / "cache"),
+                                   judge={"base_url": server.base_url, "model": "judge-model", "batch": True,
+                                          "batch_api": "anthropic", "batch_poll_s": 0.05})
+        assert len(server.created) == 2 and all(b.startswith("msgbatch_") for b in server.created)
+        assert server.chat_calls == 0
+    metric = result.metrics["judge/faithfulness"]
+    assert metric.n == 6 and metric.value == pytest.approx(sum(EXPECTED.values()) / 6)
+    assert result.usage["cost_msats"] == 6 * FULL_PRICE_MSATS // 2
