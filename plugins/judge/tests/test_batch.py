@@ -259,3 +259,17 @@ def test_anthropic_message_batches_from_python(tmp_path, monkeypatch, env):
     metric = result.metrics["judge/faithfulness"]
     assert metric.n == 6 and metric.value == pytest.approx(sum(EXPECTED.values()) / 6)
     assert result.usage["cost_msats"] == 6 * FULL_PRICE_MSATS // 2
+
+
+def test_a_wrong_batch_setting_is_one_line_naming_it(data, tmp_path):
+    proc = run_evalcore(*command(data, BatchServerAddress, tmp_path), "--judge-batch", check=False,
+                        env={"EVALCORE_JUDGE_BATCH_API": "azure"})
+    assert proc.returncode != 0 and "Traceback" not in proc.stderr
+    assert proc.stderr.strip().splitlines() == [proc.stderr.strip()]
+    assert "judge/faithfulness" in proc.stderr and "'batch_api'" in proc.stderr and "'azure'" in proc.stderr
+
+
+class BatchServerAddress:
+    """A server address nothing is asked at: the run stops at its settings."""
+
+    base_url = "http://127.0.0.1:9/v1"

@@ -67,6 +67,13 @@ COMMON = (
     ParamSpec(name="backoff_base", type="float", default=0.5, minimum=0.0, description="first retry wait, seconds"),
     ParamSpec(name="concurrency", type="int", default=32, minimum=1,
               description="concurrent calls at most; fewer while the server answers 429 or 503 or slows down"),
+    ParamSpec(name="batch", type="bool", nullable=True,
+              description="send the http backend's requests through a batch API at the batch rate (half the "
+                          "price; answers within 24 hours)"),
+    ParamSpec(name="batch_api", type="str", nullable=True, choices=("openai", "anthropic"),
+              description="the batch API: openai (the Batch API, default) or anthropic (Message Batches)"),
+    ParamSpec(name="batch_poll_s", type="float", nullable=True, minimum=0.001,
+              description="seconds between polls of a batch (default 30)"),
     ParamSpec(name="cache_mode", type="str", nullable=True, aliases=("cache",),
               choices=CACHE_MODES,
               description="how the answer cache is used (default: the run's --cache-mode, else readwrite)"),

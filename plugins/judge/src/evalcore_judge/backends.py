@@ -35,7 +35,7 @@ from typing import Any, Protocol
 
 import attrs
 from evalcore.plugin import EvalcoreError
-from evalcore_http.batch import OPENAI, BatchQueue
+from evalcore_http.batch import OPENAI, BatchQueue, run_queue
 from evalcore_http.client import ChatResult, OpenAIClient
 from evalcore_http.errors import BackendError
 from evalcore_http.images import content_text
@@ -214,20 +214,27 @@ class BatchBackend(HTTPBackend):
 
     name = "http"
 
-    def __init__(self, client: OpenAIClient, queue: BatchQueue, api: str) -> None:
+    def __init__(self, client: OpenAIClient, api: str, *, api_key: str | None = None, folder: str | None = None,
+                 poll_s: float = 30.0) -> None:
         super().__init__(client)
-        self.queue = queue
         self.api = api
+        self._queue_options = {"api_key": api_key, "folder": folder, "poll_s": poll_s}
         self.structured_outputs = api == OPENAI
 
     def __repr__(self) -> str:
         return f"<BatchBackend {self.api} {self.client.base_url} model={self.model!r}>"
 
+    def queue(self) -> BatchQueue:
+        """The run's (this event loop's) batch queue for this protocol and server."""
+        options = self._queue_options
+        return run_queue(self.api, self.client.base_url, options["api_key"], folder=options["folder"],
+                         poll_s=options["poll_s"])
+
     async def _send(self, messages: Messages, decoding: Decoding, response_format: Mapping[str, Any] | None,
                     ) -> Completion:
         payload = self.client.chat_payload(messages, **_chat_options(decoding, response_format))
         custom_id = hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()[:40]
-        answer = await self.queue.submit(custom_id, payload)
+        answer = await self.queue().submit(custom_id, payload)
         return _completion(self.client.read_chat(answer, messages), decoding)
 
 

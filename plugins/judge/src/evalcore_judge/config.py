@@ -52,7 +52,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from evalcore.plugin import ParameterError, RunContext, SetupError, backend
-from evalcore_http.batch import BATCH_APIS, OPENAI, run_queue
+from evalcore_http.batch import BATCH_APIS, OPENAI
 from evalcore_http.cache import run_cache
 from evalcore_http.client import OpenAIClient, run_client
 from evalcore_http.prices import run_prices
@@ -119,6 +119,9 @@ def build_backend(params: Mapping[str, Any], context: RunContext, metric_id: str
             "judge=<callable>, judge='dspy' (the LM DSPy is configured with), backend='litellm' with a "
             "LiteLLM model string, or backend='transformers' with model=<path>",
         )
+    if _on(settings.get("batch")) and kind != "http":
+        raise JudgeConfigError(metric_id, "batch", f"batch APIs serve the http backend (an OpenAI or Anthropic "
+                               f"API root as base_url); the judge's backend is {kind!r}")
     try:
         spec = backend(GROUP, str(kind))
     except ParameterError as exc:
@@ -137,9 +140,9 @@ def http_backend(settings: Mapping[str, Any], context: RunContext, metric_id: st
     kind = settings.get("batch_api") or OPENAI
     if kind not in BATCH_APIS:
         raise JudgeConfigError(metric_id, "batch_api", f"must be one of {', '.join(BATCH_APIS)}; got {kind!r}")
-    queue = run_queue(kind, client.base_url, context.secret(client.api_key_env),
-                      folder=settings.get("cache_dir") or context.cache_dir, poll_s=_seconds(settings.get("batch_poll_s"), metric_id))
-    return BatchBackend(client, queue, kind)
+    return BatchBackend(client, kind, api_key=context.secret(client.api_key_env),
+                        folder=settings.get("cache_dir") or context.cache_dir,
+                        poll_s=_seconds(settings.get("batch_poll_s"), metric_id))
 
 
 def litellm_backend(settings: Mapping[str, Any], context: RunContext, metric_id: str) -> Backend:
