@@ -41,8 +41,8 @@ def completion(body):
 
 class BatchServer:
     """Chat completions, the OpenAI Batch API and Anthropic's Message Batches. ``mode``: ``complete``
-    (a batch ends at its first poll), ``hold`` (it never ends) or ``expire`` (the first batch expires
-    with only its first half answered; later ones complete)."""
+    (a batch ends at its first poll), ``hold`` (it never ends), ``fail`` (it fails, answering nothing)
+    or ``expire`` (the first batch expires with only its first half answered; later ones complete)."""
 
     def __init__(self, mode="complete"):
         self.mode = mode
@@ -120,6 +120,8 @@ class BatchServer:
         batch = {"id": batch_id, "object": "batch", "status": "in_progress"}
         if self.mode == "hold":
             return web.json_response(batch)
+        if self.mode == "fail":
+            return web.json_response({**batch, "status": "failed", "output_file_id": None})
         requests, answered = self._lines(batch_id)
         out, err = f"file-out-{batch_id}", f"file-err-{batch_id}"
         self.files[out] = "".join(json.dumps({"id": "r", "custom_id": cid, "error": None, "response": {
@@ -273,3 +275,15 @@ class BatchServerAddress:
     """A server address nothing is asked at: the run stops at its settings."""
 
     base_url = "http://127.0.0.1:9/v1"
+
+
+def test_a_batch_that_answers_nothing_is_an_error_row_each_and_not_sent_again(data, tmp_path, env):
+    with BatchServer(mode="fail") as server:
+        proc = run_evalcore(*command(data, server, tmp_path, "--judge-batch", "--judge-batch-poll-s", "0.05"),
+                            env=env, check=False)
+        assert len(server.created) == 1 and server.chat_calls == 0
+    assert proc.returncode != 0 and "no metric scored any record" in proc.stderr
+    rows = [json.loads(line) for line in (tmp_path / "report.rows.jsonl").read_text().splitlines()[1:]]
+    errors = [row["scores"]["judge/faithfulness"] for row in rows if "scores" in row]
+    assert len(errors) == 6 and all(e["status"] == "error" for e in errors)
+    assert all(f"batch {server.created[0]} ended without answering" in json.dumps(e) for e in errors)

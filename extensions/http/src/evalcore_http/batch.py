@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import itertools
 import json
 import pathlib
 import weakref
@@ -35,6 +36,8 @@ OPENAI = "openai"
 ANTHROPIC = "anthropic"
 BATCH_APIS = (OPENAI, ANTHROPIC)
 ANTHROPIC_VERSION = "2023-06-01"
+RETRIES = 5
+"""Times a poll or a result download is tried again while the server fails."""
 
 
 class BatchAPI(Protocol):
@@ -138,8 +141,9 @@ class OpenAIBatches:
                     answered[str(line["custom_id"])] = {"error": _error_text(line, response)}
         if batch.get("error_file_id"):
             for line in _lines(await self.http.request("GET", f"/files/{batch['error_file_id']}/content")):
-                if _error_text(line, line.get("response") or {}) != "expired":
-                    answered.setdefault(str(line["custom_id"]), {"error": _error_text(line, line.get("response") or {})})
+                error = _error_text(line, line.get("response") or {})
+                if error != "expired":
+                    answered.setdefault(str(line["custom_id"]), {"error": error})
         return answered
 
     async def close(self) -> None:
@@ -203,7 +207,8 @@ def _from_message(message: Mapping[str, Any]) -> dict[str, Any]:
     """An Anthropic message as a chat completion."""
     text = "".join(part.get("text", "") for part in message.get("content") or [] if part.get("type") == "text")
     usage = message.get("usage") or {}
-    reason = {"end_turn": "stop", "max_tokens": "length"}.get(str(message.get("stop_reason")), message.get("stop_reason"))
+    stop = message.get("stop_reason")
+    reason = {"end_turn": "stop", "max_tokens": "length"}.get(str(stop), stop)
     return {"model": message.get("model"), "choices": [{"message": {"content": text}, "finish_reason": reason}],
             "usage": {"prompt_tokens": usage.get("input_tokens", 0),
                       "completion_tokens": usage.get("output_tokens", 0)}}
@@ -322,9 +327,12 @@ class BatchQueue:
     async def _watch(self, batch_id: str) -> None:
         """Poll ``batch_id`` until it ends, answer its callers, and send again what it left unanswered."""
         try:
-            while not await self.api.poll(batch_id):
+            while not await self._retried(self.api.poll, batch_id):
                 await asyncio.sleep(self.poll_s)
-            answered = await self.api.results(batch_id)
+            answered = await self._retried(self.api.results, batch_id)
+            if not answered:
+                raise BackendError(f"batch {batch_id} ended without answering any request (failed, cancelled "
+                                   "or expired); nothing is sent again")
         except Exception as exc:  # noqa: BLE001 - every caller of the batch gets the error
             for cid in self._mine(batch_id):
                 _fail(self._pending.pop(cid)[1], exc)
@@ -343,6 +351,18 @@ class BatchQueue:
                 self._waiting[cid] = (body, futures)
         if unanswered:
             self._flush()
+
+    async def _retried(self, call: Any, batch_id: str) -> Any:
+        """``call(batch_id)``, tried again after a pause while the server fails (no answer, HTTP 429 or
+        5xx), at most ``RETRIES`` times in a row."""
+        for attempt in itertools.count():
+            try:
+                return await call(batch_id)
+            except BackendError as exc:
+                transient = exc.status is None or exc.status == 429 or exc.status >= 500
+                if not transient or attempt >= RETRIES:
+                    raise
+            await asyncio.sleep(min(self.poll_s, 2.0**attempt))
 
     def _mine(self, batch_id: str) -> list[str]:
         return [cid for cid, bid in self.ledger.entries.items() if bid == batch_id and cid in self._pending]
