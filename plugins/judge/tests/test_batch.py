@@ -277,13 +277,17 @@ class BatchServerAddress:
     base_url = "http://127.0.0.1:9/v1"
 
 
-def test_a_batch_that_answers_nothing_is_an_error_row_each_and_not_sent_again(data, tmp_path, env):
+def test_a_batch_that_answers_nothing_is_an_error_and_only_another_run_sends_it_again(data, tmp_path, env):
     with BatchServer(mode="fail") as server:
         proc = run_evalcore(*command(data, server, tmp_path, "--judge-batch", "--judge-batch-poll-s", "0.05"),
                             env=env, check=False)
         assert len(server.created) == 1 and server.chat_calls == 0
-    assert proc.returncode != 0 and "no metric scored any record" in proc.stderr
-    rows = [json.loads(line) for line in (tmp_path / "report.rows.jsonl").read_text().splitlines()[1:]]
-    errors = [row["scores"]["judge/faithfulness"] for row in rows if "scores" in row]
-    assert len(errors) == 6 and all(e["status"] == "error" for e in errors)
-    assert all(f"batch {server.created[0]} ended without answering" in json.dumps(e) for e in errors)
+        assert proc.returncode != 0 and "no metric scored any record" in proc.stderr
+        rows = [json.loads(line) for line in (tmp_path / "report.rows.jsonl").read_text().splitlines()[1:]]
+        errors = [row["scores"]["judge/faithfulness"] for row in rows if "scores" in row]
+        assert len(errors) == 6 and all(e["status"] == "error" for e in errors)
+        assert all(f"batch {server.created[0]} ended without answering" in json.dumps(e) for e in errors)
+        server.mode = "complete"
+        evaluate(data, server, tmp_path, "--judge-batch", "--judge-batch-poll-s", "0.05", "--overwrite", env=env)
+        assert len(server.created) == 2  # another run sends them again
+    assert scores(tmp_path) == EXPECTED

@@ -326,15 +326,18 @@ class BatchQueue:
 
     async def _watch(self, batch_id: str) -> None:
         """Poll ``batch_id`` until it ends, answer its callers, and send again what it left unanswered."""
+        mine: list[str] = []
         try:
             while not await self._retried(self.api.poll, batch_id):
                 await asyncio.sleep(self.poll_s)
             answered = await self._retried(self.api.results, batch_id)
-            if not answered:
+            if not answered:  # a later run sends these again; this one does not go round in circles
+                mine = self._mine(batch_id)
+                self.ledger.forget(mine)
                 raise BackendError(f"batch {batch_id} ended without answering any request (failed, cancelled "
-                                   "or expired); nothing is sent again")
+                                   "or expired); its requests are sent again only by another run")
         except Exception as exc:  # noqa: BLE001 - every caller of the batch gets the error
-            for cid in self._mine(batch_id):
+            for cid in [cid for cid in self._pending if cid in mine or self.ledger.entries.get(cid) == batch_id]:
                 _fail(self._pending.pop(cid)[1], exc)
             return
         finally:
@@ -342,7 +345,8 @@ class BatchQueue:
         self._ended[batch_id] = answered
         mine = self._mine(batch_id)
         unanswered = [cid for cid in mine if cid not in answered]
-        self.ledger.forget(unanswered)
+        failed = [cid for cid in mine if "choices" not in answered.get(cid, {"choices": None})]
+        self.ledger.forget(unanswered + failed)  # a later run asks the failed ones again
         for cid in mine:
             body, futures = self._pending.pop(cid)
             if cid in answered:
