@@ -291,3 +291,17 @@ def test_a_batch_that_answers_nothing_is_an_error_and_only_another_run_sends_it_
         evaluate(data, server, tmp_path, "--judge-batch", "--judge-batch-poll-s", "0.05", "--overwrite", env=env)
         assert len(server.created) == 2  # another run sends them again
     assert scores(tmp_path) == EXPECTED
+
+
+@pytest.mark.parametrize(("value", "batched"), [("1", True), ("true", True), ("0", False), ("off", False)])
+def test_the_batch_setting_as_text_from_the_environment(value, batched):
+    import evalcore
+    from evalcore.plugin import RunContext
+    from evalcore_judge.backends import BatchBackend
+    from evalcore_judge.config import build_critic
+
+    metric = evalcore.get_metric("judge/faithfulness", base_url="http://127.0.0.1:9/v1", model="m")
+    context = RunContext(settings={"judge": {"batch": value}}, environ={"EVALCORE_PRICES": PRICES})
+    critic = build_critic(metric.params, context, metric.id)
+    assert isinstance(critic.backend, BatchBackend) is batched
+    assert critic.prices.price("m").prompt == (50 if batched else 100)  # the batch rate: half of 100
