@@ -27,6 +27,7 @@ ALLOWED = {
     "system": "an ordinary word of comparisons: each compared run is a system",
     "outcome": "an ordinary word: a gate's outcome",
     "report": "the JSON report every run writes (-o result.json), a local variable's name for it",
+    "batch": "the core's word for the records a metric scores together (SampleMetric.score_batch, _contract/batch.py)",
 }
 """Words a plugin also uses that the core cannot avoid, with the reason."""
 

@@ -264,3 +264,14 @@ def test_an_answer_resets_the_count_of_unanswered_attempts():
         c._unanswered = 1  # one attempt had gone unanswered
         c.chat([{"role": "user", "content": "x"}])
         assert c._unanswered == 0
+
+
+def test_the_batch_rate_halves_every_price():
+    from evalcore_http.prices import Price, PriceTable, Usage
+
+    table = PriceTable({"big": (300, 1500), "*": (100, 500)}).at_batch_rate()
+    usage = Usage(2000, 100)
+    assert table.cost_msats("big", usage) == 375  # (2000 * 150 + 100 * 750) / 1000
+    assert table.cost_msats("other", usage) == 125  # (2000 * 50 + 100 * 250) / 1000
+    assert PriceTable(default=None).at_batch_rate().cost_msats("free", usage) == 0
+    assert table.price("big") == Price(150, 750)

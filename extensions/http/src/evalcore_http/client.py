@@ -159,13 +159,26 @@ class OpenAIClient:
         max_tokens: int | None = None, **extra: Any,
     ) -> ChatResult:
         """One chat completion (``temperature`` 0 and ``seed`` make it as repeatable as the server allows)."""
+        payload = self.chat_payload(messages, temperature=temperature, seed=seed, max_tokens=max_tokens, **extra)
+        data, body = await self._call("/chat/completions", payload)
+        return self.read_chat(data, messages, body)
+
+    def chat_payload(
+        self, messages: Sequence[Mapping[str, str]], *, temperature: float = 0.0, seed: int | None = None,
+        max_tokens: int | None = None, **extra: Any,
+    ) -> dict[str, Any]:
+        """The chat-completions request body :meth:`achat` sends (also a line of a batch)."""
         payload: dict[str, Any] = {"model": self.model, "messages": list(messages), "temperature": temperature}
         if seed is not None:
             payload["seed"] = seed
         if max_tokens is not None:
             payload["max_tokens"] = max_tokens
         payload.update(extra)
-        data, body = await self._call("/chat/completions", payload)
+        return payload
+
+    def read_chat(self, data: Mapping[str, Any], messages: Sequence[Mapping[str, str]],
+                  body: bytes = b"") -> ChatResult:
+        """A chat completion's answer ``data`` (to ``messages``) as a :class:`ChatResult`."""
         try:
             choice = data["choices"][0]
             text = choice["message"]["content"]
@@ -175,9 +188,9 @@ class OpenAIClient:
                 raise TypeError("message content is not a string")
         except (KeyError, IndexError, TypeError) as exc:
             raise MalformedResponse(f"chat completion without choices[0].message.content ({exc})",
-                                    body=_text(body)) from None
+                                    body=_text(body) or json.dumps(data, default=str)[:2000]) from None
         usage = _usage(data.get("usage"), prompt=_message_text(messages), completion=text)
-        return ChatResult(text, str(data.get("model") or self.model), usage, choice.get("finish_reason"), data)
+        return ChatResult(text, str(data.get("model") or self.model), usage, choice.get("finish_reason"), dict(data))
 
     async def aembed(self, texts: Sequence[str]) -> EmbeddingResult:
         """Embeddings of ``texts`` in input order."""

@@ -48,6 +48,8 @@ class Price:
 
 
 DEFAULT_PRICE = Price(prompt=100.0, completion=500.0)
+BATCH_RATE = 0.5
+"""What a call sent through a provider's batch API costs, as a share of its price (OpenAI's and Anthropic's: half)."""
 
 
 class PriceTable:
@@ -73,6 +75,13 @@ class PriceTable:
         """What ``usage`` of ``model`` costs, rounded up to whole millisatoshis."""
         price = self.price(model)
         return price.cost_msats(usage) if price else 0
+
+    def at_batch_rate(self) -> PriceTable:
+        """The same table at the batch rate (:data:`BATCH_RATE` of every price)."""
+        def rated(price: Price) -> Price:
+            return Price(price.prompt * BATCH_RATE, price.completion * BATCH_RATE)
+        return PriceTable({model: rated(price) for model, price in self.prices.items()},
+                          default=rated(self.default) if self.default else None)
 
 
 def _as_price(model: str, value: Any) -> Price:

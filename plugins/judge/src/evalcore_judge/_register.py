@@ -67,6 +67,13 @@ COMMON = (
     ParamSpec(name="backoff_base", type="float", default=0.5, minimum=0.0, description="first retry wait, seconds"),
     ParamSpec(name="concurrency", type="int", default=32, minimum=1,
               description="concurrent calls at most; fewer while the server answers 429 or 503 or slows down"),
+    ParamSpec(name="batch", type="bool", nullable=True,
+              description="send the http backend's requests through a batch API at the batch rate (half the "
+                          "price; answers within 24 hours)"),
+    ParamSpec(name="batch_api", type="str", nullable=True, choices=("openai", "anthropic"),
+              description="the batch API: openai (the Batch API, default) or anthropic (Message Batches)"),
+    ParamSpec(name="batch_poll_s", type="float", nullable=True, minimum=0.001,
+              description="seconds between polls of a batch (default 30)"),
     ParamSpec(name="cache_mode", type="str", nullable=True, aliases=("cache",),
               choices=CACHE_MODES,
               description="how the answer cache is used (default: the run's --cache-mode, else readwrite)"),
@@ -859,11 +866,21 @@ _SETTINGS = SettingsSpec(
                      help="OpenAI-compatible API root of the judge, e.g. http://127.0.0.1:8000/v1."),
         ReaderOption("--judge-api-key-env", "api_key_env", kind="str",
                      help="Environment variable holding the judge's API key (default OPENAI_API_KEY)."),
+        ReaderOption("--judge-batch", "batch", kind="flag",
+                     help="Send the judge's requests through a batch API at the batch rate (half the price; "
+                          "answers may take up to 24 hours)."),
+        ReaderOption("--judge-batch-api", "batch_api", kind="str",
+                     help="Batch API of --judge-batch: openai (the Batch API, default) or anthropic "
+                          "(Message Batches)."),
+        ReaderOption("--judge-batch-poll-s", "batch_poll_s", kind="float",
+                     help="Seconds between polls of a batch (default 30)."),
     ),
     variables={
         "backend": ("EVALCORE_JUDGE_BACKEND",), "model": ("EVALCORE_JUDGE_MODEL",),
         "base_url": ("EVALCORE_JUDGE_BASE_URL", "OPENAI_BASE_URL"), "api_key_env": ("EVALCORE_JUDGE_API_KEY_ENV",),
         "judge": ("EVALCORE_JUDGE_CALLABLE",), "gguf_file": ("EVALCORE_JUDGE_GGUF_FILE",),
+        "batch": ("EVALCORE_JUDGE_BATCH",), "batch_api": ("EVALCORE_JUDGE_BATCH_API",),
+        "batch_poll_s": ("EVALCORE_JUDGE_BATCH_POLL_S",),
     },
 )
 _BACKENDS = {

@@ -2,6 +2,8 @@
 
 * :class:`HTTPBackend` — any OpenAI-compatible chat-completions endpoint (OpenAI, vLLM,
   Ollama, llama.cpp's server, a LiteLLM proxy) through :class:`evalcore_http.client.OpenAIClient`.
+* :class:`BatchBackend` — the same requests sent through the OpenAI Batch API or Anthropic's
+  Message Batches, at the batch rate (``batch=True``, ``--judge-batch``).
 * :class:`LiteLLMBackend` — a LiteLLM model string (``anthropic/...``, ``gemini/...``) in
   process (``pip install evalcore-judge[litellm]``).
 * :class:`DSPyBackend` — the LM DSPy is configured with.
@@ -23,6 +25,7 @@ instruction in the prompt. Whichever way, the critic validates the answer.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import inspect
 import json
 import math
@@ -32,7 +35,8 @@ from typing import Any, Protocol
 
 import attrs
 from evalcore.plugin import EvalcoreError
-from evalcore_http.client import OpenAIClient
+from evalcore_http.batch import OPENAI, BatchQueue, run_queue
+from evalcore_http.client import ChatResult, OpenAIClient
 from evalcore_http.errors import BackendError
 from evalcore_http.images import content_text
 from evalcore_http.prices import Usage
@@ -196,20 +200,61 @@ class HTTPBackend(_StructuredOutputs):
 
     async def _send(self, messages: Messages, decoding: Decoding, response_format: Mapping[str, Any] | None,
                     ) -> Completion:
-        extra: dict[str, Any] = {"response_format": response_format} if response_format is not None else {}
-        if decoding.top_logprobs:
-            extra.update(logprobs=True, top_logprobs=decoding.top_logprobs)
-        result = await self.client.achat(
-            messages, temperature=decoding.temperature, seed=decoding.seed, max_tokens=decoding.max_tokens, **extra,
-        )
-        logprobs = None
-        if decoding.top_logprobs:
-            choice = (result.raw.get("choices") or [{}])[0]
-            logprobs = ((choice.get("logprobs") or {}) if isinstance(choice, Mapping) else {}).get("content")
-        return Completion(result.text, result.usage, result.finish_reason, logprobs=logprobs)
+        result = await self.client.achat(messages, **_chat_options(decoding, response_format))
+        return _completion(result, decoding)
 
     def _rejected(self, exc: Exception) -> bool:
         return isinstance(exc, BackendError) and rejects_response_format(exc.status, exc.body or str(exc))
+
+
+class BatchBackend(HTTPBackend):
+    """:class:`HTTPBackend`'s requests sent through a batch API (:class:`evalcore_http.batch.BatchQueue`,
+    shared by the run's judged metrics) at the batch rate. The OpenAI Batch API gets the schema as
+    structured output, Anthropic's Message Batches as an instruction."""
+
+    name = "http"
+
+    def __init__(self, client: OpenAIClient, api: str, *, api_key: str | None = None, folder: str | None = None,
+                 poll_s: float = 30.0) -> None:
+        super().__init__(client)
+        self.api = api
+        self._queue_options = {"api_key": api_key, "folder": folder, "poll_s": poll_s}
+        self.structured_outputs = api == OPENAI
+
+    def __repr__(self) -> str:
+        return f"<BatchBackend {self.api} {self.client.base_url} model={self.model!r}>"
+
+    def queue(self) -> BatchQueue:
+        """The run's (this event loop's) batch queue for this protocol and server."""
+        options = self._queue_options
+        return run_queue(self.api, self.client.base_url, options["api_key"], folder=options["folder"],
+                         poll_s=options["poll_s"])
+
+    async def _send(self, messages: Messages, decoding: Decoding, response_format: Mapping[str, Any] | None,
+                    ) -> Completion:
+        payload = self.client.chat_payload(messages, **_chat_options(decoding, response_format))
+        custom_id = hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()[:40]
+        answer = await self.queue().submit(custom_id, payload)
+        return _completion(self.client.read_chat(answer, messages), decoding)
+
+
+def _chat_options(decoding: Decoding, response_format: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The chat-completions options of ``decoding`` (and ``response_format`` where one is sent)."""
+    options: dict[str, Any] = {"temperature": decoding.temperature, "seed": decoding.seed,
+                               "max_tokens": decoding.max_tokens}
+    if response_format is not None:
+        options["response_format"] = response_format
+    if decoding.top_logprobs:
+        options.update(logprobs=True, top_logprobs=decoding.top_logprobs)
+    return options
+
+
+def _completion(result: ChatResult, decoding: Decoding) -> Completion:
+    logprobs = None
+    if decoding.top_logprobs:
+        choice = (result.raw.get("choices") or [{}])[0]
+        logprobs = ((choice.get("logprobs") or {}) if isinstance(choice, Mapping) else {}).get("content")
+    return Completion(result.text, result.usage, result.finish_reason, logprobs=logprobs)
 
 
 class CallableBackend:

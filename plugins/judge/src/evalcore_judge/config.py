@@ -23,6 +23,11 @@ parameter          environment variable            meaning
 ``judge``          ``EVALCORE_JUDGE_CALLABLE``     a callable, ``"module:attr"``, an LLMCritic
                                                    object (``score`` / ``ascore``) or ``"dspy"``
 ``gguf_file``      ``EVALCORE_JUDGE_GGUF_FILE``    GGUF file inside the model directory
+``batch``          ``EVALCORE_JUDGE_BATCH``        send the http backend's requests through a batch
+                                                   API at the batch rate (``--judge-batch``)
+``batch_api``      ``EVALCORE_JUDGE_BATCH_API``    ``openai`` (the Batch API) or ``anthropic``
+                                                   (Message Batches)
+``batch_poll_s``   ``EVALCORE_JUDGE_BATCH_POLL_S`` seconds between polls of a batch (30)
 =================  ==============================  =========================================
 
 With no ``backend`` given: ``judge='dspy'`` selects the LM DSPy is configured with; an
@@ -47,11 +52,21 @@ from collections.abc import Mapping
 from typing import Any
 
 from evalcore.plugin import ParameterError, RunContext, SetupError, backend
+from evalcore_http.batch import BATCH_APIS, OPENAI
 from evalcore_http.cache import run_cache
 from evalcore_http.client import OpenAIClient, run_client
 from evalcore_http.prices import run_prices
 
-from .backends import Backend, CallableBackend, CriticBackend, Decoding, DSPyBackend, HTTPBackend, LiteLLMBackend
+from .backends import (
+    Backend,
+    BatchBackend,
+    CallableBackend,
+    CriticBackend,
+    Decoding,
+    DSPyBackend,
+    HTTPBackend,
+    LiteLLMBackend,
+)
 from .critic import LLMCritic
 
 DEFAULT_API_KEY_ENV = "OPENAI_API_KEY"
@@ -78,8 +93,10 @@ def build_critic(params: Mapping[str, Any], context: RunContext, metric_id: str 
     if isinstance(backend, DSPyBackend) and mode is None and context.cache_mode is None:
         mode = "off"  # DSPy's LM caches for itself (dspy.LM(cache=...)), as it does for DSPy's own metrics
     cache = run_cache(context, mode, params.get("cache_dir"))
-    return LLMCritic(backend, decoding=decoding, cache=cache, prices=run_prices(context, params.get("prices")),
-                     budget=context.budget)
+    prices = run_prices(context, params.get("prices"))
+    if isinstance(backend, BatchBackend):
+        prices = prices.at_batch_rate()
+    return LLMCritic(backend, decoding=decoding, cache=cache, prices=prices, budget=context.budget)
 
 
 def build_backend(params: Mapping[str, Any], context: RunContext, metric_id: str = "judge") -> Backend:
@@ -102,6 +119,9 @@ def build_backend(params: Mapping[str, Any], context: RunContext, metric_id: str
             "judge=<callable>, judge='dspy' (the LM DSPy is configured with), backend='litellm' with a "
             "LiteLLM model string, or backend='transformers' with model=<path>",
         )
+    if _on(settings.get("batch")) and kind != "http":
+        raise JudgeConfigError(metric_id, "batch", f"batch APIs serve the http backend (an OpenAI or Anthropic "
+                               f"API root as base_url); the judge's backend is {kind!r}")
     try:
         spec = backend(GROUP, str(kind))
     except ParameterError as exc:
@@ -112,8 +132,17 @@ def build_backend(params: Mapping[str, Any], context: RunContext, metric_id: str
 # -- the backends this plugin provides (see _register.evalcore_backends) ---------------------------
 
 def http_backend(settings: Mapping[str, Any], context: RunContext, metric_id: str) -> Backend:
-    """Chat completions from an OpenAI-compatible server (``base_url``, ``model``, ``api_key_env``)."""
-    return HTTPBackend(_client(settings, context, metric_id))
+    """Chat completions from an OpenAI-compatible server (``base_url``, ``model``, ``api_key_env``); with
+    ``batch``, sent through the batch API ``batch_api`` (``openai`` or ``anthropic``) instead."""
+    client = _client(settings, context, metric_id)
+    if not _on(settings.get("batch")):
+        return HTTPBackend(client)
+    kind = settings.get("batch_api") or OPENAI
+    if kind not in BATCH_APIS:
+        raise JudgeConfigError(metric_id, "batch_api", f"must be one of {', '.join(BATCH_APIS)}; got {kind!r}")
+    return BatchBackend(client, kind, api_key=context.secret(client.api_key_env),
+                        folder=settings.get("cache_dir") or context.cache_dir,
+                        poll_s=_seconds(settings.get("batch_poll_s"), metric_id))
 
 
 def litellm_backend(settings: Mapping[str, Any], context: RunContext, metric_id: str) -> Backend:
@@ -151,6 +180,22 @@ def transformers_backend(settings: Mapping[str, Any], context: RunContext, metri
         return TransformersBackend(model, gguf_file=settings.get("gguf_file"))
     except FileNotFoundError as exc:
         raise JudgeConfigError(metric_id, "model", str(exc)) from None
+
+
+def _on(value: Any) -> bool:
+    """A switch given as a bool or as text from the environment (``1``, ``true``, ``yes``, ``on``)."""
+    return value.strip().lower() in ("1", "true", "yes", "on") if isinstance(value, str) else bool(value)
+
+
+def _seconds(value: Any, metric_id: str) -> float:
+    """``batch_poll_s`` as a number of seconds (30 when not set)."""
+    try:
+        seconds = 30.0 if value is None else float(value)
+    except ValueError:
+        seconds = -1.0
+    if seconds <= 0:
+        raise JudgeConfigError(metric_id, "batch_poll_s", f"must be a positive number of seconds; got {value!r}")
+    return seconds
 
 
 def _implied_kind(settings: Mapping[str, Any], judge: Any) -> str | None:
