@@ -85,23 +85,26 @@ def judge_settings(params: Mapping[str, Any], context: RunContext) -> dict[str, 
     return {**context.settings.get(GROUP, {}), **given}
 
 
-DECODING: dict[str, tuple[type, float | int]] = {"temperature": (float, 0.0), "seed": (int, 0), "max_tokens": (int, 256)}
-"""The decoding settings: their type, and the value when neither the metric nor the run sets them (greedy)."""
+DECODING: dict[str, tuple[type, float | int, float | None]] = {
+    "temperature": (float, 0.0, 0.0), "seed": (int, 0, None), "max_tokens": (int, 256, 1)}
+"""The decoding settings: their type, the value when neither the metric nor the run sets them (greedy), and
+their least value."""
 
 
 def decoding_settings(params: Mapping[str, Any], context: RunContext, metric_id: str = "judge") -> dict[str, Any]:
     """``temperature``, ``seed`` and ``max_tokens`` in effect: the metric's parameter when given, else the
     run's judge setting (``--judge-temperature``, ``$EVALCORE_JUDGE_TEMPERATURE`` ...), else :data:`DECODING`'s."""
     effective = {}
-    for name, (kind, fallback) in DECODING.items():
+    for name, (kind, fallback, least) in DECODING.items():
         value = context.setting(params, name, GROUP)
         try:
             number = fallback if value is None else kind(value)
         except (TypeError, ValueError):
-            number = -1
-        if number < 0 or (name == "max_tokens" and number < 1):
-            raise JudgeConfigError(metric_id, name, f"must be a {'positive' if name == 'max_tokens' else 'non-negative'} "
-                                   f"{kind.__name__}; got {value!r}")
+            number = None
+        if number is None or (least is not None and number < least):
+            at_least = "" if least is None else f" of at least {least:g}"
+            raise JudgeConfigError(metric_id, name, f"must be an {kind.__name__}{at_least}; got {value!r}"
+                                   if kind is int else f"must be a number{at_least}; got {value!r}")
         effective[name] = number
     return effective
 
