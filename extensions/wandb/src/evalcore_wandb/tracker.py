@@ -83,8 +83,9 @@ class WandbTracker:
         fingerprint, the program, the options, and per metric its version, distribution and
         parameters). Summary: per metric id its ``value``, ``ci_low``, ``ci_high``, standard error,
         counts, cost and ``usage`` (calls, cached calls, tokens, cost), the run's record counts,
-        duration and ``usage``, and ``verdict``: per stopping rule its ``outcome`` and ``text``. The table ``rows`` holds the
-        per-record values, statuses and messages; the artifact ``evalcore-report-<id>`` the HTML report.
+        duration and ``usage``, and ``verdict``: per stopping rule its ``outcome`` and ``text``. The
+        table ``rows`` holds the per-record values, statuses and messages; the artifact
+        ``evalcore-report-<id>`` the HTML report.
         """
         wandb = self._wandb
         provenance = result.provenance
