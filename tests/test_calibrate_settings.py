@@ -1,9 +1,11 @@
 """evalcore calibrate chooses its judge as evaluate does: the --judge-* flags over the environment
-variables the judge's settings group declares, with --cache-mode / --cache-dir."""
+variables the judge's settings group declares, with --cache-mode / --cache-dir, and a judge named as
+code (judge='module:attr') only with --allow-code."""
 
 from __future__ import annotations
 
 import json
+import sys
 
 import pytest
 from click.testing import CliRunner
@@ -70,3 +72,25 @@ def test_no_judge_anywhere_is_one_line_naming_the_flags(labels):
     assert result.exit_code != 0
     [line] = [line for line in result.output.splitlines() if line.strip()]
     assert "--judge-base-url" in line and "Traceback" not in result.output
+
+
+def test_a_judge_named_as_code_needs_allow_code(labels, tmp_path, monkeypatch):
+    (tmp_path / "calibration_judge.py").write_text(
+        "import json, pathlib\n"
+        "CALLED = pathlib.Path(__file__).with_name('called')\n"
+        "def answer(prompt, metadata):\n"
+        "    CALLED.write_text('yes')\n"
+        "    return json.dumps({field: 1 for field in metadata['fields']} | {'explanation': 'fine'})\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    metric = f"{METRIC}(judge='calibration_judge:answer')"
+    refused = CliRunner().invoke(main, ["calibrate", str(labels), "-m", metric, "--cache-mode", "off"])
+    assert refused.exit_code != 0 and "Traceback" not in refused.output, refused.output
+    [line] = [line for line in refused.output.splitlines() if line.strip()]
+    assert "'calibration_judge:answer'" in line and "--allow-code" in line
+    assert "calibration_judge" not in sys.modules and not (tmp_path / "called").exists()  # nothing imported
+    result = CliRunner().invoke(main, ["calibrate", str(labels), "-m", metric, "--cache-mode", "off", "--json",
+                                       "--allow-code"])
+    assert result.exit_code == 0, result.output
+    found = json.loads(result.output)
+    assert (found["n"], found["agreement"]) == (3, 1.0)  # every answer 1: passes, as every label says
+    assert (tmp_path / "called").read_text() == "yes"

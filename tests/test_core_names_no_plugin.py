@@ -28,6 +28,8 @@ ALLOWED = {
     "outcome": "an ordinary word: a gate's outcome",
     "report": "the JSON report every run writes (-o result.json), a local variable's name for it",
     "batch": "the core's word for the records a metric scores together (SampleMetric.score_batch, _contract/batch.py)",
+    "seed": "the run's own random seed (evaluate(seed=...), --seed: bootstrap and permutation draws), which the "
+            "judge's settings group also has for its sampling",
 }
 """Words a plugin also uses that the core cannot avoid, with the reason."""
 

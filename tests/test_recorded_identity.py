@@ -21,7 +21,7 @@ RECORDS = [{"id": f"r{i}", "example": {"query": f"question {i}", "reference_answ
             "prediction": {"response": f"reply {i}"}} for i in range(4)]
 MODEL_VARIABLES = ("EVALCORE_JUDGE_BACKEND", "EVALCORE_JUDGE_MODEL", "EVALCORE_JUDGE_BASE_URL", "OPENAI_BASE_URL",
                    "EVALCORE_JUDGE_API_KEY_ENV", "EVALCORE_JUDGE_CALLABLE", "EVALCORE_EMBEDDING_MODEL",
-                   "EVALCORE_PRICES")
+                   "EVALCORE_PRICES", "EVALCORE_JUDGE_TEMPERATURE", "EVALCORE_JUDGE_SEED", "EVALCORE_JUDGE_MAX_TOKENS")
 
 
 @pytest.fixture(autouse=True)
@@ -105,6 +105,44 @@ def test_sampling_settings_given_as_metric_parameters_are_refused(tmp_path, data
     assert first.requests[-1]["json"]["seed"] == 3
     assert f"{JUDGED}: temperature=0.0 in a, temperature=0.7 in hot" in refusal(a, hot)
     assert f"{JUDGED}: seed=0 in a, seed=3 in seeded" in refusal(a, seeded)
+
+
+def test_run_wide_sampling_settings_reach_the_judge_and_are_refused(tmp_path, data, servers):
+    first, _ = servers
+    judge = ("--judge-base-url", first.base_url, "--judge-model", "m")
+    a = evaluate_cli(tmp_path, data, "a", *judge)
+    assert {r["json"]["temperature"] for r in first.requests} == {0.0}
+    flag = evaluate_cli(tmp_path, data, "flag", *judge, "--judge-temperature", "0.7", "--judge-seed", "5",
+                        "--judge-max-tokens", "300")
+    asked = first.requests[-1]["json"]
+    assert (asked["temperature"], asked["seed"], asked["max_tokens"]) == (0.7, 5, 300)
+    assert (recorded(flag)["temperature"], recorded(flag)["seed"], recorded(flag)["max_tokens"]) == (0.7, 5, 300)
+    assert f"{JUDGED}: temperature=0.0 in a, temperature=0.7 in flag" in refusal(a, flag)
+    env = evaluate_cli(tmp_path, data, "env", *judge, env={"EVALCORE_JUDGE_TEMPERATURE": "0.4"})
+    assert first.requests[-1]["json"]["temperature"] == 0.4
+    assert f"{JUDGED}: temperature=0.0 in a, temperature=0.4 in env" in refusal(a, env)
+    # the metric's own parameter wins over the run's setting, even when it is the default value
+    own = evaluate_cli(tmp_path, data, "own", *judge, "--judge-temperature", "0.7",
+                       metric=f"{JUDGED}(temperature=0.0)")
+    assert first.requests[-1]["json"]["temperature"] == 0.0 and recorded(own)["temperature"] == 0.0
+    assert json.loads(own.read_text())["provenance"]["metrics"].keys() == {JUDGED}  # the id is unchanged
+
+    def run(**settings):
+        return evalcore.evaluate(RECORDS, [JUDGED], judge={"base_url": first.base_url, "model": "m", **settings},
+                                 cache_mode="off", progress=False)
+
+    cold, warm = run(), run(temperature=0.7)
+    assert first.requests[-1]["json"]["temperature"] == 0.7
+    with pytest.raises(InputError, match=f"{JUDGED}: temperature=0.0 in baseline, temperature=0.7 in system 1"):
+        evalcore.compare(cold, warm)
+
+
+def test_a_bad_run_wide_sampling_setting_is_one_line(tmp_path, data, servers):
+    first, _ = servers
+    result = CliRunner().invoke(main, ["evaluate", str(data), "-m", JUDGED, "--no-progress", "--judge-base-url",
+                                       first.base_url, "--judge-model", "m"], env={"EVALCORE_JUDGE_SEED": "x"})
+    assert result.exit_code != 0 and "Traceback" not in result.output, result.output
+    assert f"{JUDGED}" in result.output and "seed" in result.output and "'x'" in result.output
 
 
 def test_judge_settings_given_to_evaluate_are_recorded_and_refused(tmp_path, servers):

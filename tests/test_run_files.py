@@ -15,6 +15,7 @@ import sys
 import time
 import warnings
 
+import attrs
 import evalcore
 import pytest
 from click.testing import CliRunner
@@ -81,7 +82,11 @@ def test_python_callers_get_the_journal_beside_the_report_or_a_temporary_one(dat
     temporary = evalcore.evaluate(data / "a.jsonl", [METRIC], progress=False)
     path = temporary.samples_path
     assert len(temporary.samples) == 30 and path.exists() and path.parent != data
+    copy = attrs.evolve(temporary, logged_to="somewhere")  # as a tracker's result is returned
     del temporary
+    gc.collect()
+    assert path.exists() and len(copy.samples) == 30  # the copy still reads its rows
+    del copy
     gc.collect()
     assert not path.exists()
 

@@ -199,3 +199,30 @@ def test_a_judged_run_logs_every_setting_that_changes_its_number(store, monkeypa
         "backend": "http", "model": "judge-a", "base_url": server.base_url, "temperature": 0.0,
         "response_format": "json_schema"}
     assert logged["prompt_hash"] == ",".join(sorted(hashes))
+
+
+def test_a_judged_run_logs_its_usage_and_its_stopping_verdict(store, monkeypatch):
+    from evalcore.testing import Reply, ScriptedServer, requested_schema, schema_instance
+
+    for name in ("EVALCORE_JUDGE_MODEL", "EVALCORE_JUDGE_BASE_URL", "OPENAI_BASE_URL", "EVALCORE_JUDGE_BACKEND"):
+        monkeypatch.delenv(name, raising=False)
+
+    def answer(request):
+        text = json.dumps(schema_instance(requested_schema(request), number=1))
+        return Reply.chat(text, usage={"prompt_tokens": 10, "completion_tokens": 5})
+
+    with ScriptedServer(answer) as server:
+        asked = [{**r, "example": {**r["example"], "query": "capital?"}} for r in RECORDS]
+        result = evalcore.evaluate(asked, ["judge/answer_quality"], log_to="mlflow", cache_mode="off",
+                                   max_errors=1, judge={"base_url": server.base_url, "model": "judge-a"})
+    [run] = runs()
+    metrics, key = run.data.metrics, mlflow_key("judge/answer_quality")
+    # one call per record, each answered with 10 prompt and 5 completion tokens, none from the cache
+    expected = {"calls": 2, "cached_calls": 0, "prompt_tokens": 20, "completion_tokens": 10}
+    assert {f: metrics[f"usage.{f}"] for f in expected} == expected
+    assert {f: metrics[f"{key}.usage.{f}"] for f in expected} == expected
+    assert metrics["usage.cost_msats"] == result.usage["cost_msats"] == metrics[f"{key}.usage.cost_msats"]
+    # max_errors=1 with no error: the rule's outcome and its text are tags
+    assert run.data.tags["evalcore.verdict.max_errors"] == "within"
+    assert run.data.tags["evalcore.verdict.max_errors.text"] == "error limit not reached: 0 errors (max_errors=1)"
+    assert not any(name.startswith("evalcore.verdict.budget") for name in run.data.tags)

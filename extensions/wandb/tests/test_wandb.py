@@ -149,3 +149,29 @@ def test_a_folder_that_cannot_be_made_stops_the_command_before_the_run(tmp_path)
 def test_a_mode_w_and_b_has_not_is_refused_before_the_run():
     with pytest.raises(evalcore.TrackingError, match="--wandb-mode: offline or online; got 'cloud'"):
         evalcore.evaluate(RECORDS, ["overlap/exact_match"], log_to="wandb", tracker_options={"mode": "cloud"})
+
+
+def test_a_judged_run_logs_its_usage_and_its_stopping_verdict(tmp_path, monkeypatch):
+    from evalcore.testing import Reply, ScriptedServer, requested_schema, schema_instance
+
+    for name in ("EVALCORE_JUDGE_MODEL", "EVALCORE_JUDGE_BASE_URL", "OPENAI_BASE_URL", "EVALCORE_JUDGE_BACKEND"):
+        monkeypatch.delenv(name, raising=False)
+
+    def answer(request):
+        text = json.dumps(schema_instance(requested_schema(request), number=1))
+        return Reply.chat(text, usage={"prompt_tokens": 10, "completion_tokens": 5})
+
+    with ScriptedServer(answer) as server:
+        asked = [{**r, "example": {**r["example"], "query": "capital?"}} for r in RECORDS]
+        result = evalcore.evaluate(asked, ["judge/answer_quality"], log_to="wandb", cache_mode="off", max_errors=1,
+                                   tracker_options={"dir": str(tmp_path)},
+                                   judge={"base_url": server.base_url, "model": "judge-a"})
+    summary = logged(the_run(tmp_path))["summary"]
+    # one call per record, each answered with 10 prompt and 5 completion tokens, none from the cache
+    expected = {"calls": 2, "cached_calls": 0, "prompt_tokens": 20, "completion_tokens": 10,
+                "cost_msats": result.usage["cost_msats"]}
+    assert summary["usage"] == expected
+    assert summary["judge/answer_quality"]["usage"] == expected
+    # max_errors=1 with no error: the rule's outcome and its text
+    assert summary["verdict"] == {"max_errors": {"outcome": "within",
+                                                 "text": "error limit not reached: 0 errors (max_errors=1)"}}

@@ -80,8 +80,8 @@ class Run:
                 if temporary or (journal.fresh and journal.rows == 0):
                     _unlink(path)  # nothing of this run's in it (removed while the lock is held)
                 raise
-            if temporary:
-                weakref.finalize(result, _unlink, path)
+            if temporary:  # kept while its rows are: a copy of the result (attrs.evolve) shares them
+                weakref.finalize(result.samples, _unlink, path)
             self._write_outputs(result, temporary)
             return result
         finally:

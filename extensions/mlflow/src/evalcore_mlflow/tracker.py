@@ -109,7 +109,10 @@ class MlflowTracker:
 
         Parameters: evalcore's version, the input and its fingerprint, the program, the options,
         and per metric its id, version, distribution and parameters. Metrics: per metric its
-        value, interval bounds (``.ci_low``, ``.ci_high``), standard error, counts and cost.
+        value, interval bounds (``.ci_low``, ``.ci_high``), standard error, counts, cost and usage
+        (``.usage.calls``, ``.usage.cached_calls``, tokens, ``.usage.cost_msats``), and the run's usage
+        (``usage.*``). Tags: each stopping rule's outcome (``evalcore.verdict.<rule>``) and its text
+        (``evalcore.verdict.<rule>.text``).
         Artifacts: ``rows.json`` (the per-record table), ``report.html``, ``result.json`` and the
         rows journal ``rows.jsonl`` it names.
         """
@@ -123,11 +126,13 @@ class MlflowTracker:
         metrics: dict[str, Any] = {"n_records": provenance.get("n_records"),
                                    "n_finished": provenance.get("n_finished"),
                                    "n_rejected": len(result.rejected), "duration_s": provenance.get("duration_s")}
+        metrics |= {f"usage.{field}": value for field, value in result.usage.items()}
         for metric_id, summary in result.metrics.items():
             metrics |= _summary_metrics(keys[metric_id], summary.to_dict())
         tags = {"evalcore.command": "evaluate", "mlflow.note.content": _note(result.table())}
         if result.stopped:
             tags["evalcore.stopped"] = result.stopped
+        tags |= _verdict_tags(result.verdict or ())
         name = os.path.basename(str(provenance.get("input") or "evaluate")) or "evaluate"
         with self._run(name, tags) as run_id:
             self._log(run_id, params, metrics)
@@ -228,10 +233,22 @@ def _metric_params(keys: Mapping[str, str], info: Mapping[str, Mapping[str, Any]
 
 
 def _summary_metrics(key: str, summary: Mapping[str, Any]) -> dict[str, Any]:
-    """A metric's aggregate as MLflow metrics: the value, ``.ci_low``, ``.ci_high`` and the counts."""
+    """A metric's aggregate as MLflow metrics: the value, ``.ci_low``, ``.ci_high``, the counts and,
+    for a metric that called a model, its usage (``.usage.calls`` ...)."""
     low, high = summary.get("ci") or (None, None)
+    usage = summary.get("usage") or {}
     return {key: summary.get("value"), f"{key}.ci_low": low, f"{key}.ci_high": high,
-            **{f"{key}.{field}": summary.get(field) for field in _SUMMARY_FIELDS}}
+            **{f"{key}.{field}": summary.get(field) for field in _SUMMARY_FIELDS},
+            **{f"{key}.usage.{field}": value for field, value in usage.items()}}
+
+
+def _verdict_tags(verdict: Sequence[Mapping[str, str]]) -> dict[str, str]:
+    """Each stopping rule's outcome (``evalcore.verdict.<rule>``: reached, decided, within ...) and its text."""
+    tags: dict[str, str] = {}
+    for entry in verdict:
+        tag = f"evalcore.verdict.{entry['rule']}"
+        tags |= {tag: entry["outcome"], f"{tag}.text": param_value(entry["text"])}
+    return tags
 
 
 def _write_json(path: Path, data: Any) -> None:

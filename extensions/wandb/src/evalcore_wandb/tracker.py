@@ -82,14 +82,17 @@ class WandbTracker:
         Config: :func:`evalcore.plugin.run_parameters` (evalcore's version, the input and its
         fingerprint, the program, the options, and per metric its version, distribution and
         parameters). Summary: per metric id its ``value``, ``ci_low``, ``ci_high``, standard error,
-        counts and cost, and the run's record counts and duration. The table ``rows`` holds the
-        per-record values, statuses and messages; the artifact ``evalcore-report-<id>`` the HTML report.
+        counts, cost and ``usage`` (calls, cached calls, tokens, cost), the run's record counts,
+        duration and ``usage``, and ``verdict``: per stopping rule its ``outcome`` and ``text``. The
+        table ``rows`` holds the per-record values, statuses and messages; the artifact
+        ``evalcore-report-<id>`` the HTML report.
         """
         wandb = self._wandb
         provenance = result.provenance
         name = os.path.basename(str(provenance.get("input") or "evaluate")) or "evaluate"
         summary: dict[str, Any] = {field: provenance.get(field) for field in _RUN_FIELDS}
-        summary |= {"n_rejected": len(result.rejected), "stopped": result.stopped}
+        summary |= {"n_rejected": len(result.rejected), "stopped": result.stopped, "usage": result.usage,
+                    "verdict": {v["rule"]: {"outcome": v["outcome"], "text": v["text"]} for v in result.verdict or ()}}
         for metric_id, metric in result.metrics.items():
             summary[metric_id] = _summary(metric.to_dict())
         with self._run(name=name, job_type="evaluate", config=run_parameters(result), notes=result.table(),
@@ -106,7 +109,7 @@ class WandbTracker:
 
 
 def _summary(metric: dict[str, Any]) -> dict[str, Any]:
-    """A metric's aggregate: the value, ``ci_low``, ``ci_high``, standard error, counts and cost."""
+    """A metric's aggregate: the value, ``ci_low``, ``ci_high``, standard error, counts, cost and usage."""
     low, high = metric.get("ci") or (None, None)
     return {"value": metric.get("value"), "ci_low": low, "ci_high": high,
-            **{field: metric.get(field) for field in _SUMMARY_FIELDS}}
+            **{field: metric.get(field) for field in _SUMMARY_FIELDS}, "usage": metric.get("usage")}

@@ -32,7 +32,8 @@ model string (extra evalcore-judge[litellm]), or `backend='transformers'` with a
 path. With nothing set and DSPy configured with an LM, DSPy's LM judges: the one configured
 where the metric is called (dspy.configure / dspy.context), as for DSPy's own metrics, with
 evalcore's answer cache off unless a cache mode is set (the LM has its own). Decoding is greedy
-(temperature 0, fixed seed); the prompt template hash is in the details. Each prompt declares
+(temperature 0, fixed seed) unless `temperature` / `seed` or the run's --judge-temperature /
+--judge-seed say otherwise; the prompt template hash is in the details. Each prompt declares
 its answer as a JSON schema (scores on the scale and an explanation), sent as OpenAI structured
 output where the server takes it (else as an instruction in the prompt) and always validated;
 an answer that fails validation gets one repair request. Validated answers are cached on disk
@@ -55,9 +56,12 @@ COMMON = (
               description="model name (http), LiteLLM model string (litellm) or local path (transformers)"),
     ParamSpec(name="api_key_env", type="str", description="environment variable holding the API key"),
     ParamSpec(name="gguf_file", type="str", description="GGUF file name inside a local model directory"),
-    ParamSpec(name="temperature", type="float", default=0.0, minimum=0.0, description="sampling temperature"),
-    ParamSpec(name="seed", type="int", default=0, nullable=True, description="sent where the backend takes one"),
-    ParamSpec(name="max_tokens", type="int", default=256, minimum=1, description="longest answer, in tokens"),
+    ParamSpec(name="temperature", type="float", nullable=True, minimum=0.0,
+              description="sampling temperature (default: the run's --judge-temperature, else 0)"),
+    ParamSpec(name="seed", type="int", nullable=True,
+              description="sent where the backend takes one (default: the run's --judge-seed, else 0)"),
+    ParamSpec(name="max_tokens", type="int", nullable=True, minimum=1,
+              description="longest answer, in tokens (default: the run's --judge-max-tokens, else 256)"),
     ParamSpec(name="timeout_s", type="float", default=60.0, minimum=0.001,
               description="seconds per judge call, retries included (each attempt but the last gets half the "
                           "time left)",
@@ -99,7 +103,9 @@ _EVIDENCE = (
     ParamSpec(name="k", type="int", minimum=1, description="use only the first k documents", aliases=("top_k",)),
 )
 _LIST_ANSWER = ParamSpec(name="max_tokens", type="int", default=2048, minimum=1,
-                         description="longest answer, in tokens (room for a list of statements and verdicts)")
+                         description="longest answer, in tokens (room for a list of statements and verdicts; "
+                                     "this metric's own default, which the run's --judge-max-tokens does not "
+                                     "replace)")
 _DSPY_EXACT = (
     " Called DSPy-style with DSPy's objects, metric(example, pred, trace=None), it returns what DSPy's "
     "%s returns, dspy.Prediction(score=...) (score >= threshold when a trace is given; the judge's "
@@ -874,13 +880,21 @@ _SETTINGS = SettingsSpec(
                           "(Message Batches)."),
         ReaderOption("--judge-batch-poll-s", "batch_poll_s", kind="float",
                      help="Seconds between polls of a batch (default 30)."),
+        ReaderOption("--judge-temperature", "temperature", kind="float",
+                     help="Sampling temperature of every LLM-judged metric (default 0)."),
+        ReaderOption("--judge-seed", "seed", kind="int",
+                     help="Seed of every LLM-judged metric, sent where the backend takes one (default 0)."),
+        ReaderOption("--judge-max-tokens", "max_tokens", kind="int",
+                     help="Longest judge answer, in tokens (default 256; metrics that ask for lists keep their "
+                          "own 2048)."),
     ),
     variables={
         "backend": ("EVALCORE_JUDGE_BACKEND",), "model": ("EVALCORE_JUDGE_MODEL",),
         "base_url": ("EVALCORE_JUDGE_BASE_URL", "OPENAI_BASE_URL"), "api_key_env": ("EVALCORE_JUDGE_API_KEY_ENV",),
         "judge": ("EVALCORE_JUDGE_CALLABLE",), "gguf_file": ("EVALCORE_JUDGE_GGUF_FILE",),
         "batch": ("EVALCORE_JUDGE_BATCH",), "batch_api": ("EVALCORE_JUDGE_BATCH_API",),
-        "batch_poll_s": ("EVALCORE_JUDGE_BATCH_POLL_S",),
+        "batch_poll_s": ("EVALCORE_JUDGE_BATCH_POLL_S",), "temperature": ("EVALCORE_JUDGE_TEMPERATURE",),
+        "seed": ("EVALCORE_JUDGE_SEED",), "max_tokens": ("EVALCORE_JUDGE_MAX_TOKENS",),
     },
 )
 _BACKENDS = {

@@ -28,6 +28,9 @@ parameter          environment variable            meaning
 ``batch_api``      ``EVALCORE_JUDGE_BATCH_API``    ``openai`` (the Batch API) or ``anthropic``
                                                    (Message Batches)
 ``batch_poll_s``   ``EVALCORE_JUDGE_BATCH_POLL_S`` seconds between polls of a batch (30)
+``temperature``    ``EVALCORE_JUDGE_TEMPERATURE``  sampling temperature (0)
+``seed``           ``EVALCORE_JUDGE_SEED``         seed, sent where the backend takes one (0)
+``max_tokens``     ``EVALCORE_JUDGE_MAX_TOKENS``   longest answer, in tokens (256)
 =================  ==============================  =========================================
 
 With no ``backend`` given: ``judge='dspy'`` selects the LM DSPy is configured with; an
@@ -82,12 +85,36 @@ def judge_settings(params: Mapping[str, Any], context: RunContext) -> dict[str, 
     return {**context.settings.get(GROUP, {}), **given}
 
 
+DECODING: dict[str, tuple[type, float | int, float | None]] = {
+    "temperature": (float, 0.0, 0.0), "seed": (int, 0, None), "max_tokens": (int, 256, 1)}
+"""The decoding settings: their type, the value when neither the metric nor the run sets them (greedy), and
+their least value."""
+
+
+def decoding_settings(params: Mapping[str, Any], context: RunContext, metric_id: str = "judge") -> dict[str, Any]:
+    """``temperature``, ``seed`` and ``max_tokens`` in effect: the metric's parameter when given, else the
+    run's judge setting (``--judge-temperature``, ``$EVALCORE_JUDGE_TEMPERATURE`` ...), else :data:`DECODING`'s."""
+    effective = {}
+    for name, (kind, fallback, least) in DECODING.items():
+        value = context.setting(params, name, GROUP)
+        try:
+            number = fallback if value is None else kind(value)
+        except (TypeError, ValueError):
+            number = None
+        if number is None or (least is not None and number < least):
+            at_least = "" if least is None else f" of at least {least:g}"
+            raise JudgeConfigError(metric_id, name, f"must be an {kind.__name__}{at_least}; got {value!r}"
+                                   if kind is int else f"must be a number{at_least}; got {value!r}")
+        effective[name] = number
+    return effective
+
+
 def build_critic(params: Mapping[str, Any], context: RunContext, metric_id: str = "judge") -> LLMCritic:
     """The critic the parameters of the judge metric ``metric_id`` describe, in the run ``context``."""
     judge = context.setting(params, "judge", GROUP)
     if isinstance(judge, LLMCritic):
         return judge
-    decoding = Decoding(params["temperature"], params["seed"], params["max_tokens"])
+    decoding = Decoding(**decoding_settings(params, context, metric_id))
     backend = build_backend(params, context, metric_id)
     mode = params["cache_mode"]
     if isinstance(backend, DSPyBackend) and mode is None and context.cache_mode is None:

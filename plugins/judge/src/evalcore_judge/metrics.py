@@ -42,7 +42,7 @@ from evalcore_http.images import content_text
 from evalcore_http.prices import Usage, estimate_tokens
 
 from .backends import STRUCTURED_FORMATS, DSPyTask
-from .config import build_critic, judge_settings
+from .config import build_critic, decoding_settings, judge_settings
 from .critic import Call, InvalidAnswer, LLMCritic
 from .panel import Judge, Tally, build_judges, combine, panel_members
 from .parsing import Parsed
@@ -153,7 +153,8 @@ class JudgeMetric(SampleMetric):
         if self.context is not None:
             backend = self._critic.backend.name
             base_url = None if backend in _NO_SERVER else judge_settings(self.params, self.context).get("base_url")
-            recorded.update(backend=backend, model=self._critic.model, base_url=base_url)
+            recorded.update(backend=backend, model=self._critic.model, base_url=base_url,
+                            **decoding_settings(self.params, self.context, self.id))
         with self._lock:
             asked = {name: ",".join(sorted(values)) for name, values in self._settings_seen.items() if values}
         return {**recorded, **asked}
