@@ -147,8 +147,13 @@ def test_a_full_queue_answers_429_and_the_exporter_gets_through_after_it_drains(
     assert len({row["id"] for row in _rows(tmp_path / "store")}) == 8
 
 
-def test_a_trace_without_its_root_span_is_scored_after_the_timeout_and_logged(tmp_path: Path, caplog) -> None:
+def test_a_trace_without_its_root_span_is_scored_after_the_timeout_and_logged(tmp_path: Path, caplog,
+                                                                              monkeypatch) -> None:
     orphans = _spans(1, root=False)
+    # a library configured by an earlier test (logging.config with disable_existing_loggers) may have
+    # switched the logger off: the message is what is tested here
+    monkeypatch.setattr(logging.getLogger("evalcore.watch"), "disabled", False)
+    monkeypatch.setattr(logging.getLogger("evalcore.watch"), "propagate", True)
 
     async def scenario() -> None:
         watch = _watch(tmp_path, trace_timeout_s=1.0)  # a margin over a busy machine's 0.1 s
