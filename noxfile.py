@@ -71,10 +71,11 @@ def ray(session: nox.Session) -> None:
 
 
 def _tracker_session(session: nox.Session, name: str) -> None:
-    """Install the core, the tracker extension ``extensions/<name>`` and the light plugins, and run
-    the extension's tests and the documentation blocks that log to it."""
-    session.install(f"{ROOT / 'core'}[test]", str(KIT), str(SCHEMA), str(RUNS), str(REPORT),
-                    str(ROOT / "extensions" / "stats"),
+    """Install the core, the tracker extension ``extensions/<name>``, the light plugins and the judge
+    (a judged run logs the settings that change its number, its usage and cost), and run the
+    extension's tests and the documentation blocks that log to it."""
+    session.install(f"{ROOT / 'core'}[test]", str(KIT), str(SCHEMA), str(RUNS), str(REPORT), str(HTTP),
+                    str(ROOT / "extensions" / "stats"), str(ROOT / "plugins" / "judge"),
                     f"{ROOT / 'extensions' / name}[test]",
                     *(str(ROOT / "plugins" / plugin) for plugin in LIGHT))
     # only the files that need the tracker: the other plugins' tests are not installed here
