@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import pathlib
 import socket
-import threading
 import time
 from collections.abc import Iterator
 
 import pytest
-from evalcore.testing import ScriptedServer, run_evalcore
+from evalcore.testing import ScriptedServer, run_evalcore, silent_server
 
 pytest.importorskip("mlflow")
 pytestmark = pytest.mark.mlflow
@@ -20,29 +19,9 @@ RAG = pathlib.Path(__file__).resolve().parents[3] / "examples" / "rag.jsonl"
 
 @pytest.fixture
 def silent_uri() -> Iterator[str]:
-    """An http:// URI on 127.0.0.1 whose server accepts connections and never answers."""
-    listener = socket.socket()
-    listener.bind(("127.0.0.1", 0))
-    listener.listen(16)
-    listener.settimeout(0.1)
-    held: list[socket.socket] = []
-    stop = threading.Event()
-
-    def accept() -> None:
-        while not stop.is_set():
-            try:
-                held.append(listener.accept()[0])
-            except OSError:
-                continue
-
-    thread = threading.Thread(target=accept, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{listener.getsockname()[1]}"
-    stop.set()
-    thread.join(timeout=2)
-    for connection in held:
-        connection.close()
-    listener.close()
+    """An http:// address on 127.0.0.1 whose server accepts connections and never answers."""
+    with silent_server() as port:
+        yield f"http://127.0.0.1:{port}"
 
 
 def closed_uri() -> str:

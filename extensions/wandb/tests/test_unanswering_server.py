@@ -4,13 +4,11 @@ any record is scored (so before any judge call is paid)."""
 from __future__ import annotations
 
 import pathlib
-import socket
-import threading
 import time
 from collections.abc import Iterator
 
 import pytest
-from evalcore.testing import ScriptedServer, run_evalcore
+from evalcore.testing import ScriptedServer, run_evalcore, silent_server
 
 pytest.importorskip("wandb")
 pytestmark = pytest.mark.wandb
@@ -20,29 +18,9 @@ RAG = pathlib.Path(__file__).resolve().parents[3] / "examples" / "rag.jsonl"
 
 @pytest.fixture
 def silent_url() -> Iterator[str]:
-    """An http:// URL on 127.0.0.1 whose server accepts connections and never answers."""
-    listener = socket.socket()
-    listener.bind(("127.0.0.1", 0))
-    listener.listen(16)
-    listener.settimeout(0.1)
-    held: list[socket.socket] = []
-    stop = threading.Event()
-
-    def accept() -> None:
-        while not stop.is_set():
-            try:
-                held.append(listener.accept()[0])
-            except OSError:
-                continue
-
-    thread = threading.Thread(target=accept, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{listener.getsockname()[1]}"
-    stop.set()
-    thread.join(timeout=2)
-    for connection in held:
-        connection.close()
-    listener.close()
+    """An http:// address on 127.0.0.1 whose server accepts connections and never answers."""
+    with silent_server() as port:
+        yield f"http://127.0.0.1:{port}"
 
 
 def test_a_silent_server_online_is_reported_before_scoring(tmp_path, silent_url):

@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import json
 import socket
-import threading
 import time
 from collections.abc import Iterator
 
 import pytest
-from evalcore.testing import Reply, ScriptedServer, run_evalcore
+from evalcore.testing import Reply, ScriptedServer, run_evalcore, silent_server
 
 RAG = "examples/rag.jsonl"  # 12 records; the tests run from the repository root
 ROOT = __import__("pathlib").Path(__file__).resolve().parents[3]
@@ -26,28 +25,8 @@ def closed_port() -> int:
 @pytest.fixture
 def silent_port() -> Iterator[int]:
     """A port that accepts connections and never answers them."""
-    listener = socket.socket()
-    listener.bind(("127.0.0.1", 0))
-    listener.listen(64)
-    held: list[socket.socket] = []
-    stop = threading.Event()
-
-    def accept() -> None:
-        listener.settimeout(0.1)
-        while not stop.is_set():
-            try:
-                held.append(listener.accept()[0])
-            except OSError:
-                continue
-
-    thread = threading.Thread(target=accept, daemon=True)
-    thread.start()
-    yield listener.getsockname()[1]
-    stop.set()
-    thread.join(timeout=2)
-    for connection in held:
-        connection.close()
-    listener.close()
+    with silent_server() as port:
+        yield port
 
 
 def evaluate(base_url: str, tmp_path, *flags: str):

@@ -25,14 +25,16 @@ is :mod:`evalcore.testkit`).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import socket
 import subprocess
 import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import ModuleType
 from typing import Any
@@ -42,7 +44,7 @@ from evalcore import PluginError
 
 __all__ = [
     "Reply", "ScriptedServer", "assert_metric", "assert_no_regression", "compiled_part", "default_reply",
-    "heavy_modules_after_listing", "import_ragas",
+    "heavy_modules_after_listing", "import_ragas", "silent_server",
     "modules_imported_by_listing", "nested_list", "requested_schema", "run_evalcore", "schema_instance",
     "write_journal", "write_records",
 ]
@@ -199,6 +201,36 @@ class ScriptedServer:
                 """Silent."""
 
         return Handler
+
+
+@contextlib.contextmanager
+def silent_server() -> Iterator[int]:
+    """A port on 127.0.0.1 whose server accepts connections and never answers them: a judge or
+    tracker that hangs. Connections are held open until the block ends."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(64)
+    listener.settimeout(0.1)
+    held: list[socket.socket] = []
+    stop = threading.Event()
+
+    def accept() -> None:
+        while not stop.is_set():
+            try:
+                held.append(listener.accept()[0])
+            except OSError:
+                continue
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    try:
+        yield listener.getsockname()[1]
+    finally:
+        stop.set()
+        thread.join(timeout=2)
+        for connection in held:
+            connection.close()
+        listener.close()
 
 
 def modules_imported_by_listing() -> set[str]:
