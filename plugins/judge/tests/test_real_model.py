@@ -185,3 +185,46 @@ def test_real_model_custom_judge(smollm2, tmp_path):
     assert score.status.value in ("ok", "error"), score
     assert score.details["backend"] == "transformers" and score.details["answers"]["judge"] is not None
     assert score.value in (0.0, 1.0) if score.ok else score.error_type == "UnparseableJudgement"
+
+
+def test_real_model_pairwise_agent_and_summary_judges_through_the_cli(smollm2, tmp_path):
+    """The pairwise, agent-plan and summarization judges with the local model through
+    ``evalcore evaluate``: every record gets a row, ok with a value in [0, 1] or an error that keeps
+    the model's own words, and the run records the backend and model it judged with."""
+    import json
+
+    from evalcore.testing import run_evalcore, write_records
+
+    turns = [{"role": "user", "content": "Book a table for two in Oslo tonight."},
+             {"role": "assistant", "content": "", "tool_calls": [{"name": "book", "arguments": {"city": "Oslo"}}]},
+             {"role": "tool", "content": "booked"},
+             {"role": "assistant", "content": "Booked a table for two in Oslo at 20:00."}]
+    data = write_records(tmp_path / "records.jsonl", [{
+        "id": "oslo",
+        "example": {"query": "Oslo is the capital of Norway. It has about 700,000 inhabitants."},
+        "prediction": {"response": "Oslo, Norway's capital, has about 700,000 people.",
+                       "response_b": "Oslo is a city.", "turns": turns}}])
+    metrics = ["judge/pairwise(evaluation_steps=['Prefer the more complete answer.'], max_tokens=60, timeout_s=600)",
+               "judge/plan_quality(max_tokens=60, timeout_s=600)",
+               "judge/summarization(max_tokens=60, timeout_s=600)"]
+    args = ["evaluate", str(data), "--judge-backend", "transformers", "--judge-model", smollm2.model,
+            "--cache-dir", str(tmp_path / "cache"), "-o", str(tmp_path / "report.json")]
+    for metric_id in metrics:
+        args += ["-m", metric_id]
+    proc = run_evalcore(*args, check=False, timeout=1200)
+    assert proc.returncode in (0, 2), proc.stderr  # 2: the tiny model's answers were all unreadable
+    (row,) = [json.loads(line) for line in (tmp_path / "report.rows.jsonl").read_text().splitlines()
+              if "scores" in json.loads(line)]
+    # the run's ids leave out the knobs that do not change a value (max_tokens, timeout_s)
+    assert sorted(metric_id.split("(")[0] for metric_id in row["scores"]) == [
+        "judge/pairwise", "judge/plan_quality", "judge/summarization"]
+    for metric_id, score in row["scores"].items():
+        if score["status"] == "ok":
+            assert 0.0 <= score["value"] <= 1.0, (metric_id, score)
+        else:
+            assert score["status"] == "error" and score["details"].get("raw_answers"), (metric_id, score)
+    recorded = json.loads((tmp_path / "report.json").read_text())["provenance"]["metrics"]
+    assert recorded.keys() == row["scores"].keys()
+    for metric_id, settings in recorded.items():
+        params = settings["params"]
+        assert (params["backend"], params["model"]) == ("transformers", smollm2.model), (metric_id, params)
