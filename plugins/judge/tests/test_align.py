@@ -15,7 +15,7 @@ import tomllib
 
 import pytest
 from chat_messages import message_text
-from evalcore.plugin import InputError
+from evalcore.plugin import EvalcoreError, InputError
 from evalcore.testing import Reply, ScriptedServer, run_evalcore, write_records
 from evalcore_judge import align
 from evalcore_judge.alignment import _kappa
@@ -157,5 +157,8 @@ def test_bad_inputs_are_one_line(tmp_path, judge_server, scored_run):
     few.write_text('{"id": "r0", "label": 1}\n{"id": "r1", "label": 0}\n')
     with pytest.raises(InputError, match="2 records of the run are labelled; align needs at least 4"):
         align(run, few, output=tmp_path / "x.toml", settings=judge_settings(judge_server))
+    with pytest.raises(EvalcoreError, match="polite.toml is the old judge"):
+        align(run, few, output=run.parent / "polite.toml", settings=judge_settings(judge_server))
     out = run_evalcore("align", str(run), "--labels", str(few), "-o", str(tmp_path / "x.toml"), check=False)
     assert out.returncode != 0 and len(out.stderr.strip().splitlines()) == 1 and "Traceback" not in out.stderr
+    assert "align needs at least 4" in out.stderr

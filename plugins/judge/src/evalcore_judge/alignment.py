@@ -34,10 +34,19 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import numpy as np
-from evalcore.plugin import InputError, check_output, journal_header, load_run, open_metric, read_records
+from evalcore.plugin import (
+    EvalcoreError,
+    InputError,
+    check_output,
+    get_path,
+    journal_header,
+    load_run,
+    open_metric,
+    read_records,
+)
 
 from .agreement import krippendorff_alpha
-from .custom import DEFINITION_KEYS, Definition, load_definition
+from .custom import DEFINITION_KEYS, Definition, load_definition, variables
 
 __all__ = ["Agreement", "Alignment", "align"]
 
@@ -98,11 +107,12 @@ def align(run: Any, labels: Any, *, output: str | os.PathLike[str], metric: str 
     saved = load_run(run)
     metric_id = _judged_metric(saved, metric)
     source = saved.files[0] if saved.files else saved.source
-    data = _definition(saved.metrics[metric_id].get("params") or {}, source)
+    data, judge_file = _definition(saved.metrics[metric_id].get("params") or {}, source)
     definition = Definition(data)
     if definition.output == "json":
         raise InputError("align takes a pass_fail, scale or categories judge, not a json one", field=metric_id)
-    check_output(output, "the new judge file", [(p, "an input") for p in (*saved.files, records) if p])
+    check_output(output, "the new judge file", [(p, "an input") for p in (*saved.files, records) if p] +
+                 ([(judge_file, "the old judge (the new one is another version)")] if judge_file else []))
     people = _labels_of(labels, metric_id)
     labelled = [r for r in read_records(records or _input_of(saved)).records if r.id in people]
     if len(labelled) < 4:
@@ -127,8 +137,8 @@ def align(run: Any, labels: Any, *, output: str | os.PathLike[str], metric: str 
                                                  confidence=confidence, labels=grade.labels)
     return Alignment(metric=metric_id, output=os.fspath(output),
                      prompt_hash=(definition.prompt_hash, Definition(new_data).prompt_hash),
-                     train=[r.id for r in train], held_out=[r.id for r in held], before=old, after=new, kappa_change=kappa_change,
-                     kappa_change_ci=change_ci, examples=len(chosen), candidates=scores)
+                     train=[r.id for r in train], held_out=[r.id for r in held], before=old, after=new,
+                     kappa_change=kappa_change, kappa_change_ci=change_ci, examples=len(chosen), candidates=scores)
 
 
 def _judged_metric(saved: Any, metric: str | None) -> str:
@@ -145,16 +155,17 @@ def _judged_metric(saved: Any, metric: str | None) -> str:
     return custom[0]
 
 
-def _definition(params: Mapping[str, Any], source: str) -> dict[str, Any]:
-    """The judge's definition as the run recorded it: its file (as given, else beside the run) or its parameters."""
+def _definition(params: Mapping[str, Any], source: str) -> tuple[dict[str, Any], str | None]:
+    """The judge's definition as the run recorded it and its file: the file (as given, else beside the
+    run) or its parameters."""
     path = params.get("file")
     if path is None:
-        return {k: params[k] for k in DEFINITION_KEYS if params.get(k) is not None}
+        return {k: params[k] for k in DEFINITION_KEYS if params.get(k) is not None}, None
     beside = os.path.join(os.path.dirname(os.path.abspath(source)), path)
     found = path if os.path.isfile(path) else beside
     data = load_definition(found)
     data.setdefault("name", params.get("name") or os.path.splitext(os.path.basename(path))[0])
-    return data
+    return data, found
 
 
 def _input_of(saved: Any) -> str:
@@ -216,7 +227,10 @@ class _Judges:
         if key not in self.opened:
             path = os.path.join(self.folder, f"judge{len(self.opened)}.toml")
             _write(path, {**self.data, "examples": list(examples)})
-            self.opened[key] = open_metric(f"judge/custom(file={path!r})", **self.options)
+            try:
+                self.opened[key] = open_metric(f"judge/custom(file={path!r})", **self.options)
+            except EvalcoreError as exc:  # named as the user knows it, not by the file made for it
+                raise InputError(str(exc).replace(f"judge/custom(file={path!r})", "the judge")) from None
         return self.opened[key]
 
     def verdicts(self, examples: Sequence[Mapping[str, Any]], records: Sequence[Any],
@@ -256,7 +270,7 @@ def _optimise(judges: _Judges, train: Sequence[Any], truth: Mapping[str, str], g
     def agrees(gold: Any, pred: Any, trace: Any = None) -> bool:
         return pred.label is not None and pred.label == gold.label
 
-    trainset = [dspy.Example(record={"example": _own(r.example, r.id), "prediction": dict(r.prediction)},
+    trainset = [dspy.Example(record=_shown(r, judges.data["instructions"]),
                              answer=grade.answer(truth[r.id]), label=truth[r.id]).with_inputs("record")
                 for r in train]
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):  # DSPy's progress
@@ -269,9 +283,17 @@ def _optimise(judges: _Judges, train: Sequence[Any], truth: Mapping[str, str], g
     return chosen, [float(c["score"]) / 100 for c in best.candidate_programs]  # DSPy's Evaluate gives percent
 
 
-def _own(example: Mapping[str, Any], rid: str) -> dict[str, Any]:
-    """The record's example without the ``id`` the reader adds to it."""
-    return {k: v for k, v in example.items() if not (k == "id" and v == rid)}
+def _shown(record: Any, instructions: str) -> dict[str, Any]:
+    """The parts of ``record`` the instructions show (an example in the judge file keeps only those)."""
+    kept: dict[str, Any] = {"example": {}, "prediction": {}}
+    for path in variables(instructions):
+        value = get_path({"example": record.example, "prediction": record.prediction}, path, None)
+        *parents, last = path.split(".")
+        place = kept
+        for part in parents:
+            place = place.setdefault(part, {})
+        place[last] = value
+    return kept
 
 
 def _write(path: str | os.PathLike[str], data: Mapping[str, Any]) -> None:
