@@ -162,3 +162,23 @@ def test_bad_inputs_are_one_line(tmp_path, judge_server, scored_run):
     out = run_evalcore("align", str(run), "--labels", str(few), "-o", str(tmp_path / "x.toml"), check=False)
     assert out.returncode != 0 and len(out.stderr.strip().splitlines()) == 1 and "Traceback" not in out.stderr
     assert "align needs at least 4" in out.stderr
+
+
+@pytest.mark.parametrize(("data", "labels", "grades", "answer"), [
+    ({"output": "pass_fail"}, [0.0, 0.49, 0.5, 1.0], ["fail", "fail", "pass", "pass"],
+     {"reason": "labelled by a person", "verdict": "pass"}),
+    # 1-5: a label l is the grade 1 + 4 l, the nearest one (ties to the lower)
+    ({"output": "scale", "scale": "1-5"}, [0.0, 0.3, 0.75, 1.0], ["1", "2", "4", "5"],
+     {"reason": "labelled by a person", "score": 5}),
+    ({"output": "categories", "categories": {"good": 1, "partly": 0.5, "bad": 0}}, [0.0, 0.4, 0.8, 1.0],
+     ["bad", "partly", "good", "good"], {"reason": "labelled by a person", "category": "good"}),
+])
+def test_labels_read_as_the_judges_answers(data, labels, grades, answer):
+    from evalcore_judge.alignment import _Grades
+    from evalcore_judge.custom import Definition
+
+    grade = _Grades(Definition({"name": "j", "instructions": "Rate {prediction.response}", **data}))
+    assert [grade.of(label) for label in labels] == grades
+    assert grade.answer(grades[-1]) == answer
+    with pytest.raises(InputError, match="label 2.0 is outside the judge's range 0 to 1"):
+        grade.of(2.0, "r1")
