@@ -91,6 +91,15 @@ def test_alignment_raises_held_out_agreement(tmp_path, judge_server, scored_run)
     # the old judge ("thank") and people ("please") disagree where exactly one of the words is there
     assert {d["id"] for d in result.before.disagreements} == {
         r for r in result.held_out if polite(REPLIES[int(r[1:])]) != untaught(REPLIES[int(r[1:])])}
+    reply = {r: REPLIES[int(r[1:])] for r in result.held_out}
+    people = ["pass" if polite(reply[r]) else "fail" for r in result.held_out]
+    judged = ["pass" if untaught(reply[r]) else "fail" for r in result.held_out]
+    assert result.before.labels == ["fail", "pass"]
+    assert result.before.kappa == pytest.approx(cohen_kappa_score(people, judged))
+    assert result.before.confusion == [[sum(p == "fail" and j == "fail" for p, j in zip(people, judged)),
+                                        sum(p == "fail" and j == "pass" for p, j in zip(people, judged))],
+                                       [sum(p == "pass" and j == "fail" for p, j in zip(people, judged)),
+                                        sum(p == "pass" and j == "pass" for p, j in zip(people, judged))]]
     assert result.after.disagreements == [] and result.after.agreement == 1.0 and result.after.kappa == 1.0
     assert result.before.kappa < 0.5 and result.kappa_change > 0.5
     # 8 held-out records: wide intervals, each around its estimate (the paired one resamples both judges alike)
@@ -106,17 +115,6 @@ def test_alignment_raises_held_out_agreement(tmp_path, judge_server, scored_run)
     assert any(polite(e["prediction"]["response"]) and e["answer"]["verdict"] == "pass" for e in added)
     # the candidates' agreement on the train part: the judge as it was (3 of 8 right) up to every one
     assert max(result.candidates) == 1.0 and min(result.candidates) == 3 / 8
-
-
-def test_held_out_kappa_equals_scikit_learn(tmp_path, judge_server, scored_run):
-    run, labels, records = scored_run
-    result = align(run, labels, output=tmp_path / "aligned.toml", settings=judge_settings(judge_server),
-                   cache_mode="off", seed=1, candidates=2)
-    reply = {r: REPLIES[int(r[1:])] for r in result.held_out}
-    people = ["pass" if polite(reply[r]) else "fail" for r in result.held_out]
-    judged = ["pass" if untaught(reply[r]) else "fail" for r in result.held_out]
-    assert result.before.labels == ["fail", "pass"]
-    assert result.before.kappa == pytest.approx(cohen_kappa_score(people, judged))
 
 
 def test_kappa_by_hand():
