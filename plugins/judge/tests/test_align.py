@@ -180,3 +180,17 @@ def test_labels_read_as_the_judges_answers(data, labels, grades, answer):
     assert grade.answer(grades[-1]) == answer
     with pytest.raises(InputError, match="label 2.0 is outside the judge's range 0 to 1"):
         grade.of(2.0, "r1")
+
+
+def test_records_changed_since_the_run_are_refused(tmp_path, judge_server, scored_run):
+    import evalcore
+
+    run, labels, records = scored_run
+    copied = write_records(tmp_path / "records.jsonl", [json.loads(line) for line in records.read_text().splitlines()])
+    metric = evalcore.get_metric("judge/custom", file=str(run.parent / "polite.toml"), base_url=judge_server.base_url,
+                                 model="m", cache_mode="off")
+    evalcore.evaluate(str(copied), [metric], output=str(tmp_path / "copy.json"))
+    with copied.open("a") as more:
+        more.write(json.dumps({"id": "extra", "example": {}, "prediction": {"response": "x"}}) + "\n")
+    with pytest.raises(InputError, match=r"records\.jsonl\) changed since; give the ones it read with --records"):
+        align(tmp_path / "copy.json", labels, output=tmp_path / "x.toml", settings=judge_settings(judge_server))

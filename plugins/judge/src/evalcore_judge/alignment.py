@@ -31,6 +31,7 @@ import os
 import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -38,6 +39,7 @@ from evalcore.plugin import (
     EvalcoreError,
     InputError,
     check_output,
+    file_fingerprint,
     get_path,
     journal_header,
     load_run,
@@ -169,10 +171,15 @@ def _definition(params: Mapping[str, Any], source: str) -> tuple[dict[str, Any],
 
 
 def _input_of(saved: Any) -> str:
+    """The records file the run read, as long as it is unchanged."""
     journal = saved.files[-1] if saved.files else saved.source
-    path = (journal_header(journal).get("fingerprint") or {}).get("input", {}).get("path")
+    read = (journal_header(journal).get("fingerprint") or {}).get("input") or {}
+    path = read.get("path")
     if not path or not os.path.isfile(path):
         raise InputError(f"the records the run read ({path}) are not there; give them with --records", source=journal)
+    if read.get("sha256") and file_fingerprint(Path(path))["sha256"] != read["sha256"]:
+        raise InputError(f"the records the run read ({path}) changed since; give the ones it read with --records",
+                         source=journal)
     return str(path)
 
 
