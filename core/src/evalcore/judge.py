@@ -1,4 +1,4 @@
-"""Calibrating a judged metric against human labels: agreement, Cohen's kappa, confusion matrix
+"""Calibrating a judged metric against human labels: agreement, Cohen's kappa, confusion matrix, the labels file
 (from evalcore-stats)."""
 
 from evalcore._lazy import attach_stub

@@ -5,3 +5,4 @@ from evalcore_stats.calibrate import Calibration as Calibration
 from evalcore_stats.calibrate import calibrate as calibrate
 from evalcore_stats.calibrate import cohen_kappa as cohen_kappa
 from evalcore_stats.calibrate import confusion_matrix as confusion_matrix
+from evalcore_stats.labels import read_labels as read_labels

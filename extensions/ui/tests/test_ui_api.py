@@ -60,3 +60,18 @@ def test_labels_keep_who_when_and_the_comment_and_a_second_label_replaces_the_fi
     assert all(x["at"].endswith("Z") for x in labels)
     assert upcoming == "q3"  # q1 labelled, q2 skipped
     assert refused == {"error": "tone: the queue labels no metric, and --labels needs one: open the queue for a metric"}
+
+
+def test_aligning_a_judge_that_is_not_custom_is_one_line(runs, tmp_path):
+    with TestClient(create_app(str(runs), data=str(tmp_path / "ui")), base_url="http://127.0.0.1") as client:
+        run = client.get("/api/runs").json()[0]["id"]
+        headers = {"Origin": "http://127.0.0.1"}
+        client.post("/api/queues", json={"name": "faith", "run": run, "kind": "pass_fail",
+                                         "metric": "judge/faithfulness"}, headers=headers)
+        for rid in ("q1", "q2", "q3", "q4"):
+            client.post("/api/queues/faith/labels", json={"record": rid, "annotator": "ann", "label": 1},
+                        headers=headers)
+        answer = client.post("/api/queues/faith/align", json={}, headers=headers)
+    assert answer.status_code == 400
+    assert answer.json() == {"error": "faith: the alignment failed: metric: judge/faithfulness is not a judge/custom "
+                                      "metric; align writes a new judge/custom file"}

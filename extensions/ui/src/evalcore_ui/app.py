@@ -8,7 +8,9 @@ compares two runs (``evalcore.compare``), ``/api/trend`` follows a metric over t
 record (in run order, or in active order: drawn where a label narrows the estimate most), keeps
 labels and skips, and says how far annotators agree; ``/api/queues/{q}/estimate`` is the metric's
 estimate from the labels so far (``width``: the labels an interval that narrow still needs);
-``/api/queues/{q}/export`` is the file ``--labels`` reads. A bad request is answered with one line naming what is wrong.
+``/api/queues/{q}/export`` is the file ``--labels`` reads; ``POST /api/queues/{q}/align`` teaches
+the queue's judge from its labels (``evalcore align``) and answers the old and the new judge's
+held-out agreement. A bad request is answered with one line naming what is wrong.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from starlette.routing import Route
 from . import active
 from . import catalogue as runs_of
 from .agreement import agreement
+from .aligning import align_queue
 from .index import RowIndex
 from .jsontext import dumps, loads
 from .labels import LabelStore, export_lines, mean_labels, walk_ids
@@ -103,7 +106,8 @@ def create_app(folder: str | None = None, store: str | None = None, data: str | 
               Route("/api/queues/{queue}/skips", _api(bench, _skip), methods=["POST"]),
               Route("/api/queues/{queue}/agreement", _api(bench, _agreement)),
               Route("/api/queues/{queue}/estimate", _api(bench, _estimate)),
-              Route("/api/queues/{queue}/export", _export(bench))]
+              Route("/api/queues/{queue}/export", _export(bench)),
+              Route("/api/queues/{queue}/align", _api(bench, _align), methods=["POST"])]
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -269,6 +273,15 @@ def _estimate(bench: Workbench, request: Request, body: Any) -> Any:
     if len(labels) < 2:
         return {"n_labelled": len(labels), "note": "the estimate needs at least 2 labelled records"}
     return evalcore.ppi(entry.report, {queue.metric: labels}, metrics=[queue.metric]).entries[0].to_dict()
+
+
+def _align(bench: Workbench, request: Request, body: Any) -> Any:
+    """The queue's judge/custom metric aligned with its labels (:mod:`evalcore_ui.aligning`)."""
+    queue = bench.labels.queue(request.path_params["queue"])
+    entry = runs_of.find(bench.runs(), queue.run)
+    if entry.report is None:
+        raise InputError("the run is still in progress; align its judge once it finished", field=queue.name)
+    return align_queue(bench.labels, queue.name, entry.report, bench.data, seed=bench.seed or 0)
 
 
 def _export(bench: Workbench) -> Callable[[Request], Any]:

@@ -14,7 +14,7 @@ _EXPORTS = {
     "HTTPBackend": ".backends", "Call": ".critic", "InvalidAnswer": ".critic", "LLMCritic": ".critic",
     "UnparseableJudgement": ".parsing", "parse_judgement": ".parsing", "read_answer": ".parsing",
     "JudgeAnswer": ".schemas", "make_judge": ".custom", "Scenario": ".simulate", "Simulation": ".simulate",
-    "read_scenarios": ".simulate", "simulate": ".simulate",
+    "read_scenarios": ".simulate", "simulate": ".simulate", "align": ".alignment", "Alignment": ".alignment",
 }
 
 __all__ = list(_EXPORTS)
@@ -28,6 +28,7 @@ def __getattr__(name: str) -> Any:
 
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers only
+    from .alignment import Alignment, align
     from .backends import CallableBackend, Completion, Decoding, HTTPBackend
     from .critic import Call, InvalidAnswer, LLMCritic
     from .custom import make_judge

@@ -921,6 +921,9 @@ def evalcore_backends() -> list[BackendSpec]:
 
 @hookimpl
 def evalcore_commands() -> list[CommandSpec]:
-    """``evalcore simulate``: simulated users against the system under test, scored by the conversation metrics."""
+    """``evalcore simulate``: simulated users against the system under test, scored by the conversation metrics;
+    ``evalcore align``: a custom judge measured against human labels and a new version learnt from them."""
     return [CommandSpec(name="simulate", implementation="evalcore_judge.simulate_cli:simulate_command",
-                        summary="Simulate users against a program or chat endpoint and score the conversations.")]
+                        summary="Simulate users against a program or chat endpoint and score the conversations."),
+            CommandSpec(name="align", implementation="evalcore_judge.align_cli:align_command",
+                        summary="Measure a custom judge against human labels and learn a new version from them.")]

@@ -331,7 +331,8 @@ async function showQueue(name) {
   };
   const skip = async () => { await api(`${path}/skips`, { record: record.id, annotator: who }); showQueue(name); };
   const agreementBox = el("div", { id: "agreement" });
-  const exportLink = el("a", { id: "export", href: `${path}/export`, download: `${name}.labels.jsonl` }, "export labels (--labels)");
+  const exportLink = el("div", {}, el("a", { id: "export", href: `${path}/export`, download: `${name}.labels.jsonl` }, "export labels (--labels)"),
+    queue.metric && queue.metric.startsWith("judge/custom") && queue.kind !== "categories" ? alignBox(path) : "");
   main.replaceChildren(el("h2", {}, `Queue ${queue.name}`),
     el("p", { id: "progress" }, `${who}: ${item.labelled} of ${item.total} labelled`,
       queue.metric ? ` · labels for ${queue.metric}` : " · free rubric"),
@@ -364,6 +365,33 @@ async function showQueue(name) {
   const agreement = await api(`${path}/agreement`);
   agreementBox.replaceChildren(el("p", {}, `Krippendorff's α: ${fmt(agreement.alpha)} (annotators: ${agreement.annotators.join(", ") || "none"})`),
     el("ul", {}, agreement.pairs.map((p) => el("li", { class: "kappa" }, `${p.annotators.join(" & ")}: Cohen's κ ${fmt(p.kappa)} on ${p.n} records`))));
+}
+
+// Teach the queue's judge from its labels (evalcore align) and show the old and the new judge's held-out agreement.
+function alignBox(path) {
+  const shown = el("div", { id: "alignment" });
+  const button = el("button", { id: "align", on: { click: async () => {
+    button.disabled = true;
+    shown.replaceChildren(el("p", {}, "aligning the judge with the labels…"));
+    try {
+      const result = await api(`${path}/align`, {});
+      const row = (name, hash, a) => el("tr", { class: name }, [name, hash, a.n, fmt(a.kappa), interval(a.kappa_ci),
+        fmt(a.agreement), interval(a.agreement_ci), a.disagreements.length].map((v) => el("td", {}, String(v))));
+      shown.replaceChildren(
+        el("p", {}, `${result.train.length} labelled records learnt from, ${result.held_out.length} held out; ` +
+          `${result.examples} examples added`),
+        el("table", {}, el("tr", {}, ["judge", "prompt hash", "n", "Cohen's κ", "95% CI", "agreement", "95% CI",
+          "disagreements"].map((h) => el("th", {}, h))),
+          row("old", result.prompt_hash[0], result.before), row("new", result.prompt_hash[1], result.after)),
+        el("p", {}, `κ change ${fmt(result.kappa_change)} ${interval(result.kappa_change_ci)} · next run: `,
+          el("code", { id: "aligned-metric" }, result.metric)));
+    } catch (error) {
+      shown.replaceChildren(el("p", { class: "error" }, error.message));
+    } finally {
+      button.disabled = false;
+    }
+  } } }, "align the judge with these labels");
+  return el("div", {}, button, shown);
 }
 
 // The active estimate after every label, and how many more labels reach the width asked for.
