@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from evalcore.plugin import InputError
 
-__all__ = ["PROTOBUF", "JSON", "decode_request", "encode_response", "spans_of"]
+if TYPE_CHECKING:
+    from google.protobuf.message import Message
+
+__all__ = ["PROTOBUF", "JSON", "decode_request", "encode_response", "encode_status", "spans_of"]
 
 PROTOBUF = "application/x-protobuf"
 JSON = "application/json"
@@ -23,7 +26,7 @@ def decode_request(body: bytes, content_type: str) -> dict[str, Any]:
         try:
             data = json.loads(body)
         except (ValueError, UnicodeDecodeError) as exc:
-            raise InputError(f"body is not JSON: {exc}", field="Content-Type") from None
+            raise InputError(f"body is not JSON: {exc}", field="body") from None
         if not isinstance(data, dict) or not isinstance(data.get("resourceSpans", []), list):
             raise InputError("expected an OTLP/JSON ExportTraceServiceRequest (resourceSpans)", field="body")
         return data
@@ -68,8 +71,21 @@ def encode_response(content_type: str, rejected: int = 0, message: str = "") -> 
     if rejected or message:
         response.partial_success.rejected_spans = rejected
         response.partial_success.error_message = message
+    return _encode(response, content_type)
+
+
+def encode_status(content_type: str, code: int, message: str) -> tuple[bytes, str]:
+    """The body and content type of a refused request's answer: a ``google.rpc.Status`` (``code`` a
+    ``google.rpc.Code``), in the request's encoding, as OTLP/HTTP asks of every 4xx and 5xx answer."""
+    from google.rpc.status_pb2 import Status
+
+    return _encode(Status(code=code, message=message), content_type)
+
+
+def _encode(message: Message, content_type: str) -> tuple[bytes, str]:
+    """``message`` as JSON for a JSON request, else as protobuf."""
     if content_type.split(";")[0].strip().lower() == JSON:
         from google.protobuf.json_format import MessageToDict
 
-        return json.dumps(MessageToDict(response)).encode(), JSON
-    return response.SerializeToString(), PROTOBUF
+        return json.dumps(MessageToDict(message)).encode(), JSON
+    return message.SerializeToString(), PROTOBUF

@@ -12,11 +12,12 @@ from typing import Any
 
 from aiohttp import ClientSession, ClientTimeout, web
 from evalcore.plugin import InputError
+from google.rpc.code_pb2 import INVALID_ARGUMENT, RESOURCE_EXHAUSTED
 
 from .assembly import Assembler, Trace
 from .config import WatchConfig
 from .monitor import Monitor
-from .otlp import decode_request, encode_response, spans_of
+from .otlp import decode_request, encode_response, encode_status, spans_of
 from .scoring import Scorer
 from .store import Store
 
@@ -69,16 +70,19 @@ class Watch:
         return self.ready_spans + self.assembler.pending_spans
 
     async def receive(self, request: web.Request) -> web.Response:
-        """``POST /v1/traces``: spool, then answer (429 with Retry-After while the queue is full)."""
+        """``POST /v1/traces``: spool, then answer (429 with Retry-After while the queue is full, 400 for
+        a body that is not an export request; both with a ``google.rpc.Status`` body)."""
         content_type = request.headers.get("Content-Type", "application/x-protobuf")
         if self.queued_spans >= self.config.max_queue_spans:
-            body, kind = encode_response(content_type, message="queue full, retry later")
+            body, kind = encode_status(content_type, RESOURCE_EXHAUSTED,
+                                       f"queue full ({self.config.max_queue_spans} spans), retry later")
             return web.Response(status=429, body=body, content_type=kind,
                                 headers={"Retry-After": str(self.config.retry_after_s)})
         try:
             data = decode_request(await request.read(), content_type)
         except InputError as exc:
-            return web.Response(status=400, text=str(exc))
+            body, kind = encode_status(content_type, INVALID_ARGUMENT, str(exc))
+            return web.Response(status=400, body=body, content_type=kind)
         self.store.append(data)
         rejected = self.assembler.add(data)
         self.received_spans += len(spans_of(data)) - rejected
