@@ -59,15 +59,15 @@ metric = "checks/format"
 floor = 0.8
 window = 150
 """)
-    n, drop = 600, 400
+    n, drop, hold = 2500, 1800, 1200
     w = watcher("--config", str(config), "--store", str(store), env=env)
     w.start()
     go_on = tmp_path / "go-on"
     app = kit.run_app(w.port, n, tmp_path / "ids.txt", "--drop-after", str(drop), "--pause", "0.002", "--gzip",
-                      "--hold-at", "300", "--hold-file", str(go_on))
+                      "--hold-at", str(hold), "--hold-file", str(go_on))
     kit.wait_until(lambda: len(kit.scored_ids(store)) >= 40, 60, "the first batches")
     w.kill()  # SIGKILL mid-stream, with traces received and not yet scored
-    assert len(kit.scored_ids(store)) < 300
+    assert len(kit.scored_ids(store)) < hold
     go_on.touch()  # the application goes on exporting while the receiver is down: its exporter retries
     time.sleep(0.5)
     w.start()
@@ -91,7 +91,7 @@ window = 150
     assert {s.get("reason") for s in judged if s["status"] != "ok"} <= {"prediction.response is empty"}
     assert len(judge.requests) >= len(answered) > 0
 
-    # the app's answers, drawn with its seed: empty with probability 0.05, then 0.6 from trace 400
+    # the app's answers, drawn with its seed: empty with probability 0.05, then 0.6 from the drop on
     kit.wait_until(lambda: bool(_Hook.received), 30, "the alarm")
     alarm = _Hook.received[0]
     assert alarm["monitor"] == "answers" and alarm["metric"] == "checks/format"
