@@ -12,8 +12,11 @@ import logging
 import threading
 from pathlib import Path
 
+import pytest
 from aiohttp import ClientSession
+from evalcore.plugin import InputError
 from evalcore_watch import Rule, Watch, WatchConfig
+from evalcore_watch.otlp import decompress
 from google.protobuf.json_format import MessageToDict
 from google.rpc.status_pb2 import Status
 from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
@@ -47,7 +50,7 @@ def _watch(tmp_path: Path, **settings) -> Watch:
 async def _serving(watch: Watch):
     from aiohttp import web
 
-    runner = web.AppRunner(watch.app())
+    runner = watch.runner()
     await runner.setup()
     site = web.TCPSite(runner, "127.0.0.1", 0)
     await site.start()
@@ -77,7 +80,7 @@ def test_protobuf_and_gzip_json_requests_are_scored_and_answered_in_kind(tmp_pat
         watch = _watch(tmp_path)
         runner, url = await _serving(watch)
         loop = asyncio.create_task(watch.score_loop())
-        answers = []
+        answers, refused = [], []
         async with ClientSession() as session:
             async with session.post(url, data=proto, headers={"Content-Type": "application/x-protobuf"}) as r:
                 answers.append((r.status, r.headers["Content-Type"], await r.read()))
@@ -89,6 +92,11 @@ def test_protobuf_and_gzip_json_requests_are_scored_and_answered_in_kind(tmp_pat
             async with session.post(url, data=b"\xff\xff not otlp",
                                     headers={"Content-Type": "application/x-protobuf"}) as r:
                 answers.append((r.status, r.headers["Content-Type"], await r.read()))
+            async with session.post(url, data=b"not gzip", headers={"Content-Type": "application/json",
+                                                                    "Content-Encoding": "gzip"}) as r:
+                refused.append((r.status, r.headers["Content-Type"], await r.read()))
+            async with session.post(url, data=proto, headers={"Content-Type": "text/plain"}) as r:
+                refused.append((r.status, r.headers["Content-Type"], await r.read()))
             bad = {"resourceSpans": [{"scopeSpans": [{"spans": [{"traceId": "xyz", "spanId": "01" * 8}]}]}]}
             async with session.post(url, json=bad) as r:
                 answers.append((r.status, r.headers["Content-Type"], await r.read()))
@@ -98,9 +106,9 @@ def test_protobuf_and_gzip_json_requests_are_scored_and_answered_in_kind(tmp_pat
             await asyncio.sleep(0.05)
         loop.cancel()
         await runner.cleanup()
-        return answers
+        return answers, refused
 
-    answers = asyncio.run(scenario())
+    answers, refused = asyncio.run(scenario())
     status, kind, body = answers[0]
     assert (status, kind) == (200, "application/x-protobuf")
     assert ExportTraceServiceResponse.FromString(body) == ExportTraceServiceResponse()
@@ -109,16 +117,36 @@ def test_protobuf_and_gzip_json_requests_are_scored_and_answered_in_kind(tmp_pat
     # code 3 is google.rpc.Code INVALID_ARGUMENT
     assert answers[2][:2] == (400, "application/json")
     assert set(json.loads(answers[2][2])) == {"code", "message"} and json.loads(answers[2][2])["code"] == 3
-    assert json.loads(answers[2][2])["message"].startswith("body: body is not JSON: Expecting value")
+    assert json.loads(answers[2][2])["message"].startswith("body: not JSON: Expecting value")
     assert answers[3][:2] == (400, "application/x-protobuf")
-    refused = Status.FromString(answers[3][2])
-    assert refused.code == 3 and refused.message.startswith("body: body is not an ExportTraceServiceRequest")
+    status = Status.FromString(answers[3][2])
+    assert status.code == 3 and status.message.startswith("body: not an ExportTraceServiceRequest")
+    assert refused[0][:2] == (400, "application/json")
+    assert json.loads(refused[0][2])["message"].startswith("body: not gzip data")
+    assert refused[1][:2] == (415, "application/x-protobuf")  # neither encoding: the protobuf Status
+    assert Status.FromString(refused[1][2]) == Status(code=3, message=(
+        "Content-Type: expected application/x-protobuf or application/json, got 'text/plain'"))
     assert answers[4][0] == 200 and json.loads(answers[4][2]) == {"partialSuccess": {
         "rejectedSpans": "1", "errorMessage": "1 spans without a valid traceId and spanId (hex)"}}
     values = {row["id"]: row["scores"]["checks/format"]["value"] for row in _rows(tmp_path / "store")}
     expected = {format(s.context.trace_id, "032x"): 1.0 for s in proto_spans}
     expected |= {format(s.context.trace_id, "032x"): 0.0 for s in json_spans}  # the empty answers
     assert values == expected
+
+
+def test_a_gzip_body_is_refused_beyond_the_limit_cut_short_or_in_another_encoding() -> None:
+    data = json.dumps({"resourceSpans": []}).encode() * 100
+    assert decompress(gzip.compress(data), "gzip", len(data)) == data
+    assert decompress(data, None, 10) == data  # not compressed: the HTTP server's own limit applies
+    failures = [(gzip.compress(data), "gzip", len(data) - 1), (gzip.compress(data)[:-12], "gzip", len(data)),
+                (data, "br", len(data))]
+    messages = []
+    for body, encoding, limit in failures:
+        with pytest.raises(InputError) as caught:
+            decompress(body, encoding, limit)
+        messages.append(str(caught.value))
+    assert messages == [f"body: more than {len(data) - 1} bytes once decompressed", "body: gzip data cut short",
+                        "Content-Encoding: expected gzip or none, got 'br'"]
 
 
 def test_a_full_queue_answers_429_and_the_exporter_gets_through_after_it_drains(tmp_path: Path) -> None:
