@@ -65,7 +65,7 @@ window = 150
     go_on = tmp_path / "go-on"
     app = kit.run_app(w.port, n, tmp_path / "ids.txt", "--drop-after", str(drop), "--pause", "0.002", "--gzip",
                       "--hold-at", str(hold), "--hold-file", str(go_on))
-    kit.wait_until(lambda: len(kit.scored_ids(store)) >= 40, 60, "the first batches")
+    kit.wait_until(lambda: kit.n_scored(store) >= 40, 60, "the first batches")
     w.kill()  # SIGKILL mid-stream, with traces received and not yet scored
     assert len(kit.scored_ids(store)) < hold
     go_on.touch()  # the application goes on exporting while the receiver is down: its exporter retries
@@ -74,13 +74,13 @@ window = 150
     assert app.wait(timeout=120) == 0, app.stdout.read()
     ids = (tmp_path / "ids.txt").read_text().split()
     assert len(ids) == n
-    kit.wait_until(lambda: len(kit.scored_ids(store)) >= n, 60, "every trace scored")
+    kit.wait_until(lambda: kit.n_scored(store) >= n, 120, "every trace scored")
     scored = kit.scored_ids(store)
     assert sorted(scored) == sorted(ids)  # each trace once: none lost, none scored twice
 
     # the judge on the traces the rule draws: a quarter, each once, with the scripted judge's answers
     drawn = sorted(i for i in ids if draw(i, "judged") < 0.25)
-    kit.wait_until(lambda: len(kit.scored_ids(store, "judged")) >= len(drawn), 60, "every judged trace")
+    kit.wait_until(lambda: kit.n_scored(store, "judged") >= len(drawn), 60, "every judged trace")
     assert sorted(kit.scored_ids(store, "judged")) == drawn
     assert 0.15 * n < len(drawn) < 0.35 * n
     judged = [json.loads(line)["scores"]["judge/answer_quality"]

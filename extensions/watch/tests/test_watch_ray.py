@@ -55,7 +55,7 @@ metrics = ["judge/answer_quality"]
         w.start()
         app = kit.run_app(w.port, N, tmp_path / "ids.txt")
         assert app.wait(timeout=120) == 0, app.stdout.read()
-        kit.wait_until(lambda: len(kit.scored_ids(store, "judged")) >= N, 120, "every trace judged")
+        kit.wait_until(lambda: kit.n_scored(store, "judged") >= N, 120, "every trace judged")
         ids = (tmp_path / "ids.txt").read_text().split()
         assert sorted(kit.scored_ids(store, "judged")) == sorted(ids)  # each trace once
         requests = len(judge.requests)
