@@ -63,11 +63,16 @@ def tests(session: nox.Session) -> None:
 @nox.session
 def ray(session: nox.Session) -> None:
     """evalcore-ray's tests: a local Ray instance (``ray.init(num_cpus=2)``) and a two-node cluster
-    against the local run, and what ``--executor ray`` says without Ray."""
-    # the Ray tests score only the light plugins' metrics, so torch and the model plugins stay out
-    session.install(f"{ROOT / 'core'}[test]", str(KIT), str(SCHEMA), f"{ROOT / 'extensions' / 'ray'}[test]",
+    against the local run, and what ``--executor ray`` says without Ray; and ``evalcore watch`` scoring
+    with a judge on Ray (evalcore-watch's Ray test)."""
+    # the Ray tests score only the light plugins' metrics and the judge (its HTTP client, no model),
+    # so torch and the model plugins stay out
+    session.install(f"{ROOT / 'core'}[test]", str(KIT), str(SCHEMA), str(HTTP), f"{ROOT / 'extensions' / 'ray'}[test]",
+                    f"{ROOT / 'extensions' / 'watch'}[test]", str(ROOT / "plugins" / "judge"),
                     *(str(ROOT / "plugins" / name) for name in LIGHT))
-    session.run("pytest", str(ROOT / "extensions" / "ray" / "tests"), "-p", "no:cacheprovider", *session.posargs)
+    session.run("pytest", str(ROOT / "extensions" / "ray" / "tests"),
+                str(ROOT / "extensions" / "watch" / "tests" / "test_watch_ray.py"), "-p", "no:cacheprovider",
+                *session.posargs)
 
 
 def _tracker_session(session: nox.Session, name: str) -> None:

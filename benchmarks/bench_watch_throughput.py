@@ -52,7 +52,7 @@ def requests(count: int, traces: int = 50) -> list[bytes]:
 
 async def receive(store: Path, bodies: list[bytes], clients: int) -> tuple[float, Watch]:
     watch = Watch(WatchConfig(rules=[Rule("all", ["checks/format"])], store=str(store), max_queue_spans=10**9))
-    runner = web.AppRunner(watch.app(), access_log=None)
+    runner = watch.runner()
     await runner.setup()
     site = web.TCPSite(runner, "127.0.0.1", 0)
     await site.start()

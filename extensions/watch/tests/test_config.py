@@ -20,6 +20,10 @@ from evalcore_watch import load_config
      "[[monitor]] #1: scorer: no scorer named 'x'"),
     ("[watch]\nport = 'a'\n[[score]]\nmetrics = ['checks/format'\n", "not valid TOML"),
     ("", "nothing to score"),
+    ("[watch]\nexecutor = 'nowhere'\n[[score]]\nmetrics = ['checks/format']\n",
+     "[watch]: executor: no executor named 'nowhere' is installed"),
+    ("[watch]\nexecutor_options = { address = 'auto' }\n[[score]]\nmetrics = ['checks/format']\n",
+     "[watch]: executor_options: options ['address'] need an executor other than 'local'"),
 ])
 def test_a_bad_config_is_one_line_naming_its_place(tmp_path: Path, text: str, expected: str) -> None:
     config = tmp_path / "watch.toml"
@@ -39,6 +43,16 @@ def test_flags_override_the_file_and_m_adds_a_scorer_of_every_trace(tmp_path: Pa
     assert (found.port, found.batch_size, found.budget.per_hour_msats) == (6000, 7, 10)
     assert [(r.name, r.metrics, r.rate) for r in found.rules] == [("all", ("checks/length",), 1.0),
                                                                   ("judged", ("checks/format",), 0.1)]
+
+
+def test_executor_flags_reach_the_runs_options_and_a_bad_pair_is_one_line(tmp_path: Path) -> None:
+    config = tmp_path / "watch.toml"
+    config.write_text("[watch]\nconcurrency = 4\nchunk_size = 10\n[[score]]\nmetrics = ['checks/format']\n")
+    assert load_config(config).evaluate_options() == {"chunk_size": 10, "concurrency": 4}
+    result = CliRunner().invoke(main, ["watch", "--config", str(config), "--executor", "local",
+                                       "--executor-option", "address", "--store", str(tmp_path / "s")])
+    assert result.exit_code != 0
+    assert result.output.strip() == "error: --executor-option: expected NAME=VALUE, got 'address'"
 
 
 def test_a_port_in_use_is_one_line(tmp_path: Path) -> None:

@@ -12,9 +12,13 @@ import logging
 import threading
 from pathlib import Path
 
+import pytest
 from aiohttp import ClientSession
+from evalcore.plugin import InputError
 from evalcore_watch import Rule, Watch, WatchConfig
+from evalcore_watch.otlp import decompress
 from google.protobuf.json_format import MessageToDict
+from google.rpc.status_pb2 import Status
 from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
 from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceResponse
@@ -46,7 +50,7 @@ def _watch(tmp_path: Path, **settings) -> Watch:
 async def _serving(watch: Watch):
     from aiohttp import web
 
-    runner = web.AppRunner(watch.app())
+    runner = watch.runner()
     await runner.setup()
     site = web.TCPSite(runner, "127.0.0.1", 0)
     await site.start()
@@ -76,7 +80,7 @@ def test_protobuf_and_gzip_json_requests_are_scored_and_answered_in_kind(tmp_pat
         watch = _watch(tmp_path)
         runner, url = await _serving(watch)
         loop = asyncio.create_task(watch.score_loop())
-        answers = []
+        answers, refused = [], []
         async with ClientSession() as session:
             async with session.post(url, data=proto, headers={"Content-Type": "application/x-protobuf"}) as r:
                 answers.append((r.status, r.headers["Content-Type"], await r.read()))
@@ -85,6 +89,14 @@ def test_protobuf_and_gzip_json_requests_are_scored_and_answered_in_kind(tmp_pat
                 answers.append((r.status, r.headers["Content-Type"], await r.read()))
             async with session.post(url, data=b"not otlp", headers={"Content-Type": "application/json"}) as r:
                 answers.append((r.status, r.headers["Content-Type"], await r.read()))
+            async with session.post(url, data=b"\xff\xff not otlp",
+                                    headers={"Content-Type": "application/x-protobuf"}) as r:
+                answers.append((r.status, r.headers["Content-Type"], await r.read()))
+            async with session.post(url, data=b"not gzip", headers={"Content-Type": "application/json",
+                                                                    "Content-Encoding": "gzip"}) as r:
+                refused.append((r.status, r.headers["Content-Type"], await r.read()))
+            async with session.post(url, data=proto, headers={"Content-Type": "text/plain"}) as r:
+                refused.append((r.status, r.headers["Content-Type"], await r.read()))
             bad = {"resourceSpans": [{"scopeSpans": [{"spans": [{"traceId": "xyz", "spanId": "01" * 8}]}]}]}
             async with session.post(url, json=bad) as r:
                 answers.append((r.status, r.headers["Content-Type"], await r.read()))
@@ -94,20 +106,47 @@ def test_protobuf_and_gzip_json_requests_are_scored_and_answered_in_kind(tmp_pat
             await asyncio.sleep(0.05)
         loop.cancel()
         await runner.cleanup()
-        return answers
+        return answers, refused
 
-    answers = asyncio.run(scenario())
+    answers, refused = asyncio.run(scenario())
     status, kind, body = answers[0]
     assert (status, kind) == (200, "application/x-protobuf")
     assert ExportTraceServiceResponse.FromString(body) == ExportTraceServiceResponse()
     assert answers[1][:2] == (200, "application/json") and json.loads(answers[1][2]) == {}
-    assert answers[2][0] == 400 and "not JSON" in answers[2][2].decode()
-    assert answers[3][0] == 200 and json.loads(answers[3][2]) == {"partialSuccess": {
+    # a refused request is answered with a google.rpc.Status in its own encoding (OTLP/HTTP's failure answer);
+    # code 3 is google.rpc.Code INVALID_ARGUMENT
+    assert answers[2][:2] == (400, "application/json")
+    assert set(json.loads(answers[2][2])) == {"code", "message"} and json.loads(answers[2][2])["code"] == 3
+    assert json.loads(answers[2][2])["message"].startswith("body: not JSON: Expecting value")
+    assert answers[3][:2] == (400, "application/x-protobuf")
+    status = Status.FromString(answers[3][2])
+    assert status.code == 3 and status.message.startswith("body: not an ExportTraceServiceRequest")
+    assert refused[0][:2] == (400, "application/json")
+    assert json.loads(refused[0][2])["message"].startswith("body: not gzip data")
+    assert refused[1][:2] == (415, "application/x-protobuf")  # neither encoding: the protobuf Status
+    assert Status.FromString(refused[1][2]) == Status(code=3, message=(
+        "Content-Type: expected application/x-protobuf or application/json, got 'text/plain'"))
+    assert answers[4][0] == 200 and json.loads(answers[4][2]) == {"partialSuccess": {
         "rejectedSpans": "1", "errorMessage": "1 spans without a valid traceId and spanId (hex)"}}
     values = {row["id"]: row["scores"]["checks/format"]["value"] for row in _rows(tmp_path / "store")}
     expected = {format(s.context.trace_id, "032x"): 1.0 for s in proto_spans}
     expected |= {format(s.context.trace_id, "032x"): 0.0 for s in json_spans}  # the empty answers
     assert values == expected
+
+
+def test_a_gzip_body_is_refused_beyond_the_limit_cut_short_or_in_another_encoding() -> None:
+    data = json.dumps({"resourceSpans": []}).encode() * 100
+    assert decompress(gzip.compress(data), "gzip", len(data)) == data
+    assert decompress(data, None, 10) == data  # not compressed: the HTTP server's own limit applies
+    failures = [(gzip.compress(data), "gzip", len(data) - 1), (gzip.compress(data)[:-12], "gzip", len(data)),
+                (data, "br", len(data))]
+    messages = []
+    for body, encoding, limit in failures:
+        with pytest.raises(InputError) as caught:
+            decompress(body, encoding, limit)
+        messages.append(str(caught.value))
+    assert messages == [f"body: more than {len(data) - 1} bytes once decompressed", "body: gzip data cut short",
+                        "Content-Encoding: expected gzip or none, got 'br'"]
 
 
 def test_a_full_queue_answers_429_and_the_exporter_gets_through_after_it_drains(tmp_path: Path) -> None:
@@ -122,7 +161,9 @@ def test_a_full_queue_answers_429_and_the_exporter_gets_through_after_it_drains(
                 assert r.status == 200
             async with session.post(url, data=encode_spans(second).SerializeToString(),
                                     headers={"Content-Type": "application/x-protobuf"}) as r:
-                full = (r.status, r.headers.get("Retry-After"))
+                full = (r.status, r.headers.get("Retry-After"), Status.FromString(await r.read()))
+            async with session.post(url, json=MessageToDict(encode_spans(second))) as r:
+                full_json = (r.status, r.headers["Content-Type"], json.loads(await r.read()))
         exported: list = []
         exporter = OTLPSpanExporter(endpoint=url, timeout=20)
         thread = threading.Thread(target=lambda: exported.append(exporter.export(second)))
@@ -138,10 +179,12 @@ def test_a_full_queue_answers_429_and_the_exporter_gets_through_after_it_drains(
             await asyncio.sleep(0.05)
         loop.cancel()
         await runner.cleanup()
-        return full, refused_while_full, exported
+        return full, full_json, refused_while_full, exported
 
-    full, refused_while_full, exported = asyncio.run(scenario())
-    assert full == (429, "1")
+    full, full_json, refused_while_full, exported = asyncio.run(scenario())
+    # code 8 is google.rpc.Code RESOURCE_EXHAUSTED
+    assert full == (429, "1", Status(code=8, message="queue full (8 spans), retry later"))
+    assert full_json == (429, "application/json", {"code": 8, "message": "queue full (8 spans), retry later"})
     assert refused_while_full
     assert exported == [SpanExportResult.SUCCESS]
     assert len({row["id"] for row in _rows(tmp_path / "store")}) == 8

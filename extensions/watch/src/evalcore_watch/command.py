@@ -6,7 +6,7 @@ import asyncio
 import logging
 
 import click
-from evalcore.plugin import reports_errors
+from evalcore.plugin import InputError, reports_errors
 
 __all__ = ["watch_command"]
 
@@ -25,18 +25,38 @@ __all__ = ["watch_command"]
 @click.option("--batch-size", type=int, default=None, help="Traces scored together (one run per batch).")
 @click.option("--trace-timeout-s", type=float, default=None,
               help="Seconds after a trace's last span before it is scored without its root span.")
+@click.option("--executor", default=None, metavar="NAME",
+              help="Where batches are scored: local (default), or an executor a plugin provides "
+                   "(ray from evalcore-ray).")
+@click.option("--executor-option", "executor_options", multiple=True, metavar="NAME=VALUE",
+              help="An option of the executor, by the name its plugin declares, e.g. address=ray://head:10001 "
+                   "(repeatable).")
+@click.option("--chunk-size", type=click.IntRange(min=1), default=None,
+              help="Traces per chunk of a batch: with the Ray executor, the traces of one task.")
 @reports_errors
-def watch_command(config_path: str | None, metrics: tuple[str, ...], **flags: object) -> None:
+def watch_command(config_path: str | None, metrics: tuple[str, ...], executor_options: tuple[str, ...],
+                  **flags: object) -> None:
     """Receive OpenTelemetry traces (OTLP/HTTP, protobuf or JSON, at /v1/traces), score each complete
     trace with the metrics named, keep everything in the store, and raise alarms."""
     from .config import load_config
 
-    config = load_config(config_path, metrics, **flags)
+    config = load_config(config_path, metrics, executor_options=_pairs(executor_options), **flags)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
     try:
         asyncio.run(_serve(config))
     except KeyboardInterrupt:
         pass
+
+
+def _pairs(given: tuple[str, ...]) -> dict[str, str]:
+    """``NAME=VALUE`` strings as a dict; one without ``=`` is an error naming it."""
+    pairs = {}
+    for item in given:
+        name, sep, value = item.partition("=")
+        if not sep or not name:
+            raise InputError(f"expected NAME=VALUE, got {item!r}", field="--executor-option")
+        pairs[name.strip()] = value
+    return pairs
 
 
 async def _serve(config: object) -> None:

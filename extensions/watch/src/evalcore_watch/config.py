@@ -17,7 +17,7 @@ from .sampling import Budget, Rule
 __all__ = ["WatchConfig", "load_config"]
 
 _WATCH_KEYS = {"host", "port", "store", "webhook", "batch_size", "batch_wait_s", "trace_timeout_s",
-               "max_queue_spans", "retry_after_s", "executor", "concurrency"}
+               "max_queue_spans", "retry_after_s", "executor", "executor_options", "chunk_size", "concurrency"}
 _RULE_KEYS = {"name", "metrics", "rate", "where", "always", "on_error", "cost_msats"}
 _MONITOR_KEYS = {f.name for f in attrs.fields(MonitorSpec)}
 
@@ -40,12 +40,20 @@ class WatchConfig:
     retry_after_s: int = 1
     executor: str | None = None
     """Where batches are scored: ``local`` (default) or an executor a plugin provides (``ray``)."""
+    executor_options: dict[str, Any] = attrs.field(factory=dict)
+    """The executor's options by name, as its spec declares them (the ``ray`` executor's ``address``)."""
+    chunk_size: int | None = None
+    """Traces per chunk within a batch: with a distributed executor, the traces of one task."""
     concurrency: int | None = None
-    """Samples scored at once within a batch (the engine's default when unset)."""
+    """Samples scored at once within a chunk (the engine's default when unset)."""
 
     def evaluate_options(self) -> dict[str, Any]:
         """The options of :func:`evalcore.evaluate` set here."""
-        return {k: v for k, v in (("executor", self.executor), ("concurrency", self.concurrency)) if v is not None}
+        options = {k: v for k, v in (("executor", self.executor), ("chunk_size", self.chunk_size),
+                                     ("concurrency", self.concurrency)) if v is not None}
+        if self.executor_options:
+            options["executor_options"] = dict(self.executor_options)
+        return options
 
 
 def _table(data: Any, where: str, keys: set[str]) -> dict[str, Any]:
@@ -84,6 +92,24 @@ def _rule(raw: dict[str, Any], where: str) -> Rule:
                    "cost_msats": sum(_cost(m, where) for m in metrics) if cost is None else cost})
 
 
+def _check_executor(name: str | None, options: Mapping[str, Any], where: str) -> None:
+    """The executor named is installed and has the options given (checked before any trace is accepted)."""
+    if name in (None, "local"):
+        if options:
+            raise InputError(f"options {sorted(options)} need an executor other than 'local'", source=where,
+                             field="executor_options")
+        return
+    try:
+        spec = evalcore.Registry().component("executors", str(name))
+    except EvalcoreError as exc:
+        raise InputError(str(exc), source=where, field="executor") from None
+    known = {option.dest for option in spec.options}
+    unknown = sorted(set(options) - known)
+    if unknown:
+        raise InputError(f"the {spec.name} executor has no option {unknown[0]!r} (options: "
+                         f"{', '.join(sorted(known)) or 'none'})", source=where, field="executor_options")
+
+
 def load_config(path: str | os.PathLike[str] | None, metrics: Sequence[str] = (), **flags: Any) -> WatchConfig:
     """The config in ``path`` (if any), with ``metrics`` (``-m``) as a rule ``all`` at rate 1 and the
     flags given (not ``None``) over its ``[watch]`` settings."""
@@ -97,7 +123,12 @@ def load_config(path: str | os.PathLike[str] | None, metrics: Sequence[str] = ()
             raise InputError(f"not valid TOML: {exc}", source=name) from None
     _table(data, name, {"watch", "budget", "score", "monitor"})
     settings = _table(data.get("watch", {}), f"{name} [watch]", _WATCH_KEYS)
-    settings.update({k: v for k, v in flags.items() if v is not None})
+    settings.update({k: v for k, v in flags.items() if v is not None and k != "executor_options"})
+    from_file = settings.get("executor_options", {})
+    if not isinstance(from_file, Mapping):
+        raise InputError("a table of option = value", source=f"{name} [watch]", field="executor_options")
+    settings["executor_options"] = {**from_file, **(flags.get("executor_options") or {})}
+    _check_executor(settings.get("executor"), settings["executor_options"], f"{name} [watch]")
     raw_rules = data.get("score", [])
     rules = [_rule(_table(r, f"{name} [[score]] #{i + 1}", _RULE_KEYS), f"{name} [[score]] #{i + 1}")
              for i, r in enumerate(raw_rules if isinstance(raw_rules, list) else [raw_rules])]

@@ -3,27 +3,57 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+import zlib
+from typing import TYPE_CHECKING, Any
 
 from evalcore.plugin import InputError
 
-__all__ = ["PROTOBUF", "JSON", "decode_request", "encode_response", "spans_of"]
+if TYPE_CHECKING:
+    from google.protobuf.message import Message
+
+__all__ = ["PROTOBUF", "JSON", "decode_request", "decompress", "encode_response", "encode_status", "media_type",
+           "spans_of"]
 
 PROTOBUF = "application/x-protobuf"
 JSON = "application/json"
 
 
+def media_type(content_type: str) -> str:
+    """The media type of a Content-Type header, without parameters, in lower case."""
+    return content_type.split(";")[0].strip().lower()
+
+
+def decompress(body: bytes, encoding: str | None, limit: int) -> bytes:
+    """The body of a request sent with Content-Encoding ``encoding`` (gzip, or none as OTLP/HTTP allows),
+    refused beyond ``limit`` bytes once decompressed."""
+    encoding = (encoding or "identity").strip().lower()
+    if encoding == "identity":
+        return body
+    if encoding != "gzip":
+        raise InputError(f"expected gzip or none, got {encoding!r}", field="Content-Encoding")
+    inflate = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
+    try:
+        data = inflate.decompress(body, limit + 1)
+    except zlib.error as exc:
+        raise InputError(f"not gzip data ({exc})", field="body") from None
+    if len(data) > limit:
+        raise InputError(f"more than {limit} bytes once decompressed", field="body")
+    if not inflate.eof:
+        raise InputError("gzip data cut short", field="body")
+    return data
+
+
 def decode_request(body: bytes, content_type: str) -> dict[str, Any]:
     """The OTLP/JSON form (``{"resourceSpans": [...]}``, ids in hex) of an export request body
-    (already decompressed: the HTTP server undoes ``Content-Encoding: gzip``)."""
-    kind = content_type.split(";")[0].strip().lower()
+    (already decompressed, see :func:`decompress`)."""
+    kind = media_type(content_type)
     if kind == PROTOBUF:
         return _from_protobuf(body)
     if kind == JSON:
         try:
             data = json.loads(body)
         except (ValueError, UnicodeDecodeError) as exc:
-            raise InputError(f"body is not JSON: {exc}", field="Content-Type") from None
+            raise InputError(f"not JSON: {exc}", field="body") from None
         if not isinstance(data, dict) or not isinstance(data.get("resourceSpans", []), list):
             raise InputError("expected an OTLP/JSON ExportTraceServiceRequest (resourceSpans)", field="body")
         return data
@@ -39,7 +69,7 @@ def _from_protobuf(body: bytes) -> dict[str, Any]:
     try:
         request.ParseFromString(body)
     except DecodeError as exc:
-        raise InputError(f"body is not an ExportTraceServiceRequest: {exc}", field="body") from None
+        raise InputError(f"not an ExportTraceServiceRequest: {exc}", field="body") from None
     data = MessageToDict(request)
     for span in spans_of(data):  # OTLP/JSON writes ids in hex, protobuf's JSON mapping in base64
         for key in ("traceId", "spanId", "parentSpanId"):
@@ -68,8 +98,21 @@ def encode_response(content_type: str, rejected: int = 0, message: str = "") -> 
     if rejected or message:
         response.partial_success.rejected_spans = rejected
         response.partial_success.error_message = message
-    if content_type.split(";")[0].strip().lower() == JSON:
+    return _encode(response, content_type)
+
+
+def encode_status(content_type: str, code: int, message: str) -> tuple[bytes, str]:
+    """The body and content type of a refused request's answer: a ``google.rpc.Status`` (``code`` a
+    ``google.rpc.Code``), in the request's encoding, as OTLP/HTTP asks of every 4xx and 5xx answer."""
+    from google.rpc.status_pb2 import Status
+
+    return _encode(Status(code=code, message=message), content_type)
+
+
+def _encode(message: Message, content_type: str) -> tuple[bytes, str]:
+    """``message`` as JSON for a JSON request, else as protobuf."""
+    if media_type(content_type) == JSON:
         from google.protobuf.json_format import MessageToDict
 
-        return json.dumps(MessageToDict(response)).encode(), JSON
-    return response.SerializeToString(), PROTOBUF
+        return json.dumps(MessageToDict(message)).encode(), JSON
+    return message.SerializeToString(), PROTOBUF

@@ -12,17 +12,21 @@ from typing import Any
 
 from aiohttp import ClientSession, ClientTimeout, web
 from evalcore.plugin import InputError
+from google.rpc.code_pb2 import INVALID_ARGUMENT, RESOURCE_EXHAUSTED
 
 from .assembly import Assembler, Trace
 from .config import WatchConfig
 from .monitor import Monitor
-from .otlp import decode_request, encode_response, spans_of
+from .otlp import JSON, PROTOBUF, decode_request, decompress, encode_response, encode_status, media_type, spans_of
 from .scoring import Scorer
 from .store import Store
 
 __all__ = ["Watch"]
 
 log = logging.getLogger("evalcore.watch")
+
+MAX_BODY_BYTES = 64 * 2**20
+"""The largest export request accepted, before and after decompression."""
 
 
 def _values(rows: Path, metric: str) -> Iterator[tuple[str, float]]:
@@ -35,6 +39,13 @@ def _values(rows: Path, metric: str) -> Iterator[tuple[str, float]]:
             score = (row.get("scores") or {}).get(metric) if "id" in row else None
             if score and score.get("status") == "ok" and isinstance(score.get("value"), (int, float)):
                 yield row["id"], float(score["value"])
+
+
+def _refuse(status: int, content_type: str, code: int, message: str,
+            headers: dict[str, str] | None = None) -> web.Response:
+    """A refused request's answer: HTTP ``status`` with a ``google.rpc.Status`` in the request's encoding."""
+    body, kind = encode_status(content_type, code, message)
+    return web.Response(status=status, body=body, content_type=kind, headers=headers)
 
 
 class Watch:
@@ -69,16 +80,22 @@ class Watch:
         return self.ready_spans + self.assembler.pending_spans
 
     async def receive(self, request: web.Request) -> web.Response:
-        """``POST /v1/traces``: spool, then answer (429 with Retry-After while the queue is full)."""
-        content_type = request.headers.get("Content-Type", "application/x-protobuf")
+        """``POST /v1/traces``: spool, then answer. Refused, with a ``google.rpc.Status`` body: 415 for a
+        Content-Type other than protobuf or JSON, 429 with Retry-After while the queue is full, 400 for
+        a body that is not an export request (or cannot be decompressed)."""
+        content_type = request.headers.get("Content-Type", PROTOBUF)
+        if media_type(content_type) not in (PROTOBUF, JSON):
+            return _refuse(415, content_type, INVALID_ARGUMENT,
+                           f"Content-Type: expected {PROTOBUF} or {JSON}, got {content_type!r}")
         if self.queued_spans >= self.config.max_queue_spans:
-            body, kind = encode_response(content_type, message="queue full, retry later")
-            return web.Response(status=429, body=body, content_type=kind,
-                                headers={"Retry-After": str(self.config.retry_after_s)})
+            return _refuse(429, content_type, RESOURCE_EXHAUSTED,
+                           f"queue full ({self.config.max_queue_spans} spans), retry later",
+                           {"Retry-After": str(self.config.retry_after_s)})
         try:
-            data = decode_request(await request.read(), content_type)
+            body = decompress(await request.read(), request.headers.get("Content-Encoding"), MAX_BODY_BYTES)
+            data = decode_request(body, content_type)
         except InputError as exc:
-            return web.Response(status=400, text=str(exc))
+            return _refuse(400, content_type, INVALID_ARGUMENT, str(exc))
         self.store.append(data)
         rejected = self.assembler.add(data)
         self.received_spans += len(spans_of(data)) - rejected
@@ -156,14 +173,19 @@ class Watch:
                      len(pending), len(self.ready), len(self.assembler.open))
 
     def app(self) -> web.Application:
-        app = web.Application(client_max_size=64 * 2**20)
+        app = web.Application(client_max_size=MAX_BODY_BYTES)
         app.router.add_post("/v1/traces", self.receive)
         return app
+
+    def runner(self) -> web.AppRunner:
+        """The receiver's runner: bodies decompressed here (:func:`~.otlp.decompress`), so a body that
+        is not the gzip it claims is answered 400 like any bad request."""
+        return web.AppRunner(self.app(), access_log=None, auto_decompress=False)
 
     async def serve(self, ready: asyncio.Event | None = None) -> None:
         """Recovers, then receives and scores until cancelled."""
         await self.recover()
-        runner = web.AppRunner(self.app(), access_log=None)
+        runner = self.runner()
         await runner.setup()
         site = web.TCPSite(runner, self.config.host, self.config.port)
         await site.start()
