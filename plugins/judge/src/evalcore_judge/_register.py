@@ -350,10 +350,17 @@ def _custom_spec() -> MetricSpec:
         version="1")
 
 
+_MAX_IMAGE_BYTES = ParamSpec(name="max_image_bytes", type="int", default=10 * 1024 * 1024, minimum=1,
+                             description="largest image sent, in bytes; a larger one is an error for the sample")
+_TURN_IMAGES = (
+    " A turn may carry `images` (paths, http(s) URLs or data URLs): the prompt names them `Image N` in their turn "
+    "and sends each as an OpenAI-compatible image part (a local file base64-encoded, at most `max_image_bytes`); "
+    "the judge must then be a vision model, and a text-only backend refuses the sample."
+)
 _CONVERSATION = (
     " The conversation is example.turns followed by prediction.turns, each a list of {role, content}; only "
     "user and assistant turns count (DeepEval's turns hold no others). No such turn skips the sample. Given the "
-    "same verdicts the value equals DeepEval's (not in strict mode)."
+    "same verdicts the value equals DeepEval's (not in strict mode)." + _TURN_IMAGES
 )
 
 
@@ -458,10 +465,10 @@ def _agent_specs() -> list[MetricSpec]:
               "agent planned and kept to its plan. Value = (mean goal score + mean plan score) / 2; 0 without a "
               "complete interaction, as in DeepEval. DeepEval also asks for a final reason (one more call); "
               "evalcore keeps each score's reason instead. No user or assistant turn skips the sample. Given "
-              "the same verdicts the value equals DeepEval's (not in strict mode).",
+              "the same verdicts the value equals DeepEval's (not in strict mode)." + _TURN_IMAGES,
               module="evalcore_judge.conversation_goal", cls="ConversationGoalAccuracy",
               target=TargetCategory.AGENT_BEHAVIOUR, cost_msats=300, pass_threshold=0.5,
-              inputs=("example.turns", "prediction.turns"), params=(_LIST_ANSWER,), version="1"),
+              inputs=("example.turns", "prediction.turns"), params=(_LIST_ANSWER, _MAX_IMAGE_BYTES), version="1"),
         _spec("trajectory_accuracy", "1 when the judge finds the agent's trajectory accurate, alone or against a "
                                      "reference trajectory (agentevals' trajectory judge).",
               "agentevals' create_trajectory_llm_as_judge (openevals' LLM-as-judge). One call: the judge reads "
@@ -543,19 +550,20 @@ def _conversation_specs() -> list[MetricSpec]:
               "one call per assistant turn that follows some facts judges whether it forgets or contradicts "
               "them (yes) or not (no). Value = no verdicts / verdicts; 1 when there is no verdict (DeepEval's "
               "empty score)." + _CONVERSATION,
-              cls="KnowledgeRetention", cost_msats=300, params=(_LIST_ANSWER,), version="1", **fields),
+              cls="KnowledgeRetention", cost_msats=300, params=(_LIST_ANSWER, _MAX_IMAGE_BYTES), version="1", **fields),
         _spec("role_adherence", "Share of assistant turns that keep to the chatbot's role.",
               "DeepEval's RoleAdherenceMetric. One call: the judge lists the assistant turns out of the role "
               "in example.chatbot_role (by index, with a reason). Value = (assistant turns - min(listed, "
               "assistant turns)) / assistant turns, as DeepEval counts; 1 without assistant turns (no call). "
               "No chatbot_role skips the sample." + _CONVERSATION,
-              cls="RoleAdherence", cost_msats=150, params=(_LIST_ANSWER,), version="1",
+              cls="RoleAdherence", cost_msats=150, params=(_LIST_ANSWER, _MAX_IMAGE_BYTES), version="1",
               **{**fields, "inputs": ("example.turns", "prediction.turns", "example.chatbot_role")}),
         _spec("conversation_completeness", "Share of the user's intentions the conversation satisfied.",
               "DeepEval's ConversationCompletenessMetric. One call extracts the user's intentions; one call per "
               "intention judges whether the assistant satisfied it (yes) or not (no). Value = yes / intentions; "
               "1 when the judge finds no intention." + _CONVERSATION,
-              cls="ConversationCompleteness", cost_msats=300, params=(_LIST_ANSWER,), version="1", **fields),
+              cls="ConversationCompleteness", cost_msats=300, params=(_LIST_ANSWER, _MAX_IMAGE_BYTES), version="1",
+              **fields),
         _spec("conversation_relevancy", "Share of assistant replies relevant to the conversation so far.",
               "DeepEval's TurnRelevancyMetric (formerly ConversationRelevancyMetric). The turns are cut into "
               "user-assistant exchanges (DeepEval's unit interactions: a new one where a user turn follows an "
@@ -565,7 +573,8 @@ def _conversation_specs() -> list[MetricSpec]:
               "exchange." + _CONVERSATION,
               cls="ConversationRelevancy", cost_msats=300, version="1",
               params=(ParamSpec(name="window_size", type="int", default=10, minimum=1, identity=True,
-                                description="exchanges a verdict sees, ending at the judged one (DeepEval's 10)"),),
+                                description="exchanges a verdict sees, ending at the judged one (DeepEval's 10)"),
+                      _MAX_IMAGE_BYTES),
               **fields),
     ]
 
@@ -701,8 +710,6 @@ _IMAGES = (
     "(at most `max_image_bytes`). The judge answers a yes/no verdict and its reason: 1 for yes, 0 for no, "
     "as ragas scores it. The judge must be a vision model."
 )
-_MAX_IMAGE_BYTES = ParamSpec(name="max_image_bytes", type="int", default=10 * 1024 * 1024, minimum=1,
-                             description="largest image sent, in bytes; a larger one is an error for the sample")
 _MULTIMODAL = (
     _spec("multimodal_faithfulness", "LLM-judged support of the answer by text and image contexts (ragas).",
           "ragas' MultiModalFaithfulness: one call with ragas' prompt asks whether every claim of the response "
