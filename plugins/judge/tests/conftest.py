@@ -18,6 +18,14 @@ os.environ["DEEPEVAL_UPDATE_WARNING_OPT_IN"] = "0"
 
 
 @pytest.fixture
+def images(tmp_path):
+    """One-colour PNG files in the test's folder (``colour_images``): colour name -> path."""
+    from colour_images import write_images
+
+    return write_images(tmp_path)
+
+
+@pytest.fixture
 def server():
     with ScriptedServer() as running:
         yield running

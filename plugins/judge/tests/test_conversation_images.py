@@ -10,7 +10,6 @@ record's number is right only if its images arrived, in order, with their labels
 from __future__ import annotations
 
 import base64
-import io
 import json
 import re
 
@@ -18,12 +17,11 @@ import evalcore
 import pytest
 from chat_messages import message_text
 from click.testing import CliRunner
+from colour_images import colour_of
 from evalcore._cli.main import main
 from evalcore.testing import Reply, ScriptedServer, write_records
 
-PIL = pytest.importorskip("PIL.Image")
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
-COLOURS = {"red": (255, 0, 0), "blue": (0, 0, 255)}
 USAGE = {"prompt_tokens": 10, "completion_tokens": 5}
 WEB_IMAGE = "https://example.org/blue.png"
 
@@ -36,13 +34,8 @@ def sent_images(request):
         if part["type"] == "image_url":
             assert label["type"] == "text" and re.fullmatch(r"Image \d+:", label["text"])
             url = part["image_url"]["url"]
-            found[label["text"][:-1]] = _colour(url) if url.startswith("data:") else url
+            found[label["text"][:-1]] = colour_of(url) if url.startswith("data:") else url
     return found
-
-
-def _colour(url):
-    pixel = PIL.open(io.BytesIO(base64.b64decode(url.split(",", 1)[1]))).convert("RGB").getpixel((0, 0))
-    return next(name for name, rgb in COLOURS.items() if rgb == pixel)
 
 
 def oracle(request):
@@ -69,15 +62,9 @@ def scripted():
         yield running
 
 
-@pytest.fixture
-def images(tmp_path):
-    paths = {}
-    for name, rgb in COLOURS.items():
-        path = tmp_path / f"{name}.png"
-        PIL.new("RGB", (4, 4), rgb).save(path)
-        paths[name] = str(path)
-    paths["blue_data_url"] = "data:image/png;base64," + base64.b64encode(open(paths["blue"], "rb").read()).decode()
-    return paths
+def data_url(path):
+    with open(path, "rb") as image:
+        return "data:image/png;base64," + base64.b64encode(image.read()).decode()
 
 
 def record(rid, image, answer):
@@ -88,7 +75,7 @@ def record(rid, image, answer):
 def test_turn_images_reach_the_judge_through_evaluate(scripted, images, tmp_path):
     data = write_records(tmp_path / "records.jsonl", [
         record("path", [images["red"]], "It is red."),
-        record("data_url", images["blue_data_url"], "It is blue."),
+        record("data_url", data_url(images["blue"]), "It is blue."),
         record("wrong", [images["red"]], "It is blue."),
         record("text_only", None, "It is red."),
     ])
