@@ -119,3 +119,32 @@ def test_a_missing_image_is_an_error_naming_its_turn(scripted, tmp_path):
     assert score.status.value == "error" and "\n" not in score.error_message
     assert "example.turns[0].images[0]" in score.error_message and "gone.png" in score.error_message
     assert scripted.requests == []
+
+
+def test_goal_accuracy_and_knowledge_retention_send_the_images_they_show(images):
+    def judge(request):
+        """Right answers only when each request carries the images of the turns it shows, in order."""
+        name, seen = request["response_format"]["json_schema"]["name"], sent_images(request)
+        if name == "user_knowledge":
+            facts = [{"name": "colour", "value": "red"}] if seen == {"Image 1": "red"} else []
+            return Reply.chat(json.dumps({"facts": facts}), usage=USAGE)
+        if name == "yes_no_verdict":  # keeps the fact ('no') when it sees the assistant's own image
+            return Reply.chat(json.dumps({"reason": "r", "verdict": "no" if seen == {"Image 1": "blue"} else "yes"}),
+                              usage=USAGE)
+        both = seen == {"Image 1": "red", "Image 2": "blue"}
+        return Reply.chat(json.dumps({"score": 1.0 if both else 0.0, "reason": "r"}), usage=USAGE)
+
+    example = record("r", [images["red"]], "")["example"]
+    prediction = {"turns": [{"role": "assistant", "content": "It is red.", "images": [images["blue"]]}]}
+    with ScriptedServer(default=judge) as server:
+        goal, knowledge = (evalcore.get_metric(metric_id, base_url=server.base_url, model="vision",
+                                               cache_mode="off").score_one(example, prediction)
+                           for metric_id in ("judge/conversation_goal_accuracy", "judge/knowledge_retention"))
+        asked = [r["json"] for r in server.requests]
+    assert goal.value == 1.0 and knowledge.value == 1.0
+    assert knowledge.details["total"] == 1  # the fact came from the user's image, the verdict saw the reply's
+    assert [sent_images(r) for r in asked] == [{"Image 1": "red", "Image 2": "blue"}] * 2 + [
+        {"Image 1": "red"}, {"Image 1": "blue"}]
+    extraction, verdict = asked[2:]
+    assert "Latest user message:\nWhat colour is this? [Image 1]" in message_text(extraction["messages"][-1])
+    assert "AI message:\nIt is red. [Image 1]" in message_text(verdict["messages"][-1])
