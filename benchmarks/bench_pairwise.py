@@ -110,7 +110,8 @@ def main() -> None:
     meter = Meter(judge)
     rows = []
     with ScriptedServer(make_reply(meter, args.delay), max_requests=1_000_000) as server:
-        for name, mode, run in (("evalcore", "both orders", run_evalcore), ("DeepEval", "one order + rewrite", run_deepeval)):
+        for name, mode, run in (("evalcore", "both orders", run_evalcore),
+                                ("DeepEval", "one order + rewrite", run_deepeval)):
             mark = meter.mark()
             winners, took, cost = run(server, samples, args.concurrency)
             rows.append((name, winners, took, meter.since(mark).row(name, mode, n, cost)))
