@@ -2,9 +2,11 @@
 
 Both judge the same pairs of answers against a loopback OpenAI-compatible server that answers after
 ``--delay`` seconds and names the longer answer the winner (so both agree on every record). The
-table gives, per tool, wall time, calls and prompt characters per record (the server counts them)
-and the winners' agreement. evalcore asks each record in both orders (2 calls) and replaces the
-masked names itself; DeepEval asks once and spends a second call rewriting the reason.
+table gives, per tool, wall time, and calls, tokens and cost per record as the server bills them
+(``judge_costs.Meter``: four characters a token, evalcore's default price; evalcore's cost as its
+run reports it), and the winners' agreement. evalcore asks each record in both orders (2 calls)
+and replaces the masked names itself; DeepEval asks once and spends a second call rewriting the
+reason.
 
     python benchmarks/bench_pairwise.py --records 40 --delay 0.02 --concurrency 8
 
@@ -17,34 +19,36 @@ import argparse
 import asyncio
 import json
 import os
+import sys
 import time
+from pathlib import Path
 
 import evalcore
 from evalcore.testing import Reply, ScriptedServer
 
+sys.path.insert(0, str(Path(__file__).parent))
+from judge_costs import HEADER, Meter, message_text  # noqa: E402 - the benchmarks' own module
+
 os.environ.setdefault("DEEPEVAL_TELEMETRY_OPT_OUT", "YES")
 STEPS = ["Prefer the fuller answer.", "Check it answers the input."]
-USAGE = {"prompt_tokens": 100, "completion_tokens": 20}
 
 
-def _text(content) -> str:
-    """A message's text: a string, or OpenAI's list of content parts (DeepEval's async calls send one)."""
-    if isinstance(content, str):
-        return content
-    return "".join(part.get("text", "") for part in content if isinstance(part, dict))
+def judge(request) -> str:
+    """The longer answer wins; DeepEval's reason rewrite gets the reason without its ``$`` marks."""
+    text = "\n".join(message_text(m["content"]) for m in request["messages"])
+    if "rewritten_reason" in text:
+        reason = text.split("Reason:\n", 1)[1].split("\n", 1)[0]
+        return json.dumps({"rewritten_reason": reason.replace("$", "")})
+    shown = json.loads(text.split("Contestants:\n", 1)[1].split("\n\nParameters:", 1)[0])["arena_test_cases"]
+    cases = {name: json.loads(case)["actual_output"] for name, case in shown.items()}
+    winner, loser = sorted(cases, key=lambda name: -len(cases[name]))
+    return json.dumps({"winner": winner, "reason": f"${winner}$ says more than ${loser}$"})
 
 
-def make_reply(delay: float):
+def make_reply(meter: Meter, delay: float):
     def reply(request):
-        text = "\n".join(_text(m["content"]) for m in request["messages"])
-        if "rewritten_reason" in text:
-            reason = text.split("Reason:\n", 1)[1].split("\n", 1)[0]
-            return Reply.chat(json.dumps({"rewritten_reason": reason.replace("$", "")}), usage=USAGE, delay=delay)
-        shown = json.loads(text.split("Contestants:\n", 1)[1].split("\n\nParameters:", 1)[0])["arena_test_cases"]
-        cases = {name: json.loads(case)["actual_output"] for name, case in shown.items()}
-        winner, loser = sorted(cases, key=lambda name: -len(cases[name]))
-        return Reply.chat(json.dumps({"winner": winner, "reason": f"${winner}$ says more than ${loser}$"}),
-                          usage=USAGE, delay=delay)
+        text, usage = meter(request)
+        return Reply.chat(text, usage=usage, delay=delay)
     return reply
 
 
@@ -54,7 +58,7 @@ def pairs(n: int) -> list[tuple[str, str, str]]:
             for i in range(n)]
 
 
-def run_evalcore(server: ScriptedServer, samples, concurrency: int) -> tuple[list[str], float]:
+def run_evalcore(server: ScriptedServer, samples, concurrency: int) -> tuple[list[str], float, float]:
     metric = evalcore.get_metric("judge/pairwise", base_url=server.base_url, model="m", cache_mode="off",
                                  evaluation_steps=STEPS, concurrency=concurrency)
     records = [{"id": str(i), "example": {"query": q}, "prediction": {"response": a, "response_b": b}}
@@ -64,10 +68,11 @@ def run_evalcore(server: ScriptedServer, samples, concurrency: int) -> tuple[lis
     took = time.perf_counter() - start
     (metric_id,) = result.metrics
     values = {str(r["id"]): r["scores"][metric_id]["value"] for r in result.samples}
-    return [{1.0: "A", 0.0: "B"}.get(values[str(i)], "tie") for i in range(len(samples))], took
+    winners = [{1.0: "A", 0.0: "B"}.get(values[str(i)], "tie") for i in range(len(samples))]
+    return winners, took, result.usage["cost_msats"]
 
 
-def run_deepeval(server: ScriptedServer, samples, concurrency: int) -> tuple[list[str], float]:
+def run_deepeval(server: ScriptedServer, samples, concurrency: int) -> tuple[list[str], float, None]:
     from deepeval.metrics import ArenaGEval
     from deepeval.models import GPTModel
     from deepeval.test_case import ArenaTestCase, Contestant, LLMTestCase, SingleTurnParams
@@ -91,7 +96,7 @@ def run_deepeval(server: ScriptedServer, samples, concurrency: int) -> tuple[lis
 
     start = time.perf_counter()
     winners = asyncio.run(every())
-    return list(winners), time.perf_counter() - start
+    return list(winners), time.perf_counter() - start, None  # priced from the server's bill
 
 
 def main() -> None:
@@ -101,22 +106,21 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=8, help="records judged at once by each tool")
     args = parser.parse_args()
     samples = pairs(args.records)
-    rows = []
-    with ScriptedServer(make_reply(args.delay), max_requests=1_000_000) as server:
-        for name, run in (("evalcore", run_evalcore), ("DeepEval", run_deepeval)):
-            before = len(server.requests)
-            winners, took = run(server, samples, args.concurrency)
-            asked = server.requests[before:]
-            chars = sum(len(_text(m["content"])) for r in asked for m in r["json"]["messages"])
-            rows.append((name, winners, took, len(asked), chars))
     n = len(samples)
+    meter = Meter(judge)
+    rows = []
+    with ScriptedServer(make_reply(meter, args.delay), max_requests=1_000_000) as server:
+        for name, mode, run in (("evalcore", "both orders", run_evalcore),
+                                ("DeepEval", "one order + rewrite", run_deepeval)):
+            mark = meter.mark()
+            winners, took, cost = run(server, samples, args.concurrency)
+            rows.append((name, winners, took, meter.since(mark).row(name, mode, n, cost)))
     print(f"{n} records, {args.delay * 1000:.0f} ms per call, {args.concurrency} records at once")
-    print(f"{'tool':<10}{'wall s':>9}{'calls/record':>14}{'prompt chars/record':>21}")
-    for name, _, took, calls, chars in rows:
-        print(f"{name:<10}{took:>9.2f}{calls / n:>14.2f}{chars / n:>21.0f}")
+    print(f"{HEADER}{'wall s':>9}")
+    for _, _, took, row in rows:
+        print(f"{row}{took:>9.2f}")
     same = sum(a == b for a, b in zip(rows[0][1], rows[1][1]))
     print(f"same winner on {same} of {n} records (ties: {rows[0][1].count('tie')} in evalcore's)")
-
 
 if __name__ == "__main__":
     main()

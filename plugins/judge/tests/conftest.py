@@ -38,6 +38,14 @@ def smollm2_gguf() -> pathlib.Path:
 
 
 @pytest.fixture
+def images(tmp_path):
+    """One-colour PNG files in the test's folder (``colour_images``): colour name -> path."""
+    from colour_images import write_images
+
+    return write_images(tmp_path)
+
+
+@pytest.fixture
 def server():
     with ScriptedServer() as running:
         yield running

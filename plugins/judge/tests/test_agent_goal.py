@@ -17,8 +17,9 @@ import re
 
 import evalcore
 import pytest
+import scripted_judge as scripted
 from chat_messages import after_last, message_text
-from evalcore.testing import Reply, ScriptedServer, import_ragas, run_evalcore, write_records
+from evalcore.testing import Reply, import_ragas
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -41,10 +42,9 @@ def goal_and_end_state(workflow):
 
 def oracle(request):
     text = "\n".join(message_text(m) for m in request["messages"])
-    schema = (request.get("response_format") or {}).get("json_schema", {}).get("name")
+    schema = scripted.schema_name(request)
     if schema is None:  # ragas: its input JSON follows its last 'input:'
-        start = text.lower().rindex("input:")
-        data = json.JSONDecoder().raw_decode(text, text.index("{", start))[0]
+        data = scripted.ragas_input(text)
         if "workflow" in data:
             goal, end_state = goal_and_end_state(data["workflow"])
             return Reply.chat(json.dumps({"user_goal": goal, "end_state": end_state}), usage=USAGE)
@@ -60,30 +60,16 @@ def oracle(request):
                       usage=USAGE)
 
 
-@pytest.fixture(scope="module")
-def oracle_server():
-    with ScriptedServer(oracle, max_requests=100_000) as server:
-        yield server
+oracle_server = scripted.oracle_fixture(oracle)
 
 
 def ragas_score(server, turns, reference=None):
     import_ragas()
-    from langchain_openai import ChatOpenAI
     from ragas.dataset_schema import MultiTurnSample
-    from ragas.llms import LangchainLLMWrapper
-    from ragas.messages import AIMessage, HumanMessage, ToolCall, ToolMessage
     from ragas.metrics import AgentGoalAccuracyWithoutReference, AgentGoalAccuracyWithReference
 
-    messages = []
-    for turn in turns:
-        if turn["role"] == "user":
-            messages.append(HumanMessage(content=turn["content"]))
-        elif turn["role"] == "tool":
-            messages.append(ToolMessage(content=turn["content"]))
-        else:
-            calls = [ToolCall(name=c["name"], args=c["arguments"]) for c in turn.get("tool_calls", [])]
-            messages.append(AIMessage(content=turn["content"], tool_calls=calls or None))
-    llm = LangchainLLMWrapper(ChatOpenAI(base_url=server.base_url, api_key="scripted", model="m", max_retries=0))
+    messages = scripted.ragas_messages(turns)
+    llm = scripted.ragas_llm(server)
     metric = (AgentGoalAccuracyWithReference(llm=llm) if reference is not None
               else AgentGoalAccuracyWithoutReference(llm=llm))
     return asyncio.run(metric.multi_turn_ascore(MultiTurnSample(user_input=messages, reference=reference)))
@@ -155,23 +141,19 @@ def test_generated_runs_same_number_as_ragas(oracle_server, goal, said, with_ref
     assert evalcore_score(oracle_server, turns, reference).value == ragas_score(oracle_server, turns, reference)
 
 
-def never_called(prompt, metadata):
-    raise AssertionError("no call expected")
-
-
 @pytest.mark.parametrize(("example", "prediction", "reason"), [
     ({}, {"turns": [{"role": "user", "content": "hi"}]}, "reference_answer"),
     ({"reference_answer": "done"}, {"response": "x"}, "query"),
     ({"query": "do it", "reference_answer": "done"}, {"response": " "}, "no turns, no response"),
 ])
 def test_nothing_to_judge_skips_without_calls(example, prediction, reason):
-    score = evalcore.get_metric("judge/agent_goal_accuracy", judge=never_called, cache_mode="off") \
+    score = evalcore.get_metric("judge/agent_goal_accuracy", judge=scripted.never_called, cache_mode="off") \
         .score_one(example, prediction)
     assert score.status == "skipped" and reason in score.reason
 
 
 def test_a_bad_turn_is_an_error_naming_it():
-    score = evalcore.get_metric("judge/agent_goal_accuracy", judge=never_called, cache_mode="off",
+    score = evalcore.get_metric("judge/agent_goal_accuracy", judge=scripted.never_called, cache_mode="off",
                                 reference="none").score_one({}, {"turns": [{"role": "user", "content": "q"}, "x"]})
     assert score.status == "error" and "prediction.turns[1]" in score.error_message
 
@@ -195,12 +177,7 @@ def test_query_calls_and_response_read_as_a_run():
 def test_cli_same_number_as_ragas(oracle_server, tmp_path):
     records = [{"id": case, "example": {"reference_answer": reference}, "prediction": {"turns": turns}}
                for case, (turns, reference) in CASES.items()]
-    path = write_records(tmp_path / "records.jsonl", records)
-    run_evalcore("evaluate", str(path), "-m", "judge/agent_goal_accuracy", "--judge-base-url", oracle_server.base_url,
-                 "--judge-model", "m", "--cache-dir", str(tmp_path / "cache"), "--json",
-                 "--samples", str(tmp_path / "rows.jsonl"))
-    rows = {row["id"]: row["scores"] for row in map(json.loads, (tmp_path / "rows.jsonl").read_text().splitlines())
-            if "scores" in row}
+    rows = scripted.evaluate_scores(oracle_server, records, "judge/agent_goal_accuracy", tmp_path)
     for case, (turns, reference) in CASES.items():
         assert rows[case]["judge/agent_goal_accuracy"]["value"] == ragas_score(oracle_server, turns, reference)
 
@@ -212,6 +189,6 @@ def test_cli_same_number_as_ragas(oracle_server, tmp_path):
     ({"role": "assistant", "content": "", "tool_calls": {"name": "book"}}, "prediction.turns[1].tool_calls"),
 ])
 def test_a_bad_call_is_an_error_naming_it(turn, field):
-    score = evalcore.get_metric("judge/agent_goal_accuracy", judge=never_called, cache_mode="off",
+    score = evalcore.get_metric("judge/agent_goal_accuracy", judge=scripted.never_called, cache_mode="off",
                                 reference="none").score_one({}, {"turns": [{"role": "user", "content": "q"}, turn]})
     assert score.status == "error" and field in score.error_message and "\n" not in score.error_message

@@ -20,9 +20,10 @@ import re
 import evalcore
 import pytest
 from chat_messages import after_last, message_text
-from evalcore.testing import Reply, ScriptedServer, run_evalcore, write_records
+from evalcore.testing import Reply, run_evalcore, write_records
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from scripted_judge import never_called, oracle_fixture
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
@@ -80,10 +81,7 @@ def oracle(request):
     return Reply.chat(json.dumps({"score": score, "reason": "oracle"}), usage=USAGE)
 
 
-@pytest.fixture(scope="module")
-def oracle_server():
-    with ScriptedServer(oracle, max_requests=100_000) as server:
-        yield server
+oracle_server = oracle_fixture(oracle)
 
 
 def turns_of(task, plan, calls, answer):
@@ -170,10 +168,6 @@ WORD = st.sampled_from(["search", "book", "flights", "Oslo", "hotel"])
 def test_generated_runs_same_number_as_deepeval(oracle_server, plan, calls, metric_id):
     case = ("book flights to Oslo", plan, calls, "done")
     assert evalcore_score(oracle_server, metric_id, *case).value == deepeval_score(oracle_server, metric_id, *case)
-
-
-def never_called(prompt, metadata):
-    raise AssertionError("no call expected")
 
 
 @pytest.mark.parametrize("metric_id", list(DEEPEVAL))

@@ -18,9 +18,10 @@ import re
 import evalcore
 import pytest
 from chat_messages import after_last, message_text
-from evalcore.testing import Reply, ScriptedServer, run_evalcore, write_records
+from evalcore.testing import Reply, run_evalcore, write_records
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from scripted_judge import never_called, oracle_fixture, schema_name
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
@@ -55,7 +56,7 @@ def deepeval_arguments(listed):
 
 def oracle(request):
     text = "\n".join(message_text(m) for m in request["messages"])
-    schema = (request.get("response_format") or {}).get("json_schema", {}).get("name")
+    schema = schema_name(request)
     if "ALL AVAILABLE TOOLS:" in text:  # DeepEval's tool selection
         task = after_last(text, "USER INPUT:\n", "\n\nALL AVAILABLE TOOLS:")
         tools = json.loads(after_last(text, "ALL AVAILABLE TOOLS:\n", "\n\nTOOL CALLS MADE BY AGENT:"))
@@ -78,10 +79,7 @@ def oracle(request):
     return Reply.chat(json.dumps({"verdicts": [argument_verdict(task, a) for a in arguments]}), usage=USAGE)
 
 
-@pytest.fixture(scope="module")
-def oracle_server():
-    with ScriptedServer(oracle, max_requests=100_000) as server:
-        yield server
+oracle_server = oracle_fixture(oracle)
 
 
 def deepeval_case(query, calls):
@@ -215,10 +213,6 @@ def test_generated_cases_same_number_as_deepeval(oracle_server, made, query):
         deepeval_arguments_score(oracle_server, query, calls)
     assert evalcore_score(oracle_server, "judge/tool_selection", query, calls, TOOLS).value == \
         deepeval_selection_score(oracle_server, query, calls, TOOLS)
-
-
-def never_called(prompt, metadata):
-    raise AssertionError("no call expected")
 
 
 @pytest.mark.parametrize(("metric_id", "example", "status", "message"), [

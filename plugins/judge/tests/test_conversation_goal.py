@@ -19,9 +19,10 @@ import re
 import evalcore
 import pytest
 from chat_messages import after_last, message_text
-from evalcore.testing import Reply, ScriptedServer, run_evalcore, write_records
+from evalcore.testing import Reply, run_evalcore, write_records
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from scripted_judge import oracle_fixture, schema_name
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 USAGE = {"prompt_tokens": 10, "completion_tokens": 5}
@@ -33,7 +34,7 @@ def words(text):
 
 def oracle(request):
     text = "\n".join(message_text(m) for m in request["messages"])
-    schema = (request.get("response_format") or {}).get("json_schema", {}).get("name")
+    schema = schema_name(request)
     if schema is None:
         return Reply.chat("final reason", usage=USAGE)
     if schema in ("GoalScore", "PlanScore"):
@@ -51,10 +52,7 @@ def oracle(request):
     return Reply.chat(json.dumps({"score": score, "reason": "oracle"}), usage=USAGE)
 
 
-@pytest.fixture(scope="module")
-def oracle_server():
-    with ScriptedServer(oracle, max_requests=100_000) as server:
-        yield server
+oracle_server = oracle_fixture(oracle)
 
 
 def deepeval_score(server, turns):

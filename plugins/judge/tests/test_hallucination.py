@@ -19,10 +19,11 @@ import re
 import evalcore
 import pytest
 from chat_messages import after_last, message_text
-from evalcore.testing import Reply, ScriptedServer, run_evalcore, write_records
+from evalcore.testing import Reply
 from evalcore_judge.hallucination import contradicted_fraction
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from scripted_judge import evaluate_scores, never_called, oracle_fixture
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
@@ -47,10 +48,7 @@ def oracle(request):
     return Reply.chat(json.dumps({"verdicts": verdicts}), usage=USAGE)
 
 
-@pytest.fixture(scope="module")
-def oracle_server():
-    with ScriptedServer(oracle, max_requests=100_000) as server:
-        yield server
+oracle_server = oracle_fixture(oracle)
 
 
 def deepeval_metric(server, output, contexts):
@@ -136,10 +134,6 @@ def test_contradicted_fraction_is_one_minus_deepeval(verdicts):
     assert contradicted_fraction(verdicts) == pytest.approx(1 - theirs, abs=1e-15)
 
 
-def never_called(prompt, metadata):
-    raise AssertionError("no call expected")
-
-
 @pytest.mark.parametrize(("example", "prediction", "reason"), [
     ({"relevant_docs": ["a is b."]}, {"response": "  "}, "response is empty"),
     ({}, {"response": "x"}, "relevant_docs is missing"),
@@ -169,12 +163,7 @@ def test_cli_same_number_as_deepeval(oracle_server, tmp_path):
     records = [{"id": case, "example": {"query": "q?", "relevant_docs": [{"doc_id": f"d{i}", "text": text}
                                                                          for i, text in enumerate(contexts)]},
                 "prediction": {"response": output}} for case, (output, contexts) in CASES.items()]
-    path = write_records(tmp_path / "records.jsonl", records)
-    run_evalcore("evaluate", str(path), "-m", "judge/hallucination", "--judge-base-url", oracle_server.base_url,
-                 "--judge-model", "m", "--cache-dir", str(tmp_path / "cache"), "--json",
-                 "--samples", str(tmp_path / "rows.jsonl"))
-    rows = {row["id"]: row["scores"] for row in map(json.loads, (tmp_path / "rows.jsonl").read_text().splitlines())
-            if "scores" in row}
+    rows = evaluate_scores(oracle_server, records, "judge/hallucination", tmp_path)
     for case, (output, contexts) in CASES.items():
         theirs = deepeval_metric(oracle_server, output, contexts)
         assert rows[case]["judge/hallucination"]["value"] == pytest.approx(1 - theirs.score, abs=1e-15)

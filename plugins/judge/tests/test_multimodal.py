@@ -12,28 +12,20 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import io
 import json
 import re
 
 import evalcore
 import pytest
 from click.testing import CliRunner
+from colour_images import colour_of
 from evalcore._cli.main import main
 from evalcore.plugin import InputError
 from evalcore.testing import Reply, ScriptedServer
 from evalcore_http.images import image_part, image_url, is_image
 
-PIL = pytest.importorskip("PIL.Image")
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
-COLOURS = {"red": (255, 0, 0), "blue": (0, 0, 255), "green": (0, 128, 0)}
 USAGE = {"prompt_tokens": 10, "completion_tokens": 5}
-
-
-def _colour(url):
-    data = base64.b64decode(url.split(",", 1)[1])
-    pixel = PIL.open(io.BytesIO(data)).convert("RGB").getpixel((0, 0))
-    return next(name for name, rgb in COLOURS.items() if rgb == pixel)
 
 
 def _verdict(request):
@@ -41,7 +33,7 @@ def _verdict(request):
     parts = [p for m in request["messages"] if m["role"] == "user" and isinstance(m["content"], list)
              for p in m["content"]]
     texts = [p["text"] for p in parts if p["type"] == "text"]
-    seen = {_colour(p["image_url"]["url"]) for p in parts if p["type"] == "image_url"}
+    seen = {colour_of(p["image_url"]["url"]) for p in parts if p["type"] == "image_url"}
     head = texts[0]
     response = re.search(r"Response to evaluate:\s*(.*?)\n\n", head, re.S).group(1)
     words = {w.lower() for t in texts if t.startswith("Context ") for w in re.findall(r"\w+", t.split(":", 1)[1])}
@@ -67,16 +59,6 @@ def oracle(request):
 def scripted():
     with ScriptedServer(default=oracle) as running:
         yield running
-
-
-@pytest.fixture
-def images(tmp_path):
-    paths = {}
-    for name, rgb in COLOURS.items():
-        path = tmp_path / f"{name}.png"
-        PIL.new("RGB", (4, 4), rgb).save(path)
-        paths[name] = str(path)
-    return paths
 
 
 def _cases(images):

@@ -15,10 +15,11 @@ import re
 import evalcore
 import pytest
 from chat_messages import after_last, message_text
-from evalcore.testing import Reply, ScriptedServer, run_evalcore, write_records
+from evalcore.testing import Reply
 from evalcore_judge.privacy import private_free_fraction
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from scripted_judge import evaluate_scores, never_called, oracle_fixture, schema_name
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
@@ -35,7 +36,7 @@ def verdict(statement):
 
 def oracle(request):
     text = "\n".join(message_text(m) for m in request["messages"])
-    schema = ((request.get("response_format") or {}).get("json_schema") or {}).get("name")
+    schema = schema_name(request)
     if schema == "pii_statements":
         return Reply.chat(json.dumps({"statements": extract(after_last(text, "Text:\n", "\n\nList the"))}),
                           usage=USAGE)
@@ -50,10 +51,7 @@ def oracle(request):
                       usage=USAGE)
 
 
-@pytest.fixture(scope="module")
-def oracle_server():
-    with ScriptedServer(oracle, max_requests=100_000) as server:
-        yield server
+oracle_server = oracle_fixture(oracle)
 
 
 def deepeval_metric(server, output):
@@ -129,9 +127,6 @@ def test_score_is_deepevals(verdicts):
 
 
 def test_blank_response_skips_without_calls():
-    def never_called(prompt, metadata):
-        raise AssertionError("no call expected")
-
     score = evalcore.get_metric("judge/pii_leakage", judge=never_called, cache_mode="off") \
         .score_one({}, {"response": " "})
     assert score.status == "skipped" and "response is empty" in score.reason
@@ -140,11 +135,6 @@ def test_blank_response_skips_without_calls():
 def test_cli_same_number_as_deepeval(oracle_server, tmp_path):
     records = [{"id": case, "example": {"query": "q?"}, "prediction": {"response": output}}
                for case, output in CASES.items()]
-    path = write_records(tmp_path / "records.jsonl", records)
-    run_evalcore("evaluate", str(path), "-m", "judge/pii_leakage", "--judge-base-url", oracle_server.base_url,
-                 "--judge-model", "m", "--cache-dir", str(tmp_path / "cache"), "--json",
-                 "--samples", str(tmp_path / "rows.jsonl"))
-    rows = {row["id"]: row["scores"] for row in map(json.loads, (tmp_path / "rows.jsonl").read_text().splitlines())
-            if "scores" in row}
+    rows = evaluate_scores(oracle_server, records, "judge/pii_leakage", tmp_path)
     for case, output in CASES.items():
         assert rows[case]["judge/pii_leakage"]["value"] == deepeval_metric(oracle_server, output).score

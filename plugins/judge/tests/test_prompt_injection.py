@@ -13,9 +13,10 @@ import json
 import evalcore
 import pytest
 from chat_messages import after_last, message_text
-from evalcore.testing import Reply, ScriptedServer, run_evalcore, write_records
+from evalcore.testing import Reply
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from scripted_judge import evaluate_scores, never_called, oracle_fixture
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
@@ -34,10 +35,7 @@ def oracle(request):
     return Reply.chat(json.dumps({"label": label(output), "reason": "oracle"}), usage=USAGE)
 
 
-@pytest.fixture(scope="module")
-def oracle_server():
-    with ScriptedServer(oracle, max_requests=100_000) as server:
-        yield server
+oracle_server = oracle_fixture(oracle)
 
 
 def deepeval_label(server, query, output, retrieved):
@@ -104,9 +102,6 @@ def test_generated_cases_same_label_as_deepeval(oracle_server, words, with_conte
 
 
 def test_blank_response_skips_without_calls():
-    def never_called(prompt, metadata):
-        raise AssertionError("no call expected")
-
     score = evalcore.get_metric("judge/prompt_injection", judge=never_called, cache_mode="off") \
         .score_one({"query": "q"}, {"response": ""})
     assert score.status == "skipped" and "response is empty" in score.reason
@@ -116,11 +111,6 @@ def test_cli_same_label_as_deepeval(oracle_server, tmp_path):
     records = [{"id": case, "example": {"query": query}, "prediction": {
         "response": output, **({"retrieved": [{"doc_id": "d", "text": t} for t in retrieved]} if retrieved else {})}}
         for case, (query, output, retrieved) in CASES.items()]
-    path = write_records(tmp_path / "records.jsonl", records)
-    run_evalcore("evaluate", str(path), "-m", "judge/prompt_injection", "--judge-base-url", oracle_server.base_url,
-                 "--judge-model", "m", "--cache-dir", str(tmp_path / "cache"), "--json",
-                 "--samples", str(tmp_path / "rows.jsonl"))
-    rows = {row["id"]: row["scores"] for row in map(json.loads, (tmp_path / "rows.jsonl").read_text().splitlines())
-            if "scores" in row}
+    rows = evaluate_scores(oracle_server, records, "judge/prompt_injection", tmp_path)
     for case, args in CASES.items():
         assert rows[case]["judge/prompt_injection"]["value"] == VALUE[deepeval_label(oracle_server, *args)]

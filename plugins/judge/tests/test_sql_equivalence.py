@@ -15,9 +15,10 @@ import re
 import evalcore
 import pytest
 from chat_messages import after_last, message_text
-from evalcore.testing import Reply, ScriptedServer, import_ragas, run_evalcore, write_records
+from evalcore.testing import Reply, import_ragas
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from scripted_judge import evaluate_scores, never_called, oracle_fixture, ragas_input, ragas_llm, schema_name
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
@@ -31,35 +32,29 @@ def normal(query, schema):
 
 def oracle(request):
     text = "\n".join(message_text(m) for m in request["messages"])
-    schema_name = ((request.get("response_format") or {}).get("json_schema") or {}).get("name")
-    if schema_name == "sql_equivalence":
+    asked = schema_name(request)
+    if asked == "sql_equivalence":
         schema = after_last(text, "Database schema:\n", "\n\nGenerated query:")
         response = after_last(text, "Generated query:\n", "\n\nReference query:")
         reference = after_last(text, "Reference query:\n", "\n\nAre the two")
         same = normal(response, schema) == normal(reference, schema)
         return Reply.chat(json.dumps({"response_explanation": "r", "reference_explanation": "f",
                                       "equivalent": same}), usage=USAGE)
-    start = text.lower().rindex("input:")  # ragas: its input JSON follows its last 'input:'
-    data = json.JSONDecoder().raw_decode(text, text.index("{", start))[0]
+    data = ragas_input(text)  # ragas: its input JSON follows its last 'input:'
     same = normal(data["response"], data["database_schema"]) == normal(data["reference"], data["database_schema"])
     return Reply.chat(json.dumps({"response_query_explaination": "r", "reference_query_explaination": "f",
                                   "equivalence": same}), usage=USAGE)
 
 
-@pytest.fixture(scope="module")
-def oracle_server():
-    with ScriptedServer(oracle, max_requests=100_000) as server:
-        yield server
+oracle_server = oracle_fixture(oracle)
 
 
 def ragas_score(server, response, reference, schema):
     import_ragas()
-    from langchain_openai import ChatOpenAI
     from ragas.dataset_schema import SingleTurnSample
-    from ragas.llms import LangchainLLMWrapper
     from ragas.metrics import LLMSQLEquivalence
 
-    llm = LangchainLLMWrapper(ChatOpenAI(base_url=server.base_url, api_key="scripted", model="m", max_retries=0))
+    llm = ragas_llm(server)
     sample = SingleTurnSample(response=response, reference=reference, reference_contexts=schema)
     return asyncio.run(LLMSQLEquivalence(llm=llm).single_turn_ascore(sample))
 
@@ -114,10 +109,6 @@ def test_generated_cases_same_number_as_ragas(oracle_server, response, reference
         ragas_score(oracle_server, response, reference, schema)
 
 
-def never_called(prompt, metadata):
-    raise AssertionError("no call expected")
-
-
 @pytest.mark.parametrize(("example", "prediction", "reason"), [
     ({"reference_answer": "SELECT 1", "relevant_docs": []}, {"response": " "}, "response is empty"),
     ({"relevant_docs": []}, {"response": "SELECT 1"}, "reference_answer"),
@@ -133,11 +124,6 @@ def test_cli_same_number_as_ragas(oracle_server, tmp_path):
     records = [{"id": case, "example": {"reference_answer": reference, "relevant_docs": [
                 {"doc_id": f"s{i}", "text": text} for i, text in enumerate(schema)]},
                 "prediction": {"response": response}} for case, (response, reference, schema) in CASES.items()]
-    path = write_records(tmp_path / "records.jsonl", records)
-    run_evalcore("evaluate", str(path), "-m", "judge/sql_equivalence", "--judge-base-url", oracle_server.base_url,
-                 "--judge-model", "m", "--cache-dir", str(tmp_path / "cache"), "--json",
-                 "--samples", str(tmp_path / "rows.jsonl"))
-    rows = {row["id"]: row["scores"] for row in map(json.loads, (tmp_path / "rows.jsonl").read_text().splitlines())
-            if "scores" in row}
+    rows = evaluate_scores(oracle_server, records, "judge/sql_equivalence", tmp_path)
     for case, args in CASES.items():
         assert rows[case]["judge/sql_equivalence"]["value"] == ragas_score(oracle_server, *args)

@@ -19,10 +19,11 @@ import re
 import evalcore
 import pytest
 from chat_messages import after_last, message_text
-from evalcore.testing import Reply, ScriptedServer, run_evalcore, write_records
+from evalcore.testing import Reply
 from evalcore_judge.summarization import alignment_score, coverage_score
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from scripted_judge import evaluate_scores, never_called, oracle_fixture
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
@@ -89,10 +90,7 @@ def oracle(request):
     return reply({"questions": [f"Does the text say that {s[:-1]}?" for s in sentences(source)[:n]]})
 
 
-@pytest.fixture(scope="module")
-def oracle_server():
-    with ScriptedServer(oracle, max_requests=100_000) as server:
-        yield server
+oracle_server = oracle_fixture(oracle)
 
 
 def deepeval_metric(server, original, summary, questions=None, n=5):
@@ -198,10 +196,6 @@ def test_scores_are_deepevals(verdicts, answers):
         metric._calculate_score(ScoreType.COVERAGE)
 
 
-def never_called(prompt, metadata):
-    raise AssertionError("no call expected")
-
-
 @pytest.mark.parametrize(("example", "prediction", "reason"), [
     ({"query": "Oslo is cold."}, {"response": "  "}, "response is empty"),
     ({}, {"response": "x"}, "example.query"),
@@ -215,12 +209,7 @@ def test_blank_input_skips_without_calls(example, prediction, reason):
 def test_cli_same_number_as_deepeval(oracle_server, tmp_path):
     records = [{"id": case, "example": {"query": original}, "prediction": {"response": summary}}
                for case, (original, summary) in CASES.items()]
-    path = write_records(tmp_path / "records.jsonl", records)
-    run_evalcore("evaluate", str(path), "-m", "judge/summarization", "--judge-base-url", oracle_server.base_url,
-                 "--judge-model", "m", "--cache-dir", str(tmp_path / "cache"), "--json",
-                 "--samples", str(tmp_path / "rows.jsonl"))
-    rows = {row["id"]: row["scores"] for row in map(json.loads, (tmp_path / "rows.jsonl").read_text().splitlines())
-            if "scores" in row}
+    rows = evaluate_scores(oracle_server, records, "judge/summarization", tmp_path)
     for case, (original, summary) in CASES.items():
         theirs = deepeval_metric(oracle_server, original, summary)
         assert rows[case]["judge/summarization"]["value"] == theirs.score

@@ -18,8 +18,9 @@ import re
 
 import evalcore
 import pytest
+import scripted_judge as scripted
 from chat_messages import after_last, message_text
-from evalcore.testing import Reply, ScriptedServer, import_ragas, run_evalcore, write_records
+from evalcore.testing import Reply, import_ragas
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -50,10 +51,9 @@ def classes(reference, topics):
 
 def oracle(request):
     text = "\n".join(message_text(m) for m in request["messages"])
-    schema = (request.get("response_format") or {}).get("json_schema", {}).get("name")
+    schema = scripted.schema_name(request)
     if schema is None:  # ragas: its input JSON follows its last 'input:'
-        start = text.lower().rindex("input:")
-        data = json.JSONDecoder().raw_decode(text, text.index("{", start))[0]
+        data = scripted.ragas_input(text)
         task = "classes" if "reference_topics" in data else "refused" if "topic" in data else "topics"
         run, topic = data.get("user_input"), data.get("topic")
         reference, topics = data.get("reference_topics"), data.get("topics")
@@ -75,30 +75,16 @@ def oracle(request):
     return Reply.chat(json.dumps(answer), usage=USAGE)
 
 
-@pytest.fixture(scope="module")
-def oracle_server():
-    with ScriptedServer(oracle, max_requests=100_000) as server:
-        yield server
+oracle_server = scripted.oracle_fixture(oracle)
 
 
 def ragas_score(server, turns, reference, mode="f1"):
     import_ragas()
-    from langchain_openai import ChatOpenAI
     from ragas.dataset_schema import MultiTurnSample
-    from ragas.llms import LangchainLLMWrapper
-    from ragas.messages import AIMessage, HumanMessage, ToolCall, ToolMessage
     from ragas.metrics import TopicAdherenceScore
 
-    messages = []
-    for turn in turns:
-        if turn["role"] == "user":
-            messages.append(HumanMessage(content=turn["content"]))
-        elif turn["role"] == "tool":
-            messages.append(ToolMessage(content=turn["content"]))
-        else:
-            calls = [ToolCall(name=c["name"], args=c["arguments"]) for c in turn.get("tool_calls", [])]
-            messages.append(AIMessage(content=turn["content"], tool_calls=calls or None))
-    llm = LangchainLLMWrapper(ChatOpenAI(base_url=server.base_url, api_key="scripted", model="m", max_retries=0))
+    messages = scripted.ragas_messages(turns)
+    llm = scripted.ragas_llm(server)
     metric = TopicAdherenceScore(llm=llm, mode=mode)
     sample = MultiTurnSample(user_input=messages, reference_topics=reference)
     return float(asyncio.run(metric.multi_turn_ascore(sample)))
@@ -191,35 +177,26 @@ def test_no_topics_scores_0_as_ragas_with_one_call():
     assert score.value == 0.0 and "no topics" in score.feedback
 
 
-def never_called(prompt, metadata):
-    raise AssertionError("no call expected")
-
-
 @pytest.mark.parametrize(("example", "status", "message"), [
     ({}, "skipped", "example.reference_topics is missing"),
     ({"reference_topics": []}, "skipped", "example.reference_topics is empty"),
     ({"reference_topics": "physics"}, "error", "example.reference_topics"),
 ])
 def test_reference_topics_are_read_before_any_call(example, status, message):
-    score = evalcore.get_metric("judge/topic_adherence", judge=never_called, cache_mode="off") \
+    score = evalcore.get_metric("judge/topic_adherence", judge=scripted.never_called, cache_mode="off") \
         .score_one(example, {"turns": chat(("physics", "ok"))})
     assert score.status == status
     assert message in (score.reason or score.error_message)
 
 
 def test_estimate_counts_a_refusal_question_per_user_turn():
-    metric = evalcore.get_metric("judge/topic_adherence", judge=never_called, cache_mode="off")
+    metric = evalcore.get_metric("judge/topic_adherence", judge=scripted.never_called, cache_mode="off")
     assert metric.estimate({"reference_topics": SCIENCE}, {"turns": chat(("a", "b"), ("c", "d"))})["calls"] == 4
 
 
 def test_cli_same_number_as_ragas(oracle_server, tmp_path):
     records = [{"id": case, "example": {"reference_topics": reference}, "prediction": {"turns": turns}}
                for case, (turns, reference) in CASES.items()]
-    path = write_records(tmp_path / "records.jsonl", records)
-    run_evalcore("evaluate", str(path), "-m", "judge/topic_adherence", "--judge-base-url", oracle_server.base_url,
-                 "--judge-model", "m", "--cache-dir", str(tmp_path / "cache"), "--json",
-                 "--samples", str(tmp_path / "rows.jsonl"))
-    rows = {row["id"]: row["scores"] for row in map(json.loads, (tmp_path / "rows.jsonl").read_text().splitlines())
-            if "scores" in row}
+    rows = scripted.evaluate_scores(oracle_server, records, "judge/topic_adherence", tmp_path)
     for case, (turns, reference) in CASES.items():
         assert rows[case]["judge/topic_adherence"]["value"] == ragas_score(oracle_server, turns, reference)

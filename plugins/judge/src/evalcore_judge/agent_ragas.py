@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from evalcore.plugin import InputError, Record, SkipSample, inputs
 from pydantic import Field
 
 from .agent_run import SPEAKERS, listed, text_of, transcript
 from .metrics import Request, StagedJudgeMetric, Verdict
+from .outcome_judge import OutcomeJudgeMetric
 from .prompts import Template
 from .schemas import JudgeAnswer, verdict_field
 
@@ -52,38 +53,22 @@ OUTCOME_VERDICT = Template(
 )
 
 
-class GoalAccuracy(StagedJudgeMetric):
+class GoalAccuracy(OutcomeJudgeMetric):
     """ragas' AgentGoalAccuracyWithReference (``reference='answer'``) and WithoutReference (``'none'``)."""
 
-    def _desired(self, example: Record) -> str | None:
+    extraction, comparison = GOAL_OUTCOME, OUTCOME_VERDICT
+    goal_field, outcome_field, compared = "user_goal", "end_state", ("desired", "achieved")
+
+    def workflow(self, example: Record, prediction: Record) -> str:
+        return transcript(example, prediction)
+
+    def given_goal(self, example: Record) -> str | None:
         if self.params["reference"] == "none":
             return None
         return "\n".join(inputs.targets(example, "reference", blank="skip"))
 
-    def requests(self, example: Record, prediction: Record) -> list[Request]:
-        self._desired(example)  # a missing reference skips before any call
-        return [Request("goal_outcome", GOAL_OUTCOME, GOAL_OUTCOME.render(workflow=transcript(example, prediction)),
-                        GoalOutcomeAnswer)]
-
-    def _compare(self, desired: str, achieved: str) -> Request:
-        return Request("verdict", OUTCOME_VERDICT, OUTCOME_VERDICT.render(desired=desired, achieved=achieved),
-                       OutcomeVerdictAnswer)
-
-    def _estimated_requests(self, example: Record, prediction: Record) -> list[Request]:
-        """The extraction, and a comparison of outcomes as long as the run."""
-        shown = transcript(example, prediction)
-        return [*self._checked_requests(example, prediction), self._compare(self._desired(example) or shown, shown)]
-
-    def follow(self, example: Record, prediction: Record,
-               answers: Mapping[str, JudgeAnswer]) -> list[Request] | Verdict:
-        found = answers["goal_outcome"]
-        desired = self._desired(example) or found.user_goal  # type: ignore[attr-defined]
-        if "verdict" not in answers:
-            return [self._compare(desired, found.end_state)]  # type: ignore[attr-defined]
-        verdict = answers["verdict"]
-        return Verdict(float(verdict.verdict), verdict.reason,  # type: ignore[attr-defined]
-                       {"desired_outcome": desired, "user_goal": found.user_goal,  # type: ignore[attr-defined]
-                        "end_state": found.end_state})  # type: ignore[attr-defined]
+    def details(self, goal: str, found: Any) -> dict[str, Any]:
+        return {"desired_outcome": goal, "user_goal": found.user_goal, "end_state": found.end_state}
 
 
 class TopicsAnswer(JudgeAnswer):

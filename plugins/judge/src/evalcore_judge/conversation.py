@@ -3,7 +3,9 @@
 The conversation is ``example.turns`` followed by ``prediction.turns`` (either may be absent),
 each a list of ``{"role", "content"}`` (DeepEval's turns: roles ``user`` and ``assistant``; turns
 with other roles, such as ``tool`` or ``system``, are left out, as DeepEval's turns cannot hold
-them). Every verdict is ``yes`` or ``no`` with a reason; the scores are DeepEval's:
+them). A turn may carry ``images`` (paths, http(s) URLs or data URLs): the prompt shows them as
+``Image N`` in the turn and sends each after the text as an OpenAI-compatible image part. Every
+verdict is ``yes`` or ``no`` with a reason; the scores are DeepEval's:
 
 * :class:`KnowledgeRetention` — facts from each user turn; each assistant turn after some facts
   judged for forgetting or contradicting them; value = ``no`` verdicts / verdicts (1 without any).
@@ -23,6 +25,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, Literal
 
 from evalcore.plugin import InputError, Record, SkipSample
+from evalcore_http.images import image_part
 from pydantic import Field
 
 from .metrics import Request, StagedJudgeMetric, Verdict
@@ -49,10 +52,54 @@ def conversation(example: Record, prediction: Record, *, calls: bool = False) ->
                 kept = {"role": turn["role"], "content": turn.get("content") or ""}
                 if calls and turn.get("tool_calls"):
                     kept["tool_calls"] = turn["tool_calls"]
+                if turn.get("images"):
+                    kept["images"] = _turn_images(turn["images"], f"{role}.turns[{i}].images")
                 turns.append(kept)
     if not turns:
         raise SkipSample("no user or assistant turns in example.turns / prediction.turns")
     return turns
+
+
+def _turn_images(images: Any, field: str) -> list[tuple[str, str]]:
+    """A turn's images as (image, field naming it) pairs; anything but a string or a list of them is an error."""
+    if isinstance(images, str):
+        images = [images]
+    if not isinstance(images, list) or not all(isinstance(image, str) for image in images):
+        raise InputError("a list of image paths, URLs or data URLs", field=field)
+    return [(image, f"{field}[{j}]") for j, image in enumerate(images)]
+
+
+def labelled(turns: Sequence[Mapping[str, Any]]) -> tuple[list[dict[str, Any]], list[tuple[str, str]]]:
+    """The turns with each image replaced by its label ``Image N`` (numbered in order), and the images
+    in that order; turns without images as they are."""
+    images: list[tuple[str, str]] = []
+    out = []
+    for turn in turns:
+        kept = dict(turn)
+        if turn.get("images"):
+            kept["images"] = [f"Image {len(images) + j + 1}" for j in range(len(turn["images"]))]
+            images.extend(turn["images"])
+        out.append(kept)
+    return out, images
+
+
+def message(turn: Mapping[str, Any]) -> str:
+    """One labelled turn's text, its image labels after it."""
+    labels = turn.get("images")
+    return f"{turn['content']} [{', '.join(labels)}]" if labels else turn["content"]
+
+
+def with_images(messages: list[dict[str, Any]], images: Sequence[tuple[str, str]],
+                max_bytes: int) -> list[dict[str, Any]]:
+    """``messages`` with ``images`` after the last message's text, each labelled ``Image N:`` and sent as
+    an OpenAI-compatible image part (a local file read and base64-encoded, at most ``max_bytes``);
+    without images, ``messages`` as they are."""
+    if not images:
+        return messages
+    parts: list[dict[str, Any]] = [{"type": "text", "text": messages[-1]["content"]}]
+    for n, (image, field) in enumerate(images, 1):
+        parts += [{"type": "text", "text": f"Image {n}:"}, image_part(image, max_bytes=max_bytes, field=field)]
+    return [*messages[:-1], {**messages[-1], "content": parts}]
 
 
 def shown(turns: Sequence[Mapping[str, str]], *, indexed: bool = False) -> str:
@@ -209,25 +256,46 @@ def _verdict_rows(answers: Mapping[str, JudgeAnswer], prefix: str) -> list[tuple
     return sorted(((_rank(r), a) for r, a in answers.items() if r.startswith(prefix)), key=lambda pair: pair[0])
 
 
-class KnowledgeRetention(StagedJudgeMetric):
+class ConversationJudgeMetric(StagedJudgeMetric):
+    """A conversation metric: its requests carry the images of the turns they show."""
+
+    def _request(self, name: str, template: Template, images: Sequence[tuple[str, str]], /,
+                 **values: str) -> Request:
+        """The request ``name``: ``template`` with ``values``, and ``images`` after its text."""
+        messages = with_images(template.render(**values), images, self.params["max_image_bytes"])
+        return Request(name, template, messages, template.answer)
+
+    def _turns_request(self, name: str, template: Template, turns: Sequence[Mapping[str, Any]], /, *,
+                       indexed: bool = False, **values: str) -> Request:
+        """``template`` asked with ``turns`` shown (their images labelled and sent) and ``values``."""
+        labelled_turns, images = labelled(turns)
+        return self._request(name, template, images, turns=shown(labelled_turns, indexed=indexed), **values)
+
+
+class KnowledgeRetention(ConversationJudgeMetric):
     """DeepEval's KnowledgeRetentionMetric: the share of assistant turns that keep the user's facts."""
 
     def requests(self, example: Record, prediction: Record) -> list[Request]:
         turns = conversation(example, prediction)
-        return [Request(f"knowledge_{i}", KNOWLEDGE,
-                        KNOWLEDGE.render(previous=shown(turns[:i]), message=turn["content"]), KnowledgeAnswer)
-                for i, turn in enumerate(turns) if turn["role"] == "user"]
+        return [self._extraction(i, turns[:i + 1]) for i, turn in enumerate(turns) if turn["role"] == "user"]
 
-    def _verdict(self, i: int, message: str, known: Sequence[Mapping[str, str]]) -> Request:
-        return Request(f"verdict_{i}", KNOWLEDGE_VERDICT, KNOWLEDGE_VERDICT.render(
-            message=message, knowledge=json.dumps(list(known), ensure_ascii=False)), YesNoVerdictAnswer)
+    def _extraction(self, i: int, turns: Sequence[Mapping[str, Any]]) -> Request:
+        """The facts of the last of ``turns``, the earlier ones shown as context."""
+        labelled_turns, images = labelled(turns)
+        return self._request(f"knowledge_{i}", KNOWLEDGE, images, previous=shown(labelled_turns[:-1]),
+                         message=message(labelled_turns[-1]))
+
+    def _verdict(self, i: int, turn: Mapping[str, Any], known: Sequence[Mapping[str, str]]) -> Request:
+        (labelled_turn,), images = labelled([turn])
+        return self._request(f"verdict_{i}", KNOWLEDGE_VERDICT, images, message=message(labelled_turn),
+                         knowledge=json.dumps(list(known), ensure_ascii=False))
 
     def _estimated_requests(self, example: Record, prediction: Record) -> list[Request]:
         """The extractions, and a verdict for every assistant turn after a user turn (the user's
         messages standing in for the facts)."""
         turns = conversation(example, prediction)
-        verdicts = [self._verdict(i, t["content"], [{"name": "said", "value": u["content"]} for u in turns[:i]
-                                                    if u["role"] == "user"])
+        verdicts = [self._verdict(i, t, [{"name": "said", "value": u["content"]} for u in turns[:i]
+                                         if u["role"] == "user"])
                     for i, t in enumerate(turns) if t["role"] == "assistant" and any(
                         u["role"] == "user" for u in turns[:i])]
         return [*self._checked_requests(example, prediction), *verdicts]
@@ -242,7 +310,7 @@ class KnowledgeRetention(StagedJudgeMetric):
             for i, turn in enumerate(turns):
                 known = [fact for j in sorted(facts) if j < i for fact in facts[j]]
                 if turn["role"] == "assistant" and known:
-                    asked.append(self._verdict(i, turn["content"], known))
+                    asked.append(self._verdict(i, turn, known))
             if asked:
                 return asked
         rows = [{"turn": i, "verdict": a.verdict, "reason": a.reason} for i, a in _verdict_rows(answers, "verdict_")]
@@ -254,7 +322,7 @@ class KnowledgeRetention(StagedJudgeMetric):
                         "retained": len(rows) - len(forgot), "total": len(rows)})
 
 
-class RoleAdherence(StagedJudgeMetric):
+class RoleAdherence(ConversationJudgeMetric):
     """DeepEval's RoleAdherenceMetric: the share of assistant turns that keep to ``example.chatbot_role``."""
 
     def requests(self, example: Record, prediction: Record) -> list[Request]:
@@ -264,8 +332,7 @@ class RoleAdherence(StagedJudgeMetric):
         turns = conversation(example, prediction)
         if not any(t["role"] == "assistant" for t in turns):
             return []  # DeepEval scores a conversation without assistant turns 1
-        return [Request("out_of_character", ROLE_ADHERENCE,
-                        ROLE_ADHERENCE.render(role=role, turns=shown(turns, indexed=True)), OutOfCharacterAnswer)]
+        return [self._turns_request("out_of_character", ROLE_ADHERENCE, turns, indexed=True, role=role)]
 
     def follow(self, example: Record, prediction: Record,
                answers: Mapping[str, JudgeAnswer]) -> list[Request] | Verdict:
@@ -280,17 +347,16 @@ class RoleAdherence(StagedJudgeMetric):
         return Verdict(value, feedback, {"out_of_character": rows, "assistant_turns": assistant})
 
 
-class ConversationCompleteness(StagedJudgeMetric):
+class ConversationCompleteness(ConversationJudgeMetric):
     """DeepEval's ConversationCompletenessMetric: the share of the user's intentions satisfied."""
 
     def requests(self, example: Record, prediction: Record) -> list[Request]:
-        turns = conversation(example, prediction)
-        return [Request("intentions", INTENTIONS, INTENTIONS.render(turns=shown(turns)), IntentionsAnswer)]
+        return [self._turns_request("intentions", INTENTIONS, conversation(example, prediction))]
 
     def _verdicts(self, example: Record, prediction: Record, intentions: Sequence[str]) -> list[Request]:
-        turns = shown(conversation(example, prediction))
-        return [Request(f"intention_{j}", INTENTION_VERDICT, INTENTION_VERDICT.render(turns=turns, intention=text),
-                        YesNoVerdictAnswer) for j, text in enumerate(intentions)]
+        turns = conversation(example, prediction)
+        return [self._turns_request(f"intention_{j}", INTENTION_VERDICT, turns, intention=text)
+                for j, text in enumerate(intentions)]
 
     def _estimated_requests(self, example: Record, prediction: Record) -> list[Request]:
         """The extraction, and a verdict per user turn (each standing in for an intention)."""
@@ -310,13 +376,12 @@ class ConversationCompleteness(StagedJudgeMetric):
                        {"intentions": rows, "satisfied": len(rows) - len(unmet), "total": len(rows)})
 
 
-class ConversationRelevancy(StagedJudgeMetric):
+class ConversationRelevancy(ConversationJudgeMetric):
     """DeepEval's TurnRelevancyMetric: the share of exchanges whose assistant reply is relevant in its window."""
 
     def requests(self, example: Record, prediction: Record) -> list[Request]:
         windows = sliding_windows(unit_interactions(conversation(example, prediction)), self.params["window_size"])
-        return [Request(f"window_{i}", TURN_RELEVANCE, TURN_RELEVANCE.render(turns=shown(window)), YesNoVerdictAnswer)
-                for i, window in enumerate(windows)]
+        return [self._turns_request(f"window_{i}", TURN_RELEVANCE, window) for i, window in enumerate(windows)]
 
     def follow(self, example: Record, prediction: Record,
                answers: Mapping[str, JudgeAnswer]) -> list[Request] | Verdict:

@@ -10,8 +10,8 @@ from typing import Any, ClassVar
 
 from evalcore.plugin import Record
 
-from .conversation import conversation, unit_interactions
-from .metrics import Request, StagedJudgeMetric, Verdict
+from .conversation import ConversationJudgeMetric, conversation, labelled, message, unit_interactions
+from .metrics import Request, Verdict
 from .prompts import Template
 from .schemas import ScoreReasonAnswer
 
@@ -54,33 +54,35 @@ PLAN_SCORE = Template(
 
 def goal_and_steps(unit: Sequence[Mapping[str, Any]]) -> tuple[str, list[str]]:
     """DeepEval's goal and steps of one interaction: the leading user messages; then, for each assistant
-    message after the first turn, the assistant messages so far (with the tools each called)."""
+    message after the first turn, the assistant messages so far (with the tools each called); a turn's
+    image labels follow its text."""
     goal = "User messages: \n"
     for turn in unit:
         if turn["role"] != "user":
             break
-        goal += turn["content"] + "\n"
+        goal += message(turn) + "\n"
     steps: list[str] = []
     said = "Assistant messages: \n"
     for turn in unit[1:]:
         if turn["role"] == "assistant":
-            said += f"{turn['content']} \n"
+            said += f"{message(turn)} \n"
             if turn.get("tool_calls"):
                 said += f"Tools called: \n{json.dumps(turn['tool_calls'], ensure_ascii=False, indent=1)} \n"
             steps.append(said)
     return goal, steps
 
 
-class ConversationGoalAccuracy(StagedJudgeMetric):
+class ConversationGoalAccuracy(ConversationJudgeMetric):
     """DeepEval's GoalAccuracyMetric: (mean goal score + mean plan score) / 2 over the interactions."""
 
     def requests(self, example: Record, prediction: Record) -> list[Request]:
         asked = []
         for i, unit in enumerate(unit_interactions(conversation(example, prediction, calls=True))):
-            goal, steps = goal_and_steps(unit)
+            labelled_unit, images = labelled(unit)
+            goal, steps = goal_and_steps(labelled_unit)
             values = {"task": goal, "steps": "\n".join(steps)}
-            asked += [Request(f"goal[{i}]", GOAL_SCORE, GOAL_SCORE.render(**values), GoalScoreAnswer),
-                      Request(f"plan[{i}]", PLAN_SCORE, PLAN_SCORE.render(**values), PlanScoreAnswer)]
+            asked += [self._request(f"goal[{i}]", GOAL_SCORE, images, **values),
+                      self._request(f"plan[{i}]", PLAN_SCORE, images, **values)]
         return asked
 
     def follow(self, example: Record, prediction: Record,

@@ -10,13 +10,12 @@ Value = the verdict.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from evalcore.plugin import InputError, Record, SkipSample, inputs
 from pydantic import Field
 
-from .metrics import Request, StagedJudgeMetric, Verdict
+from .outcome_judge import OutcomeJudgeMetric
 from .prompts import Template
 from .schemas import JudgeAnswer, Number, score_field
 
@@ -84,28 +83,17 @@ def workflow(example: Record, prediction: Record) -> str:
     return f"Input:\n{query}\n\nTools called:\n{shown}\n\nResponse:\n{response}"
 
 
-class TaskCompletion(StagedJudgeMetric):
+class TaskCompletion(OutcomeJudgeMetric):
     """DeepEval's TaskCompletionMetric: the judged degree, 0 to 1, to which the agent did the user's task."""
 
-    def requests(self, example: Record, prediction: Record) -> list[Request]:
-        return [Request("task_outcome", TASK_OUTCOME, TASK_OUTCOME.render(workflow=workflow(example, prediction)),
-                        TaskOutcomeAnswer)]
+    extraction, comparison = TASK_OUTCOME, TASK_VERDICT
+    goal_field, outcome_field, compared = "task", "outcome", ("task", "outcome")
 
-    def _judge(self, task: str, outcome: str) -> Request:
-        return Request("verdict", TASK_VERDICT, TASK_VERDICT.render(task=task, outcome=outcome), TaskVerdictAnswer)
+    def workflow(self, example: Record, prediction: Record) -> str:
+        return workflow(example, prediction)
 
-    def _estimated_requests(self, example: Record, prediction: Record) -> list[Request]:
-        """The extraction, and a verdict on a task and outcome as long as the workflow."""
-        shown = workflow(example, prediction)
-        return [*self._checked_requests(example, prediction), self._judge(self.params["task"] or shown, shown)]
+    def given_goal(self, example: Record) -> str | None:
+        return self.params["task"]
 
-    def follow(self, example: Record, prediction: Record,
-               answers: Mapping[str, JudgeAnswer]) -> list[Request] | Verdict:
-        found = answers["task_outcome"]
-        task = self.params["task"] or found.task  # type: ignore[attr-defined]
-        if "verdict" not in answers:
-            return [self._judge(task, found.outcome)]  # type: ignore[attr-defined]
-        verdict = answers["verdict"]
-        return Verdict(float(verdict.verdict), verdict.reason,  # type: ignore[attr-defined]
-                       {"task": task, "extracted_task": found.task,  # type: ignore[attr-defined]
-                        "outcome": found.outcome})  # type: ignore[attr-defined]
+    def details(self, goal: str, found: Any) -> dict[str, Any]:
+        return {"task": goal, "extracted_task": found.task, "outcome": found.outcome}
