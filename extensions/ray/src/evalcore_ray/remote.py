@@ -1,14 +1,14 @@
 """Scoring a run's chunks in other processes: the recipe that rebuilds the run's plan there.
 
 An executor that sends chunks to other processes or machines (Ray with this extension; a Dask or
-Spark executor the same way, importing it from ``evalcore.plugin``) sends each worker a :class:`PlanRecipe` once per run, made by
-:func:`make_recipe`: for each metric how to rebuild it from the installed plugins (the registry
-id it was created from, or for a metric object that came from a plugin its key and parameters)
-or else the metric object itself (callables and metrics defined in user code, which the
-executor pickles), the options, and the run context with the budget and cache folder the
-workers share. A worker process rebuilds the plan once per run (:func:`worker_plan`) and scores
-each chunk with :meth:`WorkerPlan.score`, which calls the local executor's chunk function, so
-the rows and corpus states are the ones a local run produces.
+Spark executor the same way, importing it from ``evalcore.plugin``) sends each worker a
+:class:`PlanRecipe` once per run, made by :func:`make_recipe`: for each metric how to rebuild it
+from the installed plugins (the registry id it was created from, or for a metric object that
+came from a plugin its key and parameters) or else the metric object itself (callables and
+metrics defined in user code, which the executor pickles), the options, and the run context
+with the budget and cache folder the workers share. A worker process rebuilds the plan once per
+run (:func:`worker_plan`) and scores each chunk with :meth:`WorkerPlan.score`, which calls the
+local executor's chunk function, so the rows and corpus states are the ones a local run produces.
 """
 
 from __future__ import annotations
