@@ -43,7 +43,7 @@ from evalcore._contract.errors import ParameterError as ParameterError
 from evalcore._contract.errors import SetupError as SetupError
 
 # reading inputs
-from evalcore._contract import inputs as inputs
+from evalcore_text import inputs as inputs
 from evalcore._contract.fields import get_path as get_path
 from evalcore._contract.fields import text_field as text_field
 from evalcore._contract.fields import response_text as response_text
