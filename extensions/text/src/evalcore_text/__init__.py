@@ -1,5 +1,6 @@
 """evalcore-text: the texts evalcore's metric families compare, read from a record the same way
-(:mod:`evalcore_text.inputs`), normalised and tokenised (:mod:`evalcore_text.normalize`)."""
+(:mod:`evalcore_text.inputs`), normalised and tokenised (:mod:`evalcore_text.normalize`), and the
+vectors of embedding-based metrics (:mod:`evalcore_text.vectors`, which imports numpy)."""
 
 from __future__ import annotations
 
