@@ -101,12 +101,13 @@ from evalcore._registry.registry import load_implementation as load_implementati
 from evalcore._contract.metric import implementation_kind as implementation_kind
 from evalcore._contract.identity import parse_metric_id as parse_metric_id
 from evalcore._contract.identity import canonical_id as canonical_id
+from evalcore._contract.identity import params_from_json as params_from_json
 from evalcore._contract.vocabulary import naming_problems as naming_problems
 # saved runs, for extensions that work on finished runs (statistics, reports)
 from evalcore_runs.saved import Run as Run
 from evalcore_runs.saved import load_run as load_run
 from evalcore_runs.saved import load_runs as load_runs
-from evalcore._engine.saved import metric_of as metric_of
+from evalcore_runs.saved import metric_of as metric_of
 from evalcore._engine.saved import SavedFiles as SavedFiles
 from evalcore._engine.saved import read_saved as read_saved
 from evalcore._engine.saved import journal_header as journal_header
