@@ -112,8 +112,10 @@ from evalcore._engine.saved import SavedFiles as SavedFiles
 from evalcore._engine.saved import read_saved as read_saved
 from evalcore._engine.saved import journal_header as journal_header
 from evalcore._engine.saved import saved_rows as saved_rows
-from evalcore._engine.sequential import paired_difference_interval as paired_difference_interval
+from evalcore_stats.sequential import paired_difference_interval as paired_difference_interval
 from evalcore._engine.sequential import mean_sequence as mean_sequence
+from evalcore._engine.sequential import final_interval as final_interval
+from evalcore._engine.sequential import draw_keys as draw_keys
 
 # command-line helpers for a plugin's commands
 from evalcore._cli.common import reports_errors as reports_errors
