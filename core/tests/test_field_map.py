@@ -9,14 +9,14 @@ import evalcore
 import pytest
 from evalcore import MetricSpec, NothingScoredWarning, SampleMetric
 from evalcore._contract.records import parse_record
-from evalcore.plugin import inputs
+from evalcore.plugin import reference_answers, response_text
 
 
 class Matches(SampleMetric):
     """1 when the response equals the reference answer (skips, as the bundled metrics do, when one is missing)."""
 
     def score(self, example, prediction):
-        return float(inputs.response_text(prediction) in inputs.reference_answers(example))
+        return float(response_text(prediction) in reference_answers(example))
 
 
 def matches():

@@ -43,7 +43,7 @@ from evalcore._contract.errors import ParameterError as ParameterError
 from evalcore._contract.errors import SetupError as SetupError
 
 # reading inputs
-from evalcore._contract import inputs as inputs
+from evalcore_text import inputs as inputs
 from evalcore._contract.fields import get_path as get_path
 from evalcore._contract.fields import text_field as text_field
 from evalcore._contract.fields import response_text as response_text
@@ -70,10 +70,10 @@ from evalcore._engine.executors import ChunkExecutor as ChunkExecutor
 from evalcore._engine.score import score_chunk as score_chunk
 from evalcore._engine.plan import Plan as Plan
 from evalcore._engine.score import ChunkResult as ChunkResult
-from evalcore._engine.remote import PlanRecipe as PlanRecipe
-from evalcore._engine.remote import make_recipe as make_recipe
-from evalcore._engine.remote import WorkerPlan as WorkerPlan
-from evalcore._engine.remote import worker_plan as worker_plan
+from evalcore_ray.remote import PlanRecipe as PlanRecipe
+from evalcore_ray.remote import make_recipe as make_recipe
+from evalcore_ray.remote import WorkerPlan as WorkerPlan
+from evalcore_ray.remote import worker_plan as worker_plan
 from evalcore._engine.trackers import Tracker as Tracker
 from evalcore_runs.parameters import run_parameters as run_parameters
 from evalcore._engine.trackers import open_tracker as open_tracker
@@ -101,18 +101,21 @@ from evalcore._registry.registry import load_implementation as load_implementati
 from evalcore._contract.metric import implementation_kind as implementation_kind
 from evalcore._contract.identity import parse_metric_id as parse_metric_id
 from evalcore._contract.identity import canonical_id as canonical_id
+from evalcore._contract.identity import params_from_json as params_from_json
 from evalcore._contract.vocabulary import naming_problems as naming_problems
 # saved runs, for extensions that work on finished runs (statistics, reports)
 from evalcore_runs.saved import Run as Run
 from evalcore_runs.saved import load_run as load_run
 from evalcore_runs.saved import load_runs as load_runs
-from evalcore._engine.saved import metric_of as metric_of
+from evalcore_runs.saved import metric_of as metric_of
 from evalcore._engine.saved import SavedFiles as SavedFiles
 from evalcore._engine.saved import read_saved as read_saved
 from evalcore._engine.saved import journal_header as journal_header
 from evalcore._engine.saved import saved_rows as saved_rows
-from evalcore._engine.sequential import paired_difference_interval as paired_difference_interval
+from evalcore_stats.sequential import paired_difference_interval as paired_difference_interval
 from evalcore._engine.sequential import mean_sequence as mean_sequence
+from evalcore._engine.sequential import final_interval as final_interval
+from evalcore._engine.sequential import draw_keys as draw_keys
 
 # command-line helpers for a plugin's commands
 from evalcore._cli.common import reports_errors as reports_errors

@@ -5,7 +5,7 @@ import sys
 
 import evalcore
 import pytest
-from evalcore.text import normalize_text, overlap_count
+from evalcore_text import normalize_text, overlap_count
 
 sys.path.insert(0, os.path.dirname(__file__))  # robustness_helpers
 

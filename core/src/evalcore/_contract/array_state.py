@@ -24,7 +24,6 @@ from typing import Literal
 import numpy as np
 
 Reduction = Literal["sum", "min", "max"]
-REDUCTIONS: tuple[Reduction, ...] = ("sum", "min", "max")
 
 _EXACT_FLOAT = 2 ** 53
 _EXACT_INT64 = 2 ** 62

@@ -214,14 +214,6 @@ class Metric:
         return score
 
 
-def guarded(fn: Any, *args: Any) -> Score:
-    """Call a scoring function and turn its outcome or exception into a :class:`Score`.
-
-    When ``fn`` is a metric's method, a value outside the metric's declared range is an error.
-    """
-    return guarded_call(fn, result_check(_spec_of(fn)))(*args)
-
-
 def guarded_call(fn: Callable[..., Any], check: Callable[[Any], Score]) -> Callable[..., Score]:
     """``fn`` as a call whose every outcome is a :class:`Score`: what it returns passed through
     ``check`` (see :func:`result_check`), a skip, or an error. Only ``KeyboardInterrupt``
@@ -237,7 +229,10 @@ def guarded_call(fn: Callable[..., Any], check: Callable[[Any], Score]) -> Calla
 
 
 async def aguarded(fn: Any, *args: Any) -> Score:
-    """Async :func:`guarded`."""
+    """Await a scoring coroutine and turn its outcome or exception into a :class:`Score`.
+
+    When ``fn`` is a metric's method, a value outside the metric's declared range is an error.
+    """
     try:
         return within_range(coerce_score(await fn(*args)), _spec_of(fn))
     except BaseException as exc:  # noqa: BLE001 - one sample's failure is a result

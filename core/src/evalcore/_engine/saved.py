@@ -17,7 +17,7 @@ from typing import Any
 
 import attrs
 
-from evalcore._contract.errors import EvalcoreError, InputError
+from evalcore._contract.errors import InputError
 from evalcore._lazy import publish
 
 
@@ -56,23 +56,6 @@ def read_saved(path: str | os.PathLike[str]) -> SavedFiles:
     raise InputError("the report names no samples file and holds no per-record rows; the rows are in the "
                      "journal beside the report of a run (evaluate -o result.json keeps result.rows.jsonl)",
                      source=path)
-
-
-def metric_of(run: Any, metric_id: str) -> Any:
-    """The metric object that computed ``metric_id`` in ``run`` (a saved ``Run``, whose ``metrics``
-    record each metric's parameters), with the parameters it ran with.
-
-    Needed for corpus metrics, whose values are computed again from per-record states.
-    """
-    from evalcore._contract.identity import params_from_json
-    from evalcore._registry.api import get_metric
-
-    params = params_from_json(run.metrics.get(metric_id, {}).get("params") or {})
-    try:
-        return get_metric(metric_id, **params)
-    except EvalcoreError as exc:
-        raise InputError(f"a corpus metric is computed from its states and needs its plugin: {exc}",
-                         field=metric_id) from None
 
 
 def _refuse_special(path: str) -> None:

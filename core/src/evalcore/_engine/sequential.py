@@ -103,31 +103,12 @@ def mean_sequence(values: np.ndarray, low: float, high: float, *, confidence: fl
     return low + span * centre, low + span * lower, low + span * upper
 
 
-def paired_sequence(a: np.ndarray, b: np.ndarray, low: float, high: float, *, confidence: float = 0.95,
-                    population: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The sequence for the mean difference ``a - b`` of two systems' values on the same records,
-    each in ``[low, high]`` (so the difference lies in ``[low - high, high - low]``)."""
-    span = high - low
-    return mean_sequence(np.asarray(a, dtype=float) - np.asarray(b, dtype=float), -span, span,
-                         confidence=confidence, population=population)
-
-
 def final_interval(sequence: tuple[np.ndarray, np.ndarray, np.ndarray]) -> SequenceInterval | None:
     """The last interval of a one-dimensional sequence (``None`` before any value)."""
     centre, low, high = sequence
     if not len(centre):
         return None
     return SequenceInterval(float(centre[-1]), float(low[-1]), float(high[-1]), len(centre))
-
-
-def paired_difference_interval(baseline: np.ndarray, system: np.ndarray, low: float, high: float, *,
-                               confidence: float = 0.95, seed: int = 0) -> SequenceInterval | None:
-    """The last interval of the confidence sequence of the mean difference ``system - baseline``
-    over paired values in ``[low, high]``, the pairs taken in an order drawn with ``seed``
-    (``None`` without a pair)."""
-    pairs = np.column_stack([np.asarray(baseline, dtype=float), np.asarray(system, dtype=float)])
-    order = np.argsort(draw_keys(range(len(pairs)), seed), kind="stable")
-    return final_interval(paired_sequence(pairs[order, 1], pairs[order, 0], low, high, confidence=confidence))
 
 
 _MASK = (1 << 64) - 1

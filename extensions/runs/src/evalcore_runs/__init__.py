@@ -6,6 +6,6 @@ from __future__ import annotations
 
 from .destinations import check_answers
 from .parameters import run_parameters
-from .saved import Run, RunLike, load_run, load_runs
+from .saved import Run, RunLike, load_run, load_runs, metric_of
 
-__all__ = ["Run", "RunLike", "check_answers", "load_run", "load_runs", "run_parameters"]
+__all__ = ["Run", "RunLike", "check_answers", "load_run", "load_runs", "metric_of", "run_parameters"]

@@ -13,7 +13,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import attrs
-from evalcore.plugin import InputError, journal_header, read_saved, saved_rows
+from evalcore import EvalcoreError, get_metric
+from evalcore.plugin import InputError, journal_header, params_from_json, read_saved, saved_rows
 
 RunLike = Any
 """An :class:`~evalcore.EvaluationResult`, or the path of a JSON report or samples journal."""
@@ -126,6 +127,20 @@ def _metric_info(
         info[metric_id] = entry
     return info
 
+
+
+def metric_of(run: Run, metric_id: str) -> Any:
+    """The metric object that computed ``metric_id`` in ``run`` (whose ``metrics`` record each
+    metric's parameters), with the parameters it ran with.
+
+    Needed for corpus metrics, whose values are computed again from per-record states.
+    """
+    params = params_from_json(run.metrics.get(metric_id, {}).get("params") or {})
+    try:
+        return get_metric(metric_id, **params)
+    except EvalcoreError as exc:
+        raise InputError(f"a corpus metric is computed from its states and needs its plugin: {exc}",
+                         field=metric_id) from None
 
 def _stem(path: str) -> str:
     base = os.path.basename(path)

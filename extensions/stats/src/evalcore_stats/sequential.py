@@ -1,7 +1,7 @@
 """Anytime-valid intervals for the differences of finished runs (``compare --sequential``).
 
 For each system and per-record metric with a bounded value range, the paired PrPl-EB confidence
-sequence (:func:`evalcore.plugin.paired_difference_interval`) of the per-record difference ``system - baseline``
+sequence (:func:`paired_difference_interval`) of the per-record difference ``system - baseline``
 over the records both scored, taken in an order drawn with ``seed``; its last interval is
 reported beside the bootstrap one. A finished run has scored every record of its file, so the
 sequence is the with-replacement form: its target is the mean difference of the systems on
@@ -17,7 +17,7 @@ from typing import Any
 
 import evalcore
 import numpy as np
-from evalcore.plugin import EvalcoreError, Run, load_runs, paired_difference_interval
+from evalcore.plugin import EvalcoreError, Run, draw_keys, final_interval, load_runs, mean_sequence
 
 from ._types import RunLike
 
@@ -85,3 +85,22 @@ def sequence_lines(found: list[dict[str, Any]], confidence: float) -> list[str]:
             lines.append(where + f"{entry['estimate']:+.4g} [{entry['low']:.4g}, {entry['high']:.4g}] over "
                                  f"{entry['n']} records" + ("; excludes 0" if entry["decided"] else ""))
     return lines
+
+
+def paired_sequence(a: np.ndarray, b: np.ndarray, low: float, high: float, *, confidence: float = 0.95,
+                    population: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The sequence for the mean difference ``a - b`` of two systems' values on the same records,
+    each in ``[low, high]`` (so the difference lies in ``[low - high, high - low]``)."""
+    span = high - low
+    return mean_sequence(np.asarray(a, dtype=float) - np.asarray(b, dtype=float), -span, span,
+                         confidence=confidence, population=population)
+
+
+def paired_difference_interval(baseline: np.ndarray, system: np.ndarray, low: float, high: float, *,
+                               confidence: float = 0.95, seed: int = 0) -> Any:
+    """The last interval (``estimate``, ``low``, ``high``, ``n``) of the confidence sequence of the
+    mean difference ``system - baseline`` over paired values in ``[low, high]``, the pairs taken in
+    an order drawn with ``seed`` (``None`` without a pair)."""
+    pairs = np.column_stack([np.asarray(baseline, dtype=float), np.asarray(system, dtype=float)])
+    order = np.argsort(draw_keys(range(len(pairs)), seed), kind="stable")
+    return final_interval(paired_sequence(pairs[order, 1], pairs[order, 0], low, high, confidence=confidence))

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from evalcore.plugin import InputError, Record, SampleMetric, Score
-from evalcore.text import collapse_whitespace, jaccard, whitespace_tokens
+from evalcore_text import collapse_whitespace, jaccard, whitespace_tokens
 
 from ._inputs import expectations, field_value
 

@@ -7,7 +7,7 @@ import warnings
 
 import attrs
 from evalcore.plugin import InputError, Record, SampleMetric, Score, SkipSample
-from evalcore.text import collapse_whitespace
+from evalcore_text import collapse_whitespace
 
 from ._inputs import expectations, field_text
 

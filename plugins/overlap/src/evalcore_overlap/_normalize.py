@@ -1,4 +1,4 @@
-"""DSPy's answer normalisation (:func:`evalcore.text.normalize_text`) of many texts at once,
+"""DSPy's answer normalisation (:func:`evalcore_text.normalize_text`) of many texts at once,
 remembered across calls and shared by every metric with the same switches: exact match and
 token F1 over the same records normalise each distinct text once.
 
@@ -15,7 +15,7 @@ import re
 import string
 from collections.abc import Iterable
 
-from evalcore.text import normalize_text
+from evalcore_text import normalize_text
 
 _PUNCTUATION = string.punctuation.encode()
 _ARTICLES = re.compile(r"\b(?:an?|the)\b")  # DSPy's remove_articles, \b(a|an|the)\b: the same words, found faster
@@ -23,7 +23,7 @@ _SEPARATOR = "\x00"
 
 
 class Normalizer:
-    """:func:`~evalcore.text.normalize_text` with fixed switches, remembering up to ``size``
+    """:func:`~evalcore_text.normalize_text` with fixed switches, remembering up to ``size``
     results (answers repeat across a dataset)."""
 
     def __init__(self, lowercase: bool, remove_punctuation: bool, remove_articles: bool,

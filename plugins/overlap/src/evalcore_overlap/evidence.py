@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from evalcore.plugin import Record, SampleMetric, Score, SkipSample, inputs
-from evalcore.text import ngrams, normalize_text
+from evalcore_text import ngrams, normalize_text
 
 from ._tokenizers import Tokenizer, get_tokenizer
 

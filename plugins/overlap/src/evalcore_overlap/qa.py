@@ -1,6 +1,6 @@
 """QA-style answer matching: exact match, token F1, HotPotQA F1 and DSPy's answer matchers.
 
-Every comparison normalises both sides with :func:`evalcore.text.normalize_text` (DSPy's
+Every comparison normalises both sides with :func:`evalcore_text.normalize_text` (DSPy's
 ``normalize_text`` by default) and takes the best value over the reference answers;
 :class:`StringExactMatch` instead applies HF evaluate's optional removals to the raw strings.
 """
@@ -12,7 +12,7 @@ import string
 from collections.abc import Sequence
 
 from evalcore.plugin import ParameterError, Record, SampleMetric, Score, SkipSample, inputs
-from evalcore.text import normalize_text
+from evalcore_text import normalize_text
 
 from ._dpr import contains_any, dpr_tokens
 from ._normalize import normalizer

@@ -15,7 +15,7 @@ from functools import partial
 from typing import Any, NamedTuple
 
 from evalcore.plugin import CorpusMetric, InputError, ParameterError, Record, Score, SkipSample, inputs
-from evalcore.text import normalize_text
+from evalcore_text import normalize_text
 
 from .qa import token_f1
 

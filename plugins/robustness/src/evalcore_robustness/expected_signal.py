@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from evalcore.plugin import InputError, Record, SampleMetric, Score, SkipSample, response_text
-from evalcore.text import normalize_text
+from evalcore_text import normalize_text
 
 
 class ExpectedSignal(SampleMetric):

@@ -19,7 +19,7 @@ from evalcore.plugin import (
     doc_texts,
     inputs,
 )
-from evalcore.vectors import cosine_similarity, intra_list_diversity
+from evalcore_text.vectors import cosine_similarity, intra_list_diversity
 
 from .bertscore import PRF, BertScorer, read_baseline
 from .embedders import build_embedder

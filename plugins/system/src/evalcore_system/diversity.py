@@ -7,8 +7,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from evalcore.plugin import CorpusMetric, InputError, Record, SampleMetric, Score, SkipSample, response_text
-from evalcore.text import ngram_counts, whitespace_tokens
-from evalcore.vectors import intra_list_diversity
+from evalcore_text import ngram_counts, whitespace_tokens
+from evalcore_text.vectors import intra_list_diversity
 
 NgramState = Counter[tuple[str, ...]]
 

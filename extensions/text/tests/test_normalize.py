@@ -1,5 +1,6 @@
-"""``evalcore.text.normalize_text`` equals DSPy's ``normalize_text`` (the reference) and, with any
-step switched off, the steps applied one after another as its docstring lists them."""
+"""``evalcore_text.normalize_text`` (public as ``evalcore.text.normalize_text``) equals DSPy's
+``normalize_text`` (the reference) and, with any step switched off, the steps applied one after
+another as its docstring lists them."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import re
 import string
 import unicodedata
 
-from evalcore.text import normalize_text
+from evalcore_text import normalize_text
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

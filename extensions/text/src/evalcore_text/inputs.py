@@ -1,4 +1,5 @@
-"""The texts a metric compares, read from an example/prediction pair the same way in every plugin.
+"""The texts a metric compares, read from an example/prediction pair the same way in every plugin
+(also public as ``evalcore.plugin.inputs``).
 
 ``response`` (the prediction's answer), ``targets`` (what it is compared with: the reference
 answers or the query), ``passages`` (DSPy's ``prediction.context`` or the retrieved texts) and
@@ -12,8 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from .errors import ParameterError, SkipSample
-from .fields import doc_texts, reference_answers, response_text, text_field
+from evalcore.plugin import ParameterError, SkipSample, doc_texts, reference_answers, response_text, text_field
 
 Blank = Literal["score", "skip"]
 Record = Mapping[str, Any]
