@@ -68,8 +68,9 @@ def ray(session: nox.Session) -> None:
     with a judge on Ray (evalcore-watch's Ray test)."""
     # the Ray tests score only the light plugins' metrics and the judge (its HTTP client, no model),
     # so torch and the model plugins stay out
-    session.install(f"{ROOT / 'core'}[test]", str(KIT), str(SCHEMA), str(TEXT), str(HTTP), f"{ROOT / 'extensions' / 'ray'}[test]",
-                    f"{ROOT / 'extensions' / 'watch'}[test]", str(ROOT / "plugins" / "judge"),
+    session.install(f"{ROOT / 'core'}[test]", str(KIT), str(SCHEMA), str(TEXT), str(HTTP),
+                    f"{ROOT / 'extensions' / 'ray'}[test]", f"{ROOT / 'extensions' / 'watch'}[test]",
+                    str(ROOT / "plugins" / "judge"),
                     *(str(ROOT / "plugins" / name) for name in LIGHT))
     session.run("pytest", str(ROOT / "extensions" / "ray" / "tests"),
                 str(ROOT / "extensions" / "watch" / "tests" / "test_watch_ray.py"), "-p", "no:cacheprovider",
