@@ -70,10 +70,10 @@ from evalcore._engine.executors import ChunkExecutor as ChunkExecutor
 from evalcore._engine.score import score_chunk as score_chunk
 from evalcore._engine.plan import Plan as Plan
 from evalcore._engine.score import ChunkResult as ChunkResult
-from evalcore_ray.remote import PlanRecipe as PlanRecipe
-from evalcore_ray.remote import make_recipe as make_recipe
-from evalcore_ray.remote import WorkerPlan as WorkerPlan
-from evalcore_ray.remote import worker_plan as worker_plan
+from evalcore._engine.remote import PlanRecipe as PlanRecipe
+from evalcore._engine.remote import make_recipe as make_recipe
+from evalcore._engine.remote import WorkerPlan as WorkerPlan
+from evalcore._engine.remote import worker_plan as worker_plan
 from evalcore._engine.trackers import Tracker as Tracker
 from evalcore_runs.parameters import run_parameters as run_parameters
 from evalcore._engine.trackers import open_tracker as open_tracker

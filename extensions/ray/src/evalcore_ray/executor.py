@@ -1,7 +1,7 @@
 """Chunks scored as Ray tasks, on a local Ray instance or an existing cluster.
 
-Each task rebuilds the run's plan on its worker from the recipe for executors that score
-elsewhere (:func:`.remote.make_recipe`, also ``evalcore.plugin.make_recipe``; :mod:`.worker`) and scores the
+Each task rebuilds the run's plan on its worker from the recipe the core makes for executors
+that score elsewhere (:func:`~evalcore.plugin.make_recipe`; :mod:`.worker`) and scores the
 chunk with the local executor's chunk function, so the rows and the raw corpus states are the
 ones a local run produces; the run merges them as usual. The budget lives in one actor that
 every worker reserves from (:mod:`.budget`); the model-call cache is a folder every worker reads
@@ -17,11 +17,10 @@ import uuid
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from evalcore.plugin import Chunk, ChunkResult, EvalcoreError, Plan
+from evalcore.plugin import Chunk, ChunkResult, EvalcoreError, Plan, PlanRecipe, make_recipe
 
 from . import RayUnavailable
 from .budget import SharedBudget, Usage
-from .remote import PlanRecipe, make_recipe
 from .worker import score_task
 
 OnResult = Callable[[ChunkResult], bool]

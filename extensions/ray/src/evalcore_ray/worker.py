@@ -1,7 +1,7 @@
 """The Ray task: score a chunk with the run's plan, rebuilt once per worker process.
 
-The run's :class:`~.remote.PlanRecipe` is in Ray's object store; a worker process
-fetches it the first time it sees the run (:func:`~.remote.worker_plan` keeps the
+The run's :class:`~evalcore.plugin.PlanRecipe` is in Ray's object store; a worker process
+fetches it the first time it sees the run (:func:`~evalcore.plugin.worker_plan` keeps the
 rebuilt plan for the run's later chunks) and scores each chunk as the local executor does.
 """
 
@@ -9,10 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from evalcore.plugin import Chunk, ChunkResult
+from evalcore.plugin import Chunk, ChunkResult, worker_plan
 
 from .budget import BudgetProxy, Usage
-from .remote import worker_plan
 
 
 def score_task(key: str, recipe_box: list[Any], chunk: Chunk) -> tuple[ChunkResult, Usage]:

@@ -12,10 +12,10 @@ import pytest
 from evalcore._engine.entry import make_source
 from evalcore._engine.options import make_options, run_context
 from evalcore._engine.plan import Plan, bind_metrics
+from evalcore._engine.remote import Rebuild
 from evalcore._engine.score import score_chunk
 from evalcore._registry.registry import default_registry
 from evalcore.plugin import make_recipe, worker_plan
-from evalcore_ray.remote import Rebuild
 
 RECORDS = [{"id": f"r{i}", "example": {"reference_answer": "the cat sat on the mat"},
             "prediction": {"response": " ".join("the cat sat on a mat".split()[: i % 6 + 1])}} for i in range(12)]

@@ -1,14 +1,14 @@
 """Scoring a run's chunks in other processes: the recipe that rebuilds the run's plan there.
 
-An executor that sends chunks to other processes or machines (Ray with this extension; a Dask or
-Spark executor the same way, importing it from ``evalcore.plugin``) sends each worker a
-:class:`PlanRecipe` once per run, made by :func:`make_recipe`: for each metric how to rebuild it
-from the installed plugins (the registry id it was created from, or for a metric object that
-came from a plugin its key and parameters) or else the metric object itself (callables and
-metrics defined in user code, which the executor pickles), the options, and the run context
-with the budget and cache folder the workers share. A worker process rebuilds the plan once per
-run (:func:`worker_plan`) and scores each chunk with :meth:`WorkerPlan.score`, which calls the
-local executor's chunk function, so the rows and corpus states are the ones a local run produces.
+An executor that sends chunks to other processes or machines (Ray with evalcore-ray; a Dask or
+Spark executor the same way) sends each worker a :class:`PlanRecipe` once per run, made by
+:func:`make_recipe`: for each metric how to rebuild it from the installed plugins (the registry
+id it was created from, or for a metric object that came from a plugin its key and parameters)
+or else the metric object itself (callables and metrics defined in user code, which the
+executor pickles), the options, and the run context with the budget and cache folder the
+workers share. A worker process rebuilds the plan once per run (:func:`worker_plan`) and scores
+each chunk with :meth:`WorkerPlan.score`, which calls the local executor's chunk function, so
+the rows and corpus states are the ones a local run produces.
 """
 
 from __future__ import annotations
@@ -21,18 +21,18 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import attrs
-from evalcore import Registry
-from evalcore.plugin import (
-    Chunk,
-    ChunkResult,
-    EvalcoreError,
-    Metric,
-    Plan,
-    RunContext,
-    default_cache_dir,
-    default_registry,
-    score_chunk,
-)
+
+from evalcore._contract.cache_settings import default_cache_dir
+from evalcore._contract.chunk import Chunk
+from evalcore._contract.context import RunContext
+from evalcore._contract.errors import EvalcoreError
+from evalcore._contract.metric import Metric, Origin
+from evalcore._lazy import publish
+from evalcore._registry.registry import Registry, default_registry
+
+from .options import RunOptions
+from .plan import Plan
+from .score import ChunkResult, score_chunk
 
 _KEEP = 4
 """Plans kept per worker process (one per run; older runs' plans are dropped)."""
@@ -62,8 +62,7 @@ class PlanRecipe:
 
     key: str
     metrics: list[Rebuild | Metric]
-    options: Any
-    """The run's options (``plan.options``), with the shared budget."""
+    options: RunOptions
     context: RunContext
     program: Callable[..., Any] | None
 
@@ -88,7 +87,7 @@ def make_recipe(key: str, plan: Plan, program: Callable[..., Any] | None, budget
 def _recipe(metric: Metric, source: str | None) -> Rebuild | Metric:
     if source is not None:
         return Rebuild(source, {}, metric.id, metric.spec.version)
-    if metric.origin.distribution != "local":  # a plugin's metric (user code's origin is local)
+    if metric.origin != Origin.local():
         return Rebuild(metric.spec.key, dict(metric.params), metric.id, metric.spec.version)
     return _detached(metric)
 
@@ -140,3 +139,5 @@ def worker_plan(key: str, recipe: Callable[[], PlanRecipe]) -> WorkerPlan:
             _plans.popitem(last=False)[1].close()
     return plan
 
+
+publish(globals())
