@@ -40,6 +40,17 @@ def test_images_in_conversation_turns_are_shown(tmp_path):
     assert _images(_page(tmp_path, {"turns": turns})) == [data_url]
 
 
+def test_images_a_turn_carries_are_shown_in_turn_order(tmp_path):
+    (tmp_path / "red.png").write_bytes(PNG)
+    data_url = "data:image/png;base64," + base64.b64encode(PNG).decode()
+    turns = [{"role": "user", "content": "and this one?", "images": str(tmp_path / "red.png")},
+             {"role": "assistant", "content": "a red pixel"}]
+    page = _page(tmp_path, {"turns": turns[:1]}, {"turns": turns[1:] + [
+        {"role": "user", "content": "compare", "images": ["https://example.org/cat.png", data_url]}]})
+    assert _images(page) == [data_url, data_url]  # the file, then the data URL; the URL is named, not loaded
+    assert "image https://example.org/cat.png: a URL" in page
+
+
 def test_what_the_page_cannot_show_is_named_and_escaped(tmp_path):
     (tmp_path / "big.png").write_bytes(PNG + b"\0" * (2 * 1024 * 1024))
     page = _page(tmp_path, {"images": ["https://example.org/cat.png", str(tmp_path / "big.png"), HOSTILE,

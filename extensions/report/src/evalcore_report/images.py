@@ -15,6 +15,7 @@ import re
 from collections.abc import Iterator, Mapping
 from html import escape
 from pathlib import Path
+from typing import Any
 
 from evalcore import Record
 
@@ -25,21 +26,27 @@ _DATA_URL = re.compile(r"^data:(image/[a-z0-9.+-]+);base64,[A-Za-z0-9+/=]+$", re
 
 
 def references(record: Record) -> Iterator[str]:
-    """The images a record names: ``example.images`` (one or a list), then the ``image_url`` parts
-    of ``example.turns`` and ``prediction.turns``."""
-    images = record.example.get("images")
-    for image in [images] if isinstance(images, str) else images if isinstance(images, list) else []:
-        if isinstance(image, str):
-            yield image
+    """The images a record names: ``example.images`` (one or a list), then in ``example.turns`` and
+    ``prediction.turns`` each turn's ``images`` and the ``image_url`` parts of its content."""
+    yield from _named(record.example.get("images"))
     for side in (record.example, record.prediction):
         turns = side.get("turns")
         for turn in turns if isinstance(turns, list) else []:
+            if isinstance(turn, Mapping):
+                yield from _named(turn.get("images"))
             content = turn.get("content") if isinstance(turn, Mapping) else None
             for part in content if isinstance(content, list) else []:
                 url = (part.get("image_url") or {}) if isinstance(part, Mapping) else {}
                 url = url.get("url") if isinstance(url, Mapping) else url
                 if isinstance(url, str):
                     yield url
+
+
+def _named(images: Any) -> Iterator[str]:
+    """The references of an ``images`` value: one string or a list of them."""
+    for image in [images] if isinstance(images, str) else images if isinstance(images, list) else []:
+        if isinstance(image, str):
+            yield image
 
 
 def embedded(reference: str) -> tuple[str | None, str]:
