@@ -1,8 +1,10 @@
 """A value outside a metric's declared range is an error naming the range, whatever the metric kind."""
 
+import asyncio
+
 import pytest
 from evalcore import BatchMetric, CorpusMetric, MetricSpec, SampleMetric, Status
-from evalcore._contract.metric import guarded
+from evalcore._contract.metric import aguarded, guarded_call, result_check
 
 
 class Fixed(SampleMetric):
@@ -40,10 +42,20 @@ def test_sample_and_batch_values_outside_the_range_are_errors(cls):
         assert score.error_message == f"t/m: value {value} is outside its declared range [0, 1]"
 
 
-def test_the_evaluator_path_through_guarded_checks_the_range():
+class AsyncFixed(SampleMetric):
+    async def ascore(self, example, prediction):
+        return prediction["value"]
+
+
+def test_the_evaluator_paths_check_the_range():
     metric = Fixed(_spec((0.0, None)))
-    assert guarded(metric.score, {}, {"value": 1e6}).value == 1e6
-    score = guarded(metric.score, {}, {"value": -1})
+    call = guarded_call(metric.score, result_check(metric.spec))  # what the runners call
+    assert call({}, {"value": 1e6}).value == 1e6
+    score = call({}, {"value": -1})
+    assert score.error_message == "t/m: value -1.0 is outside its declared range [0, inf]"
+    asynchronous = AsyncFixed(_spec((0.0, None)))
+    assert asyncio.run(aguarded(asynchronous.ascore, {}, {"value": 1e6})).value == 1e6
+    score = asyncio.run(aguarded(asynchronous.ascore, {}, {"value": -1}))
     assert score.error_message == "t/m: value -1.0 is outside its declared range [0, inf]"
 
 
