@@ -70,11 +70,6 @@ def test_rounding_at_the_bounds_is_not_an_error():
     assert Fixed(_spec()).score_one({}, {"value": 1.0 + 1e-12}).status is Status.OK
 
 
-class AsyncFixed(SampleMetric):
-    async def ascore(self, example, prediction):
-        return prediction["value"]
-
-
 @pytest.mark.parametrize("cls", [Fixed, AsyncFixed])
 def test_evaluate_checks_every_returned_value_against_the_range(cls):
     from evalcore import evaluate
