@@ -1,16 +1,26 @@
 """The record index and the labels behave the same in SQLite and in PostgreSQL (a throwaway server):
 label slices paged in record order as a journal grows, two annotators labelling one queue at once
-through two connections (two servers), an active queue's draws numbered once, and the export."""
+through two connections (two servers), an active queue's draws numbered once, and the export; and
+two ``evalcore ui --store postgresql://…`` servers sharing a queue over HTTP."""
 
 from __future__ import annotations
 
 import json
+import pathlib
 import random
+import socket
+import subprocess
+import sys
 import threading
+import urllib.error
+import urllib.request
 
 import pytest
 from evalcore_ui.index import RowIndex
 from evalcore_ui.labels import LabelStore, Queue, export_lines
+
+EXAMPLES = pathlib.Path(__file__).resolve().parents[3] / "examples"
+EVALCORE = [sys.executable, "-m", "evalcore"]
 
 
 def write_run(folder, n: int, rows: range, seed: int = 0) -> tuple[str, dict[str, dict]]:
@@ -144,3 +154,61 @@ def test_an_active_queue_numbers_its_draws_once_when_two_servers_draw_at_once(st
     assert labelled == set(given)
     for store in stores:
         store.close()
+
+
+def _call(url: str, path: str, body: object = None) -> tuple[int, object]:
+    """A request to the server (a POST carries the page's own origin, as the page sends it)."""
+    data = None if body is None else json.dumps(body).encode()
+    request = urllib.request.Request(url + path, data, method="GET" if body is None else "POST",
+                                     headers={"Content-Type": "application/json", "Origin": url.rstrip("/")})
+    try:
+        with urllib.request.urlopen(request, timeout=30) as answer:
+            return answer.status, json.loads(answer.read() or b"null")
+    except urllib.error.HTTPError as exc:
+        return exc.code, json.load(exc)
+
+
+@pytest.mark.postgres
+def test_two_servers_on_one_postgresql_store_share_the_queue_and_its_labels(serve, runs, postgres):
+    records = [json.loads(line) for line in (EXAMPLES / "rag.jsonl").read_text().splitlines()]
+    ids = [r["id"] for r in records]
+    alice = {rid: n % 2 for n, rid in enumerate(ids)}
+    with serve(str(runs), "--store", postgres) as url:
+        run = next(r["id"] for r in _call(url, "api/runs")[1] if r["name"] == "a")
+        status, page = _call(url, f"api/runs/{run}/records?label=scenario%3Dbase&limit=5")
+        base = [r["id"] for r in records if r["example"]["labels"]["scenario"] == "base"]
+        assert status == 200 and page["total"] == len(base) and [r["id"] for r in page["rows"]] == base[:5]
+        status, page = _call(url, f"api/runs/{run}/records?sort=overlap/token_f1&desc=1&limit=3")
+        assert status == 200 and page["records"] == 12
+        values = [r["values"]["overlap/token_f1"] for r in page["rows"]]
+        assert values == sorted(values, reverse=True)
+        assert _call(url, "api/queues", {"name": "check", "run": run, "kind": "pass_fail",
+                                         "metric": "judge/faithfulness"})[0] == 200
+        for rid in ids:
+            assert _call(url, "api/queues/check/labels", {"record": rid, "annotator": "alice",
+                                                          "label": alice[rid]}) == (200, {"ok": True})
+        with serve(str(runs), "--store", postgres) as other:  # a teammate's server on the same database
+            status, proposed = _call(other, "api/queues/check/next?annotator=bob")
+            assert status == 200 and proposed["record"]["id"] == ids[0] and proposed["total"] == 12
+            for rid in ids:
+                assert _call(other, "api/queues/check/labels", {"record": rid, "annotator": "bob",
+                                                                "label": 1})[0] == 200
+            assert _call(other, "api/queues/check/next?annotator=alice")[1]["record"] is None
+        with urllib.request.urlopen(url + "api/queues/check/export", timeout=30) as answer:
+            exported = [json.loads(line) for line in answer.read().decode().splitlines()]
+        status, agreement = _call(url, "api/queues/check/agreement")
+    assert exported == [{"metric": "judge/faithfulness", "id": rid, "label": (alice[rid] + 1) / 2} for rid in ids]
+    assert agreement["annotators"] == ["alice", "bob"] and agreement["pairs"][0]["n"] == 12
+
+
+@pytest.mark.postgres
+def test_an_unreachable_postgresql_store_is_one_line_without_the_password(runs, env, postgres_server):
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]  # nothing listens there once it is closed
+    done = subprocess.run([*EVALCORE, "ui", str(runs), "--store", f"postgresql://ann:s3cret@127.0.0.1:{port}/db",
+                           "--port", "0"], env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode != 0 and done.stdout == ""
+    assert done.stderr.count("\n") == 1 and "s3cret" not in done.stderr
+    assert done.stderr.startswith(f"error: postgresql://ann:***@127.0.0.1:{port}/db: cannot connect to the "
+                                  "PostgreSQL server: ")

@@ -34,6 +34,8 @@ def ui_command(folder: str | None, store: str | None, port: int, host: str, data
         if data is not None:
             raise click.UsageError("give --data or a postgresql:// --store, not both")
         store, data = None, store
+        if folder is None:
+            raise click.UsageError("a postgresql:// store keeps the record index and labels: give the FOLDER of runs")
     if folder is None and store is None:
         raise click.UsageError("give a FOLDER of runs or --store DB")
     token = None if host in LOOPBACK else secrets.token_urlsafe(24)
