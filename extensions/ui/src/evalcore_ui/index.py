@@ -37,7 +37,7 @@ CREATE TABLE rows_{n} (i {key}, rid TEXT NOT NULL, status TEXT NOT NULL, pos BIG
 CREATE UNIQUE INDEX rows_{n}_rid ON rows_{n} (rid);
 CREATE TABLE inputs_{n} (rid TEXT PRIMARY KEY, pos BIGINT, len BIGINT){by_key};
 CREATE TABLE slices_{n} (key TEXT NOT NULL, value TEXT NOT NULL, rid TEXT NOT NULL, i BIGINT,
-                         PRIMARY KEY (key, value, rid)){by_key}
+                         PRIMARY KEY (rid, key)){by_key}
 """
 _PER_JOURNAL = ("rows", "inputs", "slices")
 _BATCH = 20_000
@@ -201,14 +201,11 @@ class RowIndex:
         positions, slices = [], []
         for rid, position, length, labels in _input_lines(path):
             positions.append((rid, position, length))
-            slices.extend((str(k), v if isinstance(v, str) else json.dumps(v), rid) for k, v in labels.items())
+            slices.extend((str(k), v if isinstance(v, str) else json.dumps(v), rid, rid) for k, v in labels.items())
         self._db.executemany(f"INSERT INTO inputs_{file_id} VALUES (?, ?, ?) "  # noqa: S608
                              "ON CONFLICT (rid) DO UPDATE SET pos = excluded.pos, len = excluded.len", positions)
-        self._db.executemany(f"INSERT INTO slices_{file_id} (key, value, rid) VALUES (?, ?, ?) "  # noqa: S608
-                             "ON CONFLICT DO NOTHING", slices)
-        self._db.execute(f"UPDATE slices_{file_id} SET i = r.i FROM rows_{file_id} r "  # noqa: S608
-                         f"WHERE r.rid = slices_{file_id}.rid")
-        self._db.execute(f"CREATE INDEX slices_{file_id}_rid ON slices_{file_id} (rid)")
+        self._db.executemany(f"INSERT INTO slices_{file_id} VALUES (?, ?, ?, "  # noqa: S608
+                             f"(SELECT i FROM rows_{file_id} WHERE rid = ?)) ON CONFLICT DO NOTHING", slices)
         self._db.execute(f"CREATE INDEX slices_{file_id}_i ON slices_{file_id} (key, value, i)")
         if self._sql.analyze:
             self._db.execute(f"ANALYZE slices_{file_id}")
@@ -232,10 +229,11 @@ class RowIndex:
         with self._lock:
             file_id = self._file_id(journal)
             metrics = self._metrics(file_id)
-            source, where, args = f"rows_{file_id} r", ["TRUE"], []
-            if label is not None:  # the slice's entries in record order, each joined to its row
+            source, where, args, position = f"rows_{file_id} r", ["TRUE"], [], "r.i"
+            if label is not None:  # the slice's entries in record order (its index), each joined to its row
                 source += f" JOIN slices_{file_id} s ON s.i = r.i AND s.key = ? AND s.value = ?"
                 args += list(label)
+                position = "s.i"
             if metric is not None and (low is not None or high is not None):
                 column = _column(metrics, metric, "metric")
                 for bound, sign in ((low, ">="), (high, "<=")):
@@ -254,27 +252,28 @@ class RowIndex:
             shown = ", ".join(["r.i", "r.rid", "r.status", *(f"r.m{n}" for n in range(len(metrics)))])
             if sort is None:
                 found = self._db.execute(f"SELECT {shown} FROM {source} WHERE {test} "  # noqa: S608
-                                         f"ORDER BY r.i {'DESC' if descending else ''} LIMIT ? OFFSET ?",
+                                         f"ORDER BY {position} {'DESC' if descending else ''} LIMIT ? OFFSET ?",
                                          [*args, limit, offset]).fetchall()
             else:
-                found = self._sorted(source, shown, test, args, "r." + _column(metrics, sort, "sort"), descending,
-                                     offset, limit)
+                found = self._sorted(source, shown, test, args, "r." + _column(metrics, sort, "sort"), position,
+                                     descending, offset, limit)
         return Page(total=int(total), rows=[{"id": rid, "i": i, "status": st, "values": dict(zip(metrics, vals,
                                                                                                   strict=True))}
                                             for i, rid, st, *vals in found])
 
-    def _sorted(self, source: str, shown: str, test: str, args: list[Any], column: str, descending: bool,
-                offset: int, limit: int) -> list[tuple[Any, ...]]:
-        """Records with a value ordered by it (through its index), then those without, in record order."""
+    def _sorted(self, source: str, shown: str, test: str, args: list[Any], column: str, position: str,
+                descending: bool, offset: int, limit: int) -> list[tuple[Any, ...]]:
+        """Records with a value ordered by it (through its index), then those without, in record order
+        (``position``)."""
         valued = f"{test} AND {column} IS NOT NULL"
         found = self._db.execute(f"SELECT {shown} FROM {source} WHERE {valued} "  # noqa: S608
-                                 f"ORDER BY {column} {'DESC' if descending else 'ASC'}, r.i LIMIT ? OFFSET ?",
+                                 f"ORDER BY {column} {'DESC' if descending else 'ASC'}, {position} LIMIT ? OFFSET ?",
                                  [*args, limit, offset]).fetchall()
         if len(found) < limit:
             before = offset if found else max(0, offset - self._db.execute(
                 f"SELECT count(*) FROM {source} WHERE {valued}", args).fetchone()[0])  # noqa: S608
             found += self._db.execute(f"SELECT {shown} FROM {source} WHERE {test} AND {column} IS NULL "  # noqa: S608
-                                      "ORDER BY r.i LIMIT ? OFFSET ?",
+                                      f"ORDER BY {position} LIMIT ? OFFSET ?",
                                       [*args, limit - len(found), 0 if found else before]).fetchall()
         return found
 
