@@ -42,7 +42,8 @@ def env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
 def evaluate(env: dict[str, str], data: pathlib.Path, output: pathlib.Path, *args: str) -> subprocess.CompletedProcess:
     output.parent.mkdir(parents=True, exist_ok=True)
     done = subprocess.run([*EVALCORE, "evaluate", str(data), "-m", "judge/faithfulness", "-m", "overlap/token_f1",
-                           "-o", str(output), "--allow-code", *args], env=env, capture_output=True, text=True, timeout=120)
+                           "-o", str(output), "--allow-code", *args], env=env, capture_output=True, text=True,
+                          timeout=120)
     assert done.returncode == 0, done.stderr
     return done
 

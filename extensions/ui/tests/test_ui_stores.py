@@ -6,6 +6,7 @@ two ``evalcore ui --store postgresql://…`` servers sharing a queue over HTTP."
 from __future__ import annotations
 
 import json
+import os
 import pathlib
 import random
 import socket
@@ -212,3 +213,15 @@ def test_an_unreachable_postgresql_store_is_one_line_without_the_password(runs, 
     assert done.stderr.count("\n") == 1 and "s3cret" not in done.stderr
     assert done.stderr.startswith(f"error: postgresql://ann:***@127.0.0.1:{port}/db: cannot connect to the "
                                   "PostgreSQL server: ")
+
+
+def test_a_postgresql_store_without_psycopg_says_which_extra_to_install(tmp_path):
+    shadow = tmp_path / "shadow" / "psycopg"
+    shadow.mkdir(parents=True)
+    (shadow / "__init__.py").write_text("raise ImportError('psycopg is not installed')\n")
+    done = subprocess.run([*EVALCORE, "ui", str(tmp_path), "--store", "postgresql://ann:pw@127.0.0.1:5432/db",
+                           "--port", "0"], env={**os.environ, "PYTHONPATH": str(shadow.parent)},
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode != 0
+    assert done.stderr == ("error: postgresql://ann:***@127.0.0.1:5432/db: a postgresql:// store needs psycopg: "
+                           "pip install 'evalcore-ui[postgres]'\n")
