@@ -20,6 +20,8 @@ import attrs
 from evalcore.plugin import InputError
 
 POSTGRES_SCHEMES = ("postgresql://", "postgres://")
+_PARAMETERS = 30_000
+"""Values in one statement: under SQLite's 32,766 and PostgreSQL's 65,535."""
 
 
 @attrs.frozen
@@ -70,6 +72,15 @@ class Database:
 
     def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
         raise NotImplementedError
+
+    def insert(self, head: str, template: str, rows: Sequence[Sequence[Any]], tail: str = "") -> None:
+        """``head VALUES template, template, … tail`` for ``rows``, many rows a statement (a round trip
+        and a plan each, not one a row)."""
+        per = max(1, _PARAMETERS // max(1, template.count("?")))
+        for start in range(0, len(rows), per):
+            chunk = rows[start:start + per]
+            self.execute(f"{head} VALUES {', '.join([template] * len(chunk))} {tail}",
+                         [value for row in chunk for value in row])
 
     def script(self, sql: str) -> None:
         """Run statements separated by ``;``."""

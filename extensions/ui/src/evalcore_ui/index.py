@@ -179,12 +179,11 @@ class RowIndex:
         slices are indexed (``linked``), give them the rows' positions."""
         if not batch:
             return
-        marks = ",".join("?" * (5 + width))
         columns = ["i", "status", "pos", "len", *(f"m{n}" for n in range(width))]
         update = ", ".join(f"{c} = excluded.{c}" for c in columns)
-        self._db.executemany(f"INSERT INTO rows_{file_id} VALUES ({marks}) "  # noqa: S608
-                             f"ON CONFLICT (rid) DO UPDATE SET {update}",
-                             [row + (None,) * (5 + width - len(row)) for row in batch])
+        latest = {row[1]: row + (None,) * (5 + width - len(row)) for row in batch}  # one statement changes a row once
+        self._db.insert(f"INSERT INTO rows_{file_id}", f"({','.join('?' * (5 + width))})", list(latest.values()),
+                        f"ON CONFLICT (rid) DO UPDATE SET {update}")
         if linked:
             self._db.executemany(f"UPDATE slices_{file_id} SET i = ? WHERE rid = ?",  # noqa: S608
                                  [row[:2] for row in batch])
@@ -202,10 +201,10 @@ class RowIndex:
         for rid, position, length, labels in _input_lines(path):
             positions.append((rid, position, length))
             slices.extend((str(k), v if isinstance(v, str) else json.dumps(v), rid, rid) for k, v in labels.items())
-        self._db.executemany(f"INSERT INTO inputs_{file_id} VALUES (?, ?, ?) "  # noqa: S608
-                             "ON CONFLICT (rid) DO UPDATE SET pos = excluded.pos, len = excluded.len", positions)
-        self._db.executemany(f"INSERT INTO slices_{file_id} VALUES (?, ?, ?, "  # noqa: S608
-                             f"(SELECT i FROM rows_{file_id} WHERE rid = ?)) ON CONFLICT DO NOTHING", slices)
+        self._db.insert(f"INSERT INTO inputs_{file_id}", "(?, ?, ?)", list({p[0]: p for p in positions}.values()),
+                        "ON CONFLICT (rid) DO UPDATE SET pos = excluded.pos, len = excluded.len")
+        self._db.insert(f"INSERT INTO slices_{file_id}", f"(?, ?, ?, (SELECT i FROM rows_{file_id} WHERE rid = ?))",
+                        slices, "ON CONFLICT DO NOTHING")
         self._db.execute(f"CREATE INDEX slices_{file_id}_i ON slices_{file_id} (key, value, i)")
         if self._sql.analyze:
             self._db.execute(f"ANALYZE slices_{file_id}")
