@@ -30,7 +30,7 @@ _FILES = """
 CREATE TABLE IF NOT EXISTS files (
     id {serial}, path TEXT UNIQUE NOT NULL, inode BIGINT, "offset" BIGINT NOT NULL,
     metrics TEXT NOT NULL DEFAULT '[]', header TEXT, input TEXT, input_indexed INTEGER NOT NULL DEFAULT 0,
-    slices TEXT NOT NULL DEFAULT '{{}}')
+    slices TEXT NOT NULL DEFAULT '{{}}', records BIGINT NOT NULL DEFAULT 0)
 """
 _TABLES = """
 CREATE TABLE rows_{n} (i {key}, rid TEXT NOT NULL, status TEXT NOT NULL, pos BIGINT NOT NULL, len BIGINT NOT NULL);
@@ -79,7 +79,7 @@ class RowIndex:
         with self._lock, self._db.writing("files"):
             file_id = self._file(journal)
             self._input(file_id)
-            return int(self._db.execute(f"SELECT count(*) FROM rows_{file_id}").fetchone()[0])  # noqa: S608
+            return int(self._db.execute("SELECT records FROM files WHERE id = ?", (file_id,)).fetchone()[0])
 
     def _file(self, journal: str) -> int:
         try:
@@ -163,8 +163,8 @@ class RowIndex:
             self._db.execute(f"CREATE INDEX IF NOT EXISTS rows_{file_id}_status ON rows_{file_id} (status)")
             if self._sql.analyze:
                 self._db.execute(f"ANALYZE rows_{file_id}")
-        self._db.execute('UPDATE files SET "offset" = ?, metrics = ? WHERE id = ?',
-                         (offset + end, json.dumps(list(columns)), file_id))
+        self._db.execute(f'UPDATE files SET "offset" = ?, metrics = ?, records = (SELECT count(*) FROM rows_{file_id}) '
+                         "WHERE id = ?", (offset + end, json.dumps(list(columns)), file_id))
 
     def _add_metric(self, file_id: int, columns: dict[str, int], metric: str) -> None:
         if metric in columns:
