@@ -200,11 +200,13 @@ class RowIndex:
         positions, slices = [], []
         for rid, position, length, labels in _input_lines(path):
             positions.append((rid, position, length))
-            slices.extend((str(k), v if isinstance(v, str) else json.dumps(v), rid, rid) for k, v in labels.items())
+            slices.extend((str(k), v if isinstance(v, str) else json.dumps(v), rid) for k, v in labels.items())
         self._db.insert(f"INSERT INTO inputs_{file_id}", "(?, ?, ?)", list({p[0]: p for p in positions}.values()),
                         "ON CONFLICT (rid) DO UPDATE SET pos = excluded.pos, len = excluded.len")
-        self._db.insert(f"INSERT INTO slices_{file_id}", f"(?, ?, ?, (SELECT i FROM rows_{file_id} WHERE rid = ?))",
-                        slices, "ON CONFLICT DO NOTHING")
+        self._db.insert(f"INSERT INTO slices_{file_id} (key, value, rid)", "(?, ?, ?)", slices,
+                        "ON CONFLICT DO NOTHING")
+        self._db.execute(f"UPDATE slices_{file_id} SET i = r.i FROM rows_{file_id} r "  # noqa: S608
+                         f"WHERE r.rid = slices_{file_id}.rid")
         self._db.execute(f"CREATE INDEX slices_{file_id}_i ON slices_{file_id} (key, value, i)")
         if self._sql.analyze:
             self._db.execute(f"ANALYZE slices_{file_id}")
