@@ -76,10 +76,16 @@ class RowIndex:
 
     def refresh(self, journal: str) -> int:
         """Index what ``journal`` gained since the last call; the number of records it holds."""
-        with self._lock, self._db.writing("files"):
-            file_id = self._file(journal)
-            self._input(file_id)
-            return int(self._db.execute("SELECT records FROM files WHERE id = ?", (file_id,)).fetchone()[0])
+        with self._lock:
+            with self._db.writing("files"):
+                before = self._db.execute("SELECT id, input_indexed FROM files WHERE path = ?", (journal,)).fetchone()
+                file_id = self._file(journal)
+                self._input(file_id)
+                records, indexed = self._db.execute("SELECT records, input_indexed FROM files WHERE id = ?",
+                                                    (file_id,)).fetchone()
+            if self._sql.vacuum and (before is None or tuple(before) != (file_id, indexed)):  # after a bulk load
+                self._db.execute(f"VACUUM ANALYZE rows_{file_id}, slices_{file_id}")
+            return int(records)
 
     def _file(self, journal: str) -> int:
         try:
@@ -161,8 +167,6 @@ class RowIndex:
             for n in range(len(columns)):
                 self._db.execute(f"CREATE INDEX IF NOT EXISTS rows_{file_id}_m{n} ON rows_{file_id} (m{n})")
             self._db.execute(f"CREATE INDEX IF NOT EXISTS rows_{file_id}_status ON rows_{file_id} (status)")
-            if self._sql.analyze:
-                self._db.execute(f"ANALYZE rows_{file_id}")
         self._db.execute(f'UPDATE files SET "offset" = ?, metrics = ?, records = (SELECT count(*) FROM rows_{file_id}) '
                          "WHERE id = ?", (offset + end, json.dumps(list(columns)), file_id))
 
@@ -182,7 +186,7 @@ class RowIndex:
         columns = ["i", "status", "pos", "len", *(f"m{n}" for n in range(width))]
         update = ", ".join(f"{c} = excluded.{c}" for c in columns)
         latest = {row[1]: row + (None,) * (5 + width - len(row)) for row in batch}  # one statement changes a row once
-        self._db.insert(f"INSERT INTO rows_{file_id}", f"({','.join('?' * (5 + width))})", list(latest.values()),
+        self._db.insert(f"rows_{file_id}", ["rid", *columns], [(r[1], r[0], *r[2:]) for r in latest.values()],
                         f"ON CONFLICT (rid) DO UPDATE SET {update}")
         if linked:
             self._db.executemany(f"UPDATE slices_{file_id} SET i = ? WHERE rid = ?",  # noqa: S608
@@ -201,15 +205,13 @@ class RowIndex:
         for rid, position, length, labels in _input_lines(path):
             positions.append((rid, position, length))
             slices.extend((str(k), v if isinstance(v, str) else json.dumps(v), rid) for k, v in labels.items())
-        self._db.insert(f"INSERT INTO inputs_{file_id}", "(?, ?, ?)", list({p[0]: p for p in positions}.values()),
+        self._db.insert(f"inputs_{file_id}", ["rid", "pos", "len"], list({p[0]: p for p in positions}.values()),
                         "ON CONFLICT (rid) DO UPDATE SET pos = excluded.pos, len = excluded.len")
-        self._db.insert(f"INSERT INTO slices_{file_id} (key, value, rid)", "(?, ?, ?)", slices,
+        self._db.insert(f"slices_{file_id}", ["key", "value", "rid"], list({s[::2]: s for s in slices}.values()),
                         "ON CONFLICT DO NOTHING")
         self._db.execute(f"UPDATE slices_{file_id} SET i = r.i FROM rows_{file_id} r "  # noqa: S608
                          f"WHERE r.rid = slices_{file_id}.rid")
         self._db.execute(f"CREATE INDEX slices_{file_id}_i ON slices_{file_id} (key, value, i)")
-        if self._sql.analyze:
-            self._db.execute(f"ANALYZE slices_{file_id}")
         found: dict[str, list[str]] = {}
         for key, value in self._db.execute(f"SELECT DISTINCT key, value FROM slices_{file_id} "  # noqa: S608
                                            "ORDER BY key, value LIMIT 1000"):
@@ -245,7 +247,9 @@ class RowIndex:
                 where.append("r.status = ?")
                 args.append(status)
             test = " AND ".join(where)
-            if label is not None and len(where) == 1:  # the slice alone: counted in its index
+            if label is None and len(where) == 1:  # every record: counted when indexed
+                total = self._db.execute("SELECT records FROM files WHERE id = ?", (file_id,)).fetchone()[0]
+            elif label is not None and len(where) == 1:  # the slice alone: counted in its index
                 total = self._db.execute(f"SELECT count(i) FROM slices_{file_id} "  # noqa: S608
                                          "WHERE key = ? AND value = ?", label).fetchone()[0]
             else:
