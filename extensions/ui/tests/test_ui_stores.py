@@ -225,3 +225,25 @@ def test_a_postgresql_store_without_psycopg_says_which_extra_to_install(tmp_path
     assert done.returncode != 0
     assert done.stderr == ("error: postgresql://ann:***@127.0.0.1:5432/db: a postgresql:// store needs psycopg: "
                            "pip install 'evalcore-ui[postgres]'\n")
+
+
+def test_servers_started_at_once_on_a_new_store_make_its_tables_once(store_at):
+    failures: list[BaseException] = []
+    opened: list[object] = []
+    start = threading.Barrier(4)
+
+    def open_store() -> None:
+        start.wait()
+        try:
+            opened.extend([RowIndex(store_at("index")), LabelStore(store_at("labels"))])
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            failures.append(exc)
+
+    threads = [threading.Thread(target=open_store) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert failures == []
+    for store in opened:
+        store.close()

@@ -6,7 +6,8 @@ CONFLICT``, ``RETURNING``, ``DOUBLE PRECISION``, ``BIGINT``). What differs is na
 a bulk-loaded table needs vacuuming), in each :class:`Database`'s ``insert`` of many rows
 (multi-row ``VALUES`` in SQLite, ``COPY`` in PostgreSQL) and in its ``writing``: SQLite
 takes the database's write lock (``BEGIN IMMEDIATE``), PostgreSQL locks the named tables against
-other writers for the transaction, so several servers (annotators) can share one database.
+other writers for the transaction (and an advisory lock while tables are made), so several servers
+(annotators) can share one database.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import re
 import sqlite3
+import time
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
@@ -21,6 +23,8 @@ import attrs
 from evalcore.plugin import InputError
 
 POSTGRES_SCHEMES = ("postgresql://", "postgres://")
+_SETUP_LOCK = int.from_bytes(b"evalcore", "big")
+"""The key of PostgreSQL's advisory lock taken while the tables are made."""
 _PARAMETERS = 30_000
 """Values in one statement: under SQLite's 32,766 and PostgreSQL's 65,535."""
 
@@ -95,6 +99,10 @@ class Database:
         """A transaction that no other writer of ``tables`` runs beside; rolled back on an exception."""
         raise NotImplementedError
 
+    def setting_up(self) -> contextlib.AbstractContextManager[None]:
+        """A transaction for making or changing tables, one such at a time (servers started together)."""
+        return self.writing()
+
     def tables(self) -> list[str]:
         """The names of the database's tables."""
         raise NotImplementedError
@@ -110,7 +118,14 @@ class SQLiteDatabase(Database):
 
     def __init__(self, path: str) -> None:
         self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=30)
-        self._db.execute("PRAGMA journal_mode=WAL")
+        for wait in (0.01, 0.05, 0.1, 0.5, 1.0, 0.0):
+            try:  # the switch to WAL does not wait for a busy file as statements do: a new file's makers retry
+                self._db.execute("PRAGMA journal_mode=WAL")
+                break
+            except sqlite3.OperationalError:
+                if not wait:
+                    raise
+                time.sleep(wait)
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.execute("PRAGMA cache_size=-200000")
 
@@ -178,6 +193,12 @@ class PostgresDatabase(Database):
         with self._db.transaction():
             if tables:  # other writers wait; readers do not
                 self._db.execute(f"LOCK TABLE {', '.join(tables)} IN SHARE ROW EXCLUSIVE MODE")
+            yield
+
+    @contextlib.contextmanager
+    def setting_up(self) -> Iterator[None]:
+        with self._db.transaction():  # PostgreSQL's catalogue refuses two makers of one table at once
+            self.execute("SELECT pg_advisory_xact_lock(?)", (_SETUP_LOCK,))
             yield
 
     def tables(self) -> list[str]:

@@ -61,12 +61,13 @@ class RowIndex:
     def __init__(self, where: str) -> None:
         self._db: Database = connect(where)
         self._sql = self._db.dialect
-        if layout(self._db, "index") != _VERSION:  # an index of another layout (or none)
-            for table in self._db.tables():
-                if table == "files" or table.partition("_")[0] in _PER_JOURNAL and table[-1].isdigit():
-                    self._db.execute(f'DROP TABLE "{table}"')
-            set_layout(self._db, "index", _VERSION)
-        self._db.execute(_FILES.format(serial=self._sql.serial))
+        with self._db.setting_up():
+            if layout(self._db, "index") != _VERSION:  # an index of another layout (or none)
+                for table in self._db.tables():
+                    if table == "files" or table.partition("_")[0] in _PER_JOURNAL and table[-1].isdigit():
+                        self._db.execute(f'DROP TABLE "{table}"')
+                set_layout(self._db, "index", _VERSION)
+            self._db.execute(_FILES.format(serial=self._sql.serial))
         self._lock = threading.Lock()
 
     def close(self) -> None:

@@ -79,9 +79,11 @@ class LabelStore:
 
     def __init__(self, where: str) -> None:
         self._db: Database = connect(where)
-        self._db.script(_SCHEMA)
-        if "ordering" not in {column[0] for column in self._db.execute("SELECT * FROM queues LIMIT 0").description}:
-            self._db.execute("ALTER TABLE queues ADD COLUMN ordering TEXT NOT NULL DEFAULT 'run'")
+        with self._db.setting_up():
+            self._db.script(_SCHEMA)
+            columns = {column[0] for column in self._db.execute("SELECT * FROM queues LIMIT 0").description}
+            if "ordering" not in columns:
+                self._db.execute("ALTER TABLE queues ADD COLUMN ordering TEXT NOT NULL DEFAULT 'run'")
         self._lock = threading.Lock()
 
     def close(self) -> None:
