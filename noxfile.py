@@ -1,4 +1,4 @@
-"""Development sessions: tests, ray, mlflow, wandb, demo, demo_models, bench, lint, docs, build, startup.
+"""Development sessions: tests, ray, mlflow, wandb, ui_postgres, demo, demo_models, bench, lint, docs, build, startup.
 
 Every package (``core``, each ``extensions/*`` and each ``plugins/*``) is installed as a real
 distribution, so plugin discovery runs through installed entry points exactly as it does for users.
@@ -54,7 +54,7 @@ def tests(session: nox.Session) -> None:
     # the slow tests (wheels from a folder, the plugin scaffold) run in `build`; the heavy extensions'
     # tests in their own sessions (`ray`, `mlflow`, `wandb`), which install them
     skipped = [f"--ignore={ROOT / 'extensions' / name}" for name in HEAVY_EXTENSIONS]
-    args = session.posargs or ["-m", "not slow and not ray and not mlflow and not wandb", *skipped]
+    args = session.posargs or ["-m", "not slow and not ray and not mlflow and not wandb and not postgres", *skipped]
     # EVALCORE_REQUIRE_COMPILED: the plugins' C extensions (evalcore-retrieval's TREC reader, evalcore-overlap's
     # TER edits) must have been built (their tests fail, not skip, without them)
     session.run("pytest", *args,
@@ -102,6 +102,17 @@ def mlflow(session: nox.Session) -> None:
 def wandb(session: nox.Session) -> None:
     """Runs logged to W&B offline, read back from its run files (``--log-to wandb``, the evalcore-wandb extension)."""
     _tracker_session(session, "wandb")
+
+
+@nox.session
+def ui_postgres(session: nox.Session) -> None:
+    """evalcore-ui's PostgreSQL store against a throwaway PostgreSQL server the tests start (Debian's
+    postgresql binaries; the tests fail here, rather than skip, without them)."""
+    session.install(f"{ROOT / 'core'}[test]", str(KIT), str(SCHEMA), str(RUNS), str(REPORT), str(HTTP),
+                    str(ROOT / "extensions" / "stats"), str(ROOT / "plugins" / "judge"),
+                    str(ROOT / "plugins" / "overlap"), f"{ROOT / 'extensions' / 'ui'}[postgres,test]")
+    session.run("pytest", str(ROOT / "extensions" / "ui" / "tests"), "-m", "postgres", "-p", "no:cacheprovider",
+                *session.posargs, env={"EVALCORE_REQUIRE_POSTGRES": "1"})
 
 
 @nox.session

@@ -5,10 +5,12 @@ and to open a record, through the HTTP API of the running application.
 A synthetic run is written to a temporary folder: an input of ``--records`` records (each with a
 label slice and a short text) and the journal of a run over it (two metrics, one with 1 % errors),
 with the report naming both. The application is driven in-process by Starlette's test client,
-so the times are the server's (no browser rendering).
+so the times are the server's (no browser rendering). The index lives in SQLite files, or with
+``--data postgresql://…`` in that PostgreSQL database (evalcore-ui[postgres]; an empty one).
 
     python benchmarks/bench_ui.py
     python benchmarks/bench_ui.py --records 100000
+    python benchmarks/bench_ui.py --records 100000 --data postgresql://localhost/bench
 """
 
 from __future__ import annotations
@@ -62,12 +64,13 @@ def timed(client: TestClient, path: str) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--records", type=int, default=1_000_000)
+    parser.add_argument("--data", help="where the index is kept (default: SQLite files in the run's folder)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         started = time.perf_counter()
         write_run(folder, args.records)
         print(f"{args.records} records written in {time.perf_counter() - started:.1f} s")
-        with TestClient(create_app(folder), base_url="http://127.0.0.1") as client:
+        with TestClient(create_app(folder, data=args.data), base_url="http://127.0.0.1") as client:
             run = client.get("/api/runs").json()[0]["id"]
             base = f"/api/runs/{run}/records"
             print(f"first open (index built)       {timed(client, base):8.3f} s")

@@ -1,15 +1,20 @@
 """Saved runs made by ``evalcore evaluate`` (a judged metric answered by a scripted judge), the
-``evalcore ui`` server started as a user starts it, and a headless Chromium driven by Playwright."""
+``evalcore ui`` server started as a user starts it, a headless Chromium driven by Playwright, and a
+throwaway PostgreSQL server (Debian's binaries; tests marked ``postgres``, run by ``nox -s ui_postgres``)."""
 
 from __future__ import annotations
 
 import contextlib
+import glob
 import json
 import os
 import pathlib
 import shutil
+import socket
 import subprocess
 import sys
+import tempfile
+import uuid
 from collections.abc import Iterator
 
 import pytest
@@ -105,6 +110,87 @@ def rows():
 
 @pytest.fixture(scope="session")
 def serve(env):
+<<<<<<< HEAD
     """``with serve(*args) as url``: ``evalcore ui ARGS`` running (with the tests' environment, or
     ``environ=`` another)."""
     return lambda *args, environ=None: _serve(environ or env, *args)
+=======
+    """``with serve(*args) as url``: ``evalcore ui ARGS`` running (with the tests' environment)."""
+    return lambda *args: _serve(env, *args)
+
+
+def _postgres_bin() -> pathlib.Path | None:
+    """The folder of PostgreSQL's server programs: Debian's newest, else ``initdb`` on the PATH."""
+    found = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"), key=lambda p: int(p.split("/")[4]))
+    if found:
+        return pathlib.Path(found[-1]).parent
+    initdb = shutil.which("initdb")
+    return pathlib.Path(initdb).parent if initdb else None
+
+
+def _unavailable(reason: str) -> None:
+    """Skip, or fail where the PostgreSQL tests must run (EVALCORE_REQUIRE_POSTGRES, set by nox -s ui_postgres)."""
+    if os.environ.get("EVALCORE_REQUIRE_POSTGRES"):
+        pytest.fail(reason + " (EVALCORE_REQUIRE_POSTGRES is set)", pytrace=False)
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[str]:
+    """A PostgreSQL server of its own on 127.0.0.1 (``initdb`` into a temporary folder, ``pg_ctl start``
+    on a free port; as the ``postgres`` user where the tests run as root, which the server refuses);
+    the URL of its ``postgres`` database."""
+    programs = _postgres_bin()
+    if programs is None:
+        _unavailable("needs PostgreSQL's server programs (apt-get install postgresql): none in "
+                     "/usr/lib/postgresql/*/bin or on the PATH")
+    try:
+        import psycopg  # noqa: F401
+    except ImportError:
+        _unavailable("needs psycopg (pip install 'evalcore-ui[postgres]')")
+    folder = pathlib.Path(tempfile.mkdtemp(prefix="evalcore-pg-"))
+    as_user: list[str] = []
+    if os.geteuid() == 0:
+        shutil.chown(folder, "postgres", "postgres")
+        as_user = ["runuser", "-u", "postgres", "--"]
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    data = folder / "data"
+
+    def run(*command: str) -> None:
+        done = subprocess.run([*as_user, *command], capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0, done.stdout + done.stderr
+
+    options = f"-p {port} -k {folder} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off"
+    try:
+        run(str(programs / "initdb"), "-D", str(data), "-U", "evalcore", "--auth=trust", "--no-sync", "-E", "UTF8")
+        run(str(programs / "pg_ctl"), "start", "-D", str(data), "-w", "-l", str(folder / "log"), "-o", options)
+        try:
+            yield f"postgresql://evalcore@127.0.0.1:{port}/postgres"
+        finally:
+            run(str(programs / "pg_ctl"), "stop", "-D", str(data), "-m", "immediate")
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture
+def postgres(postgres_server: str) -> str:
+    """The URL of a new, empty database on the throwaway server."""
+    import psycopg
+
+    name = "t" + uuid.uuid4().hex[:12]
+    with psycopg.connect(postgres_server, autocommit=True) as admin:
+        admin.execute(f"CREATE DATABASE {name}")
+    return postgres_server.rsplit("/", 1)[0] + "/" + name
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
+def store_at(request, tmp_path):
+    """``store_at(name)``: where a store named ``name`` lives, once in an SQLite file and once in a
+    PostgreSQL database (a new one per test, shared by every name: as a team's server holds both)."""
+    if request.param == "sqlite":
+        return lambda name: str(tmp_path / f"{name}.sqlite")
+    url = request.getfixturevalue("postgres")
+    return lambda name: url
+>>>>>>> pgstore

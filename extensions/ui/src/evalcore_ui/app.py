@@ -35,6 +35,7 @@ from . import active
 from . import catalogue as runs_of
 from .agreement import agreement
 from .aligning import align_queue
+from .db import is_postgres
 from .index import RowIndex
 from .jsontext import dumps, loads
 from .labels import LabelStore, export_lines, mean_labels, walk_ids
@@ -47,7 +48,8 @@ PAGE_LIMIT = 200
 
 @attrs.define
 class Workbench:
-    """What the application serves: the runs of ``folder`` / ``store``, indexed and labelled in ``data``."""
+    """What the application serves: the runs of ``folder`` / ``store``, indexed and labelled in ``data``
+    (a folder of SQLite files, or a ``postgresql://`` URL)."""
 
     folder: str | None
     store: str | None
@@ -59,9 +61,12 @@ class Workbench:
     rng: random.Random = attrs.field(init=False)
 
     def __attrs_post_init__(self) -> None:
-        os.makedirs(self.data, exist_ok=True)
-        self.index = RowIndex(os.path.join(self.data, "index.sqlite"))
-        self.labels = LabelStore(os.path.join(self.data, "labels.sqlite"))
+        if is_postgres(self.data):
+            self.index, self.labels = RowIndex(self.data), LabelStore(self.data)
+        else:
+            os.makedirs(self.data, exist_ok=True)
+            self.index = RowIndex(os.path.join(self.data, "index.sqlite"))
+            self.labels = LabelStore(os.path.join(self.data, "labels.sqlite"))
         self.rng = random.SystemRandom() if self.seed is None else random.Random(self.seed)
 
     def runs(self) -> list[runs_of.Entry]:
@@ -88,7 +93,8 @@ class Workbench:
 def create_app(folder: str | None = None, store: str | None = None, data: str | None = None,
                token: str | None = None, seed: int | None = None) -> Any:
     """The ASGI application over the runs of ``folder`` and/or ``store``; its index and labels live in
-    ``data`` (default: ``.evalcore-ui`` in the folder, else beside the store); with ``token``, every
+    ``data``: a folder (default: ``.evalcore-ui`` in the folder, else beside the store) or a
+    ``postgresql://`` URL (a database a team's servers share); with ``token``, every
     request must carry it; ``seed`` makes the draws of queues in active order reproducible."""
     if folder is None and store is None:
         raise InputError("give a folder of runs or a store")

@@ -12,14 +12,17 @@ LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
 @click.command("ui")
 @click.argument("folder", required=False, type=click.Path(exists=True, file_okay=False))
-@click.option("--store", type=click.Path(dir_okay=False), help="A 'runs --store' file of saved runs (with or "
-              "instead of FOLDER).")
+@click.option("--store", type=click.Path(dir_okay=False), metavar="FILE|URL",
+              help="A 'runs --store' file of saved runs (with or instead of FOLDER); or a postgresql:// URL: "
+              "the database a team's servers share for the record index and labels (needs "
+              "evalcore-ui[postgres]; FOLDER names the runs).")
 @click.option("--port", default=8765, show_default=True, type=click.IntRange(0, 65535),
               help="The port to listen on (0: any free port).")
 @click.option("--host", default="127.0.0.1", show_default=True,
               help="The address to listen on; any but this machine's needs the token the printed address holds.")
-@click.option("--data", type=click.Path(file_okay=False), help="Where the record index and the labels are kept "
-              "(default: .evalcore-ui in FOLDER, else beside the store).")
+@click.option("--data", type=click.Path(file_okay=False), metavar="DIRECTORY|URL",
+              help="Where the record index and the labels are kept (default: .evalcore-ui in FOLDER, else "
+              "beside the store; a postgresql:// URL as with --store).")
 @click.option("--seed", type=int, help="Seed of the draws of queues in active order (default: unpredictable).")
 def ui_command(folder: str | None, store: str | None, port: int, host: str, data: str | None,
                seed: int | None) -> None:
@@ -27,7 +30,14 @@ def ui_command(folder: str | None, store: str | None, port: int, host: str, data
     import uvicorn
 
     from .app import create_app
+    from .db import is_postgres
 
+    if store is not None and is_postgres(store):
+        if data is not None:
+            raise click.UsageError("give --data or a postgresql:// --store, not both")
+        store, data = None, store
+        if folder is None:
+            raise click.UsageError("a postgresql:// store keeps the record index and labels: give the FOLDER of runs")
     if folder is None and store is None:
         raise click.UsageError("give a FOLDER of runs or --store DB")
     token = None if host in LOOPBACK else secrets.token_urlsafe(24)

@@ -1,10 +1,11 @@
-"""An SQLite index of a run's journal rows, so a page of records is a query, not a read of the journal.
+"""An index of a run's journal rows (SQLite or PostgreSQL), so a page of records is a query, not a read of the journal.
 
 Each journal gets its own table: one line per record, keyed by the record's position, with its id,
 status, byte span in the journal (the row itself is read from the journal when a record is
 opened) and one column per metric holding its ``ok`` value, each column indexed for sorting and
 ranges. The run's input, when it is still the file the run read, adds each record's byte span in
-it and the slices its ``example.labels`` name. The index is built on first open and brought up
+it and the slices its ``example.labels`` name (each slice entry keeps the record's position, so a
+page of a slice walks the slice's index in record order). The index is built on first open and brought up
 to date from where it stopped whenever the journal has grown (a run in progress); a journal that
 shrank or was replaced is indexed again. A later row for the same record replaces the earlier
 (a resumed run).
@@ -15,7 +16,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import sqlite3
 import threading
 from collections.abc import Iterator
 from typing import Any
@@ -23,16 +23,25 @@ from typing import Any
 import attrs
 from evalcore.plugin import InputError
 
+from .db import Database, connect, layout, set_layout
 from .jsontext import loads
 
 _FILES = """
 CREATE TABLE IF NOT EXISTS files (
-    id INTEGER PRIMARY KEY, path TEXT UNIQUE NOT NULL, inode INTEGER, offset INTEGER NOT NULL,
-    metrics TEXT NOT NULL DEFAULT '[]', header BLOB, input TEXT, input_indexed INTEGER NOT NULL DEFAULT 0,
-    slices TEXT NOT NULL DEFAULT '{}');
+    id {serial}, path TEXT UNIQUE NOT NULL, inode BIGINT, "offset" BIGINT NOT NULL,
+    metrics TEXT NOT NULL DEFAULT '[]', header TEXT, input TEXT, input_indexed INTEGER NOT NULL DEFAULT 0,
+    slices TEXT NOT NULL DEFAULT '{{}}', records BIGINT NOT NULL DEFAULT 0)
 """
+_TABLES = """
+CREATE TABLE rows_{n} (i {key}, rid TEXT NOT NULL, status TEXT NOT NULL, pos BIGINT NOT NULL, len BIGINT NOT NULL);
+CREATE UNIQUE INDEX rows_{n}_rid ON rows_{n} (rid);
+CREATE TABLE inputs_{n} (rid TEXT PRIMARY KEY, pos BIGINT, len BIGINT){by_key};
+CREATE TABLE slices_{n} (key TEXT NOT NULL, value TEXT NOT NULL, rid TEXT NOT NULL, i BIGINT,
+                         PRIMARY KEY (rid, key)){by_key}
+"""
+_PER_JOURNAL = ("rows", "inputs", "slices")
 _BATCH = 20_000
-_VERSION = 1
+_VERSION = 2
 """The index's layout; an index of another is built again (it is derived from the journals alone)."""
 STATUSES = ("ok", "skipped", "error")
 
@@ -46,18 +55,19 @@ class Page:
 
 
 class RowIndex:
-    """The index database (``path``); safe to share between the server's threads."""
+    """The index database at ``where`` (an SQLite file's path or a ``postgresql://`` URL); safe to
+    share between the server's threads, and between servers sharing a PostgreSQL database."""
 
-    def __init__(self, path: str) -> None:
-        self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.execute("PRAGMA cache_size=-200000")
-        if self._db.execute("PRAGMA user_version").fetchone()[0] != _VERSION:  # an index of another layout
-            for (table,) in self._db.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall():
-                self._db.execute(f'DROP TABLE "{table}"')
-            self._db.execute(f"PRAGMA user_version = {_VERSION}")
-        self._db.executescript(_FILES)
+    def __init__(self, where: str) -> None:
+        self._db: Database = connect(where)
+        self._sql = self._db.dialect
+        with self._db.setting_up():
+            if layout(self._db, "index") != _VERSION:  # an index of another layout (or none)
+                for table in self._db.tables():
+                    if table == "files" or table.partition("_")[0] in _PER_JOURNAL and table[-1].isdigit():
+                        self._db.execute(f'DROP TABLE "{table}"')
+                set_layout(self._db, "index", _VERSION)
+            self._db.execute(_FILES.format(serial=self._sql.serial))
         self._lock = threading.Lock()
 
     def close(self) -> None:
@@ -68,29 +78,29 @@ class RowIndex:
     def refresh(self, journal: str) -> int:
         """Index what ``journal`` gained since the last call; the number of records it holds."""
         with self._lock:
-            file_id = self._file(journal)
-            self._input(file_id)
-            return int(self._db.execute(f"SELECT count(*) FROM rows_{file_id}").fetchone()[0])  # noqa: S608
+            with self._db.writing("files"):
+                before = self._db.execute("SELECT id, input_indexed FROM files WHERE path = ?", (journal,)).fetchone()
+                file_id = self._file(journal)
+                self._input(file_id)
+                records, indexed = self._db.execute("SELECT records, input_indexed FROM files WHERE id = ?",
+                                                    (file_id,)).fetchone()
+            if self._sql.vacuum and (before is None or tuple(before) != (file_id, indexed)):  # after a bulk load
+                self._db.execute(f"VACUUM ANALYZE rows_{file_id}, slices_{file_id}")
+            return int(records)
 
     def _file(self, journal: str) -> int:
         try:
             info = os.stat(journal)
         except OSError as exc:
             raise InputError(f"cannot read the run's journal: {exc.strerror or exc}", source=journal) from None
-        found = self._db.execute("SELECT id, inode, offset FROM files WHERE path = ?", (journal,)).fetchone()
+        found = self._db.execute('SELECT id, inode, "offset" FROM files WHERE path = ?', (journal,)).fetchone()
         if found is not None and (found[1] != info.st_ino or found[2] > info.st_size):
             self._drop(found[0])
             found = None
         if found is None:
-            file_id = int(self._db.execute("INSERT INTO files (path, inode, offset) VALUES (?, ?, 0)",
-                                           (journal, info.st_ino)).lastrowid)
-            self._db.executescript(f"""
-                CREATE TABLE rows_{file_id} (i INTEGER PRIMARY KEY, rid TEXT NOT NULL, status TEXT NOT NULL,
-                                            pos INTEGER NOT NULL, len INTEGER NOT NULL);
-                CREATE UNIQUE INDEX rows_{file_id}_rid ON rows_{file_id} (rid);
-                CREATE TABLE inputs_{file_id} (rid TEXT PRIMARY KEY, pos INTEGER, len INTEGER) WITHOUT ROWID;
-                CREATE TABLE slices_{file_id} (rid TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL);
-                """)
+            file_id = int(self._db.execute('INSERT INTO files (path, inode, "offset") VALUES (?, ?, 0) RETURNING id',
+                                           (journal, info.st_ino)).fetchone()[0])
+            self._db.script(_TABLES.format(n=file_id, key=self._sql.key, by_key=self._sql.by_key))
             offset = 0
         else:
             file_id, offset = int(found[0]), found[2]
@@ -99,7 +109,7 @@ class RowIndex:
         return file_id
 
     def _drop(self, file_id: int) -> None:
-        for table in ("rows", "inputs", "slices"):
+        for table in _PER_JOURNAL:
             self._db.execute(f"DROP TABLE IF EXISTS {table}_{file_id}")
         self._db.execute("DELETE FROM files WHERE id = ?", (file_id,))
 
@@ -114,70 +124,75 @@ class RowIndex:
         count = self._db.execute(f"SELECT count(*) FROM rows_{file_id}").fetchone()[0]  # noqa: S608
         batch: list[tuple[Any, ...]] = []
         start = 0
-        self._db.execute("BEGIN")
-        try:
-            while start < end:
-                stop = data.index(b"\n", start)
-                line = data[start:stop]
-                position, start = offset + start, stop + 1
-                try:
-                    row = loads(line)
-                except ValueError:
-                    continue  # the engine refuses a damaged line on resume; the list shows what it can
-                if type(row) is not dict:
-                    continue
-                if "evalcore_journal" in row:
-                    self._db.execute("UPDATE files SET header = ? WHERE id = ?", (line, file_id))
-                    for metric in row.get("metrics") or {}:
-                        self._add_metric(file_id, columns, str(metric))
-                    continue
-                scores = row.get("scores")
-                if "id" not in row or type(scores) is not dict:
-                    continue  # a checkpoint line
-                new = [m for m in scores if m not in columns]
-                if new:
-                    self._flush(file_id, len(columns), batch)
-                    for metric in new:
-                        self._add_metric(file_id, columns, metric)
-                values = [None] * len(columns)
-                status = "ok"
-                for metric, score in scores.items():
-                    value, state = _ok_value(score)
-                    values[columns[metric]] = value
-                    if state != "ok" and status != "error":
-                        status = state
-                order = row.get("i")
-                batch.append((order if type(order) is int else count, str(row["id"]), status, position, len(line),
-                              *values))
-                count += 1
-                if len(batch) >= _BATCH:
-                    self._flush(file_id, len(columns), batch)
-            self._flush(file_id, len(columns), batch)
-            if fresh:
-                for n in range(len(columns)):
-                    self._db.execute(f"CREATE INDEX IF NOT EXISTS rows_{file_id}_m{n} ON rows_{file_id} (m{n})")
-                self._db.execute(f"CREATE INDEX IF NOT EXISTS rows_{file_id}_status ON rows_{file_id} (status)")
-            self._db.execute("UPDATE files SET offset = ?, metrics = ? WHERE id = ?",
-                             (offset + end, json.dumps(list(columns)), file_id))
-            self._db.execute("COMMIT")
-        except BaseException:
-            self._db.execute("ROLLBACK")
-            raise
+        linked = bool(self._db.execute("SELECT input_indexed FROM files WHERE id = ?", (file_id,)).fetchone()[0])
+        flush = lambda: self._flush(file_id, len(columns), batch, linked)  # noqa: E731
+        while start < end:
+            stop = data.index(b"\n", start)
+            line = data[start:stop]
+            position, start = offset + start, stop + 1
+            try:
+                row = loads(line)
+            except ValueError:
+                continue  # the engine refuses a damaged line on resume; the list shows what it can
+            if type(row) is not dict:
+                continue
+            if "evalcore_journal" in row:
+                self._db.execute("UPDATE files SET header = ? WHERE id = ?",
+                                 (line.decode("utf-8", "replace"), file_id))
+                for metric in row.get("metrics") or {}:
+                    self._add_metric(file_id, columns, str(metric))
+                continue
+            scores = row.get("scores")
+            if "id" not in row or type(scores) is not dict:
+                continue  # a checkpoint line
+            new = [m for m in scores if m not in columns]
+            if new:
+                flush()
+                for metric in new:
+                    self._add_metric(file_id, columns, metric)
+            values = [None] * len(columns)
+            status = "ok"
+            for metric, score in scores.items():
+                value, state = _ok_value(score)
+                values[columns[metric]] = value
+                if state != "ok" and status != "error":
+                    status = state
+            order = row.get("i")
+            batch.append((order if type(order) is int else count, str(row["id"]), status, position, len(line),
+                          *values))
+            count += 1
+            if len(batch) >= _BATCH:
+                flush()
+        flush()
+        if fresh:
+            for n in range(len(columns)):
+                self._db.execute(f"CREATE INDEX IF NOT EXISTS rows_{file_id}_m{n} ON rows_{file_id} (m{n})")
+            self._db.execute(f"CREATE INDEX IF NOT EXISTS rows_{file_id}_status ON rows_{file_id} (status)")
+        self._db.execute(f'UPDATE files SET "offset" = ?, metrics = ?, records = (SELECT count(*) FROM rows_{file_id}) '
+                         "WHERE id = ?", (offset + end, json.dumps(list(columns)), file_id))
 
     def _add_metric(self, file_id: int, columns: dict[str, int], metric: str) -> None:
         if metric in columns:
             return
         n = columns[metric] = len(columns)
-        self._db.execute(f"ALTER TABLE rows_{file_id} ADD COLUMN m{n} REAL")
+        self._db.execute(f"ALTER TABLE rows_{file_id} ADD COLUMN m{n} DOUBLE PRECISION")
         if self._db.execute(f"SELECT count(*) FROM rows_{file_id}").fetchone()[0]:  # noqa: S608
             self._db.execute(f"CREATE INDEX rows_{file_id}_m{n} ON rows_{file_id} (m{n})")
 
-    def _flush(self, file_id: int, width: int, batch: list[tuple[Any, ...]]) -> None:
-        if batch:
-            marks = ",".join("?" * (5 + width))
-            self._db.executemany(f"INSERT OR REPLACE INTO rows_{file_id} VALUES ({marks})",  # noqa: S608
-                                 [row + (None,) * (5 + width - len(row)) for row in batch])
-            batch.clear()
+    def _flush(self, file_id: int, width: int, batch: list[tuple[Any, ...]], linked: bool) -> None:
+        """Keep ``batch``'s rows (a later row of a record replaces its earlier one); where the input's
+        slices are indexed (``linked``), give them the rows' positions."""
+        if not batch:
+            return
+        columns = ["i", "status", "pos", "len", *(f"m{n}" for n in range(width))]
+        update = ", ".join(f"{c} = excluded.{c}" for c in columns)
+        latest = {row[1]: row + (None,) * (5 + width - len(row)) for row in batch}  # one statement changes a row once
+        self._db.insert(f"rows_{file_id}", ["rid", *columns], [(r[1], r[0], *r[2:]) for r in latest.values()],
+                        f"ON CONFLICT (rid) DO UPDATE SET {update}")
+        if linked:
+            self._db.executemany(f"UPDATE slices_{file_id} SET i = ? WHERE rid = ?",  # noqa: S608
+                                 [row[:2] for row in batch])
+        batch.clear()
 
     def _input(self, file_id: int) -> None:
         """Index the positions and label slices of the run's input, once, where it is unchanged."""
@@ -187,21 +202,23 @@ class RowIndex:
         path, sha = recorded_input(loads(header))
         if path is None or not os.path.isfile(path) or (sha is not None and _sha256(path) != sha):
             return
-        self._db.execute("BEGIN")
         positions, slices = [], []
         for rid, position, length, labels in _input_lines(path):
             positions.append((rid, position, length))
-            slices.extend((rid, str(k), v if isinstance(v, str) else json.dumps(v)) for k, v in labels.items())
-        self._db.executemany(f"INSERT OR REPLACE INTO inputs_{file_id} VALUES (?, ?, ?)", positions)  # noqa: S608
-        self._db.executemany(f"INSERT INTO slices_{file_id} VALUES (?, ?, ?)", slices)  # noqa: S608
-        self._db.execute(f"CREATE INDEX slices_{file_id}_find ON slices_{file_id} (key, value, rid)")
+            slices.extend((str(k), v if isinstance(v, str) else json.dumps(v), rid) for k, v in labels.items())
+        self._db.insert(f"inputs_{file_id}", ["rid", "pos", "len"], list({p[0]: p for p in positions}.values()),
+                        "ON CONFLICT (rid) DO UPDATE SET pos = excluded.pos, len = excluded.len")
+        self._db.insert(f"slices_{file_id}", ["key", "value", "rid"], list({s[::2]: s for s in slices}.values()),
+                        "ON CONFLICT DO NOTHING")
+        self._db.execute(f"UPDATE slices_{file_id} SET i = r.i FROM rows_{file_id} r "  # noqa: S608
+                         f"WHERE r.rid = slices_{file_id}.rid")
+        self._db.execute(f"CREATE INDEX slices_{file_id}_i ON slices_{file_id} (key, value, i)")
         found: dict[str, list[str]] = {}
         for key, value in self._db.execute(f"SELECT DISTINCT key, value FROM slices_{file_id} "  # noqa: S608
                                            "ORDER BY key, value LIMIT 1000"):
             found.setdefault(key, []).append(value)
         self._db.execute("UPDATE files SET input = ?, input_indexed = 1, slices = ? WHERE id = ?",
                          (path, json.dumps(found), file_id))
-        self._db.execute("COMMIT")
 
     # -- reading -------------------------------------------------------------------------
 
@@ -216,46 +233,53 @@ class RowIndex:
         with self._lock:
             file_id = self._file_id(journal)
             metrics = self._metrics(file_id)
-            where, args = ["1"], []
+            source, where, args, position = f"rows_{file_id} r", ["TRUE"], [], "r.i"
+            if label is not None:  # the slice's entries in record order (its index), each joined to its row
+                source += f" JOIN slices_{file_id} s ON s.i = r.i AND s.key = ? AND s.value = ?"
+                args += list(label)
+                position = "s.i"
             if metric is not None and (low is not None or high is not None):
                 column = _column(metrics, metric, "metric")
                 for bound, sign in ((low, ">="), (high, "<=")):
                     if bound is not None:
-                        where.append(f"{column} {sign} ?")
+                        where.append(f"r.{column} {sign} ?")
                         args.append(bound)
             if status is not None:
-                where.append("status = ?")
+                where.append("r.status = ?")
                 args.append(status)
-            if label is not None:
-                where.append(f"rid IN (SELECT rid FROM slices_{file_id} WHERE key = ? AND value = ?)")
-                args += list(label)
-            table = f"rows_{file_id}"
             test = " AND ".join(where)
-            total = self._db.execute(f"SELECT count(*) FROM {table} WHERE {test}", args).fetchone()[0]  # noqa: S608
-            shown = ", ".join(["i", "rid", "status", *(f"m{n}" for n in range(len(metrics)))])
+            if label is None and len(where) == 1:  # every record: counted when indexed
+                total = self._db.execute("SELECT records FROM files WHERE id = ?", (file_id,)).fetchone()[0]
+            elif label is not None and len(where) == 1:  # the slice alone: counted in its index
+                total = self._db.execute(f"SELECT count(i) FROM slices_{file_id} "  # noqa: S608
+                                         "WHERE key = ? AND value = ?", label).fetchone()[0]
+            else:
+                total = self._db.execute(f"SELECT count(*) FROM {source} WHERE {test}", args).fetchone()[0]  # noqa: S608
+            shown = ", ".join(["r.i", "r.rid", "r.status", *(f"r.m{n}" for n in range(len(metrics)))])
             if sort is None:
-                found = self._db.execute(f"SELECT {shown} FROM {table} WHERE {test} "  # noqa: S608
-                                         f"ORDER BY i {'DESC' if descending else ''} LIMIT ? OFFSET ?",
+                found = self._db.execute(f"SELECT {shown} FROM {source} WHERE {test} "  # noqa: S608
+                                         f"ORDER BY {position} {'DESC' if descending else ''} LIMIT ? OFFSET ?",
                                          [*args, limit, offset]).fetchall()
             else:
-                found = self._sorted(table, shown, test, args, _column(metrics, sort, "sort"), descending,
-                                     offset, limit)
+                found = self._sorted(source, shown, test, args, "r." + _column(metrics, sort, "sort"), position,
+                                     descending, offset, limit)
         return Page(total=int(total), rows=[{"id": rid, "i": i, "status": st, "values": dict(zip(metrics, vals,
                                                                                                   strict=True))}
                                             for i, rid, st, *vals in found])
 
-    def _sorted(self, table: str, shown: str, test: str, args: list[Any], column: str, descending: bool,
-                offset: int, limit: int) -> list[tuple[Any, ...]]:
-        """Records with a value ordered by it (through its index), then those without, in record order."""
+    def _sorted(self, source: str, shown: str, test: str, args: list[Any], column: str, position: str,
+                descending: bool, offset: int, limit: int) -> list[tuple[Any, ...]]:
+        """Records with a value ordered by it (through its index), then those without, in record order
+        (``position``)."""
         valued = f"{test} AND {column} IS NOT NULL"
-        found = self._db.execute(f"SELECT {shown} FROM {table} WHERE {valued} "  # noqa: S608
-                                 f"ORDER BY {column} {'DESC' if descending else 'ASC'}, i LIMIT ? OFFSET ?",
+        found = self._db.execute(f"SELECT {shown} FROM {source} WHERE {valued} "  # noqa: S608
+                                 f"ORDER BY {column} {'DESC' if descending else 'ASC'}, {position} LIMIT ? OFFSET ?",
                                  [*args, limit, offset]).fetchall()
         if len(found) < limit:
             before = offset if found else max(0, offset - self._db.execute(
-                f"SELECT count(*) FROM {table} WHERE {valued}", args).fetchone()[0])  # noqa: S608
-            found += self._db.execute(f"SELECT {shown} FROM {table} WHERE {test} AND {column} IS NULL "  # noqa: S608
-                                      "ORDER BY i LIMIT ? OFFSET ?",
+                f"SELECT count(*) FROM {source} WHERE {valued}", args).fetchone()[0])  # noqa: S608
+            found += self._db.execute(f"SELECT {shown} FROM {source} WHERE {test} AND {column} IS NULL "  # noqa: S608
+                                      f"ORDER BY {position} LIMIT ? OFFSET ?",
                                       [*args, limit - len(found), 0 if found else before]).fetchall()
         return found
 

@@ -1,4 +1,4 @@
-"""Annotation queues and their labels, in SQLite (WAL, so several annotators can label at once).
+"""Annotation queues and their labels, in SQLite (WAL) or PostgreSQL: several annotators label at once.
 
 A queue labels the records of one run, for a metric (the labels then estimate it: pass/fail as
 1/0, a 1–N scale, or a number in its range) or by a free rubric (pass/fail, a 1–N scale,
@@ -7,13 +7,14 @@ by the same annotator replaces theirs. Skipped records come back once the others
 
 A queue for a metric may be in ``active`` order (see :mod:`evalcore_ui.active`): its records are
 drawn one at a time with recorded probabilities, and every draw is kept (queue, order, record,
-probability, time) beside the labels.
+probability, time) beside the labels. Each label is one row per queue, record and annotator (a
+unique key, written in one transaction with the skip it ends); the draws of a queue are numbered
+by one writer at a time.
 """
 
 from __future__ import annotations
 
 import json
-import sqlite3
 import threading
 from collections.abc import Callable, Collection, Iterator, Sequence
 from datetime import UTC, datetime
@@ -21,6 +22,8 @@ from typing import Any
 
 import attrs
 from evalcore.plugin import InputError
+
+from .db import Database, connect
 
 KINDS = ("pass_fail", "scale", "categories")
 ORDERS = ("run", "active")
@@ -35,8 +38,8 @@ CREATE TABLE IF NOT EXISTS skips (
     queue TEXT NOT NULL, rid TEXT NOT NULL, annotator TEXT NOT NULL, at TEXT NOT NULL,
     PRIMARY KEY (queue, rid, annotator));
 CREATE TABLE IF NOT EXISTS draws (
-    queue TEXT NOT NULL, seq INTEGER NOT NULL, rid TEXT NOT NULL, p REAL NOT NULL, at TEXT NOT NULL,
-    PRIMARY KEY (queue, seq));
+    queue TEXT NOT NULL, seq INTEGER NOT NULL, rid TEXT NOT NULL, p DOUBLE PRECISION NOT NULL, at TEXT NOT NULL,
+    PRIMARY KEY (queue, seq))
 """
 _MAX_DRAWS = 10_000
 
@@ -71,14 +74,16 @@ class Queue:
 
 
 class LabelStore:
-    """The queues and labels database at ``path``; safe to share between the server's threads."""
+    """The queues and labels database at ``where`` (an SQLite file's path or a ``postgresql://`` URL);
+    safe to share between the server's threads, and between servers sharing the database."""
 
-    def __init__(self, path: str) -> None:
-        self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=30)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.executescript(_SCHEMA)
-        if "ordering" not in {row[1] for row in self._db.execute("PRAGMA table_info(queues)")}:
-            self._db.execute("ALTER TABLE queues ADD COLUMN ordering TEXT NOT NULL DEFAULT 'run'")
+    def __init__(self, where: str) -> None:
+        self._db: Database = connect(where)
+        with self._db.setting_up():
+            self._db.script(_SCHEMA)
+            columns = {column[0] for column in self._db.execute("SELECT * FROM queues LIMIT 0").description}
+            if "ordering" not in columns:
+                self._db.execute("ALTER TABLE queues ADD COLUMN ordering TEXT NOT NULL DEFAULT 'run'")
         self._lock = threading.Lock()
 
     def close(self) -> None:
@@ -107,16 +112,14 @@ class LabelStore:
         queue = Queue(name=name.strip(), run=run, metric=metric or None, kind=kind,
                       scale=scale if kind == "scale" else None, categories=cats if kind == "categories" else (),
                       order=order)
-        with self._lock:
-            existing = self._queue(queue.name)
-            if existing is not None:
-                if existing != queue:
-                    raise InputError("a queue of that name exists with another run or rubric", field="name")
-                return existing
+        with self._lock:  # the first to open it makes it; who opens it at the same time gets that one
             self._db.execute("INSERT INTO queues (name, run, metric, kind, scale, categories, created, ordering) "
-                             "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                             "VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (name) DO NOTHING",
                              (queue.name, run, queue.metric, kind, queue.scale, json.dumps(list(queue.categories)),
                               _now(), order))
+            existing = self._queue(queue.name)
+        if existing != queue:
+            raise InputError("a queue of that name exists with another run or rubric", field="name")
         return queue
 
     def queues(self) -> list[Queue]:
@@ -134,14 +137,16 @@ class LabelStore:
         """Keep ``annotator``'s ``label`` (checked against the rubric) of record ``rid``."""
         value = queue.check(label)
         who = _annotator(annotator)
-        with self._lock:
-            self._db.execute("INSERT OR REPLACE INTO labels VALUES (?, ?, ?, ?, ?, ?)",
+        with self._lock, self._db.writing():
+            self._db.execute("INSERT INTO labels VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (queue, rid, annotator) "
+                             "DO UPDATE SET label = excluded.label, comment = excluded.comment, at = excluded.at",
                              (queue.name, rid, who, value, comment or None, _now()))
             self._db.execute("DELETE FROM skips WHERE queue = ? AND rid = ? AND annotator = ?", (queue.name, rid, who))
 
     def skip(self, queue: Queue, rid: str, annotator: str) -> None:
         with self._lock:
-            self._db.execute("INSERT OR REPLACE INTO skips VALUES (?, ?, ?, ?)",
+            self._db.execute("INSERT INTO skips VALUES (?, ?, ?, ?) "
+                             "ON CONFLICT (queue, rid, annotator) DO UPDATE SET at = excluded.at",
                              (queue.name, rid, _annotator(annotator), _now()))
 
     def next_record(self, queue: Queue, annotator: str, ids: Callable[[int], list[tuple[int, str]]]) -> str | None:
@@ -167,7 +172,7 @@ class LabelStore:
         labelled record costs no label and is kept too), else the first drawn record they skipped;
         ``None`` when every record is labelled."""
         who = _annotator(annotator)
-        with self._lock:
+        with self._lock, self._db.writing("draws"):  # one writer numbers the draws at a time
             labelled = {r for (r,) in self._db.execute("SELECT rid FROM labels WHERE queue = ?", (queue.name,))}
             skipped = {r for (r,) in self._db.execute("SELECT rid FROM skips WHERE queue = ? AND annotator = ?",
                                                       (queue.name, who))}
