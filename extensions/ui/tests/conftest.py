@@ -110,13 +110,9 @@ def rows():
 
 @pytest.fixture(scope="session")
 def serve(env):
-<<<<<<< HEAD
     """``with serve(*args) as url``: ``evalcore ui ARGS`` running (with the tests' environment, or
     ``environ=`` another)."""
     return lambda *args, environ=None: _serve(environ or env, *args)
-=======
-    """``with serve(*args) as url``: ``evalcore ui ARGS`` running (with the tests' environment)."""
-    return lambda *args: _serve(env, *args)
 
 
 def _postgres_bin() -> pathlib.Path | None:
@@ -193,4 +189,3 @@ def store_at(request, tmp_path):
         return lambda name: str(tmp_path / f"{name}.sqlite")
     url = request.getfixturevalue("postgres")
     return lambda name: url
->>>>>>> pgstore
