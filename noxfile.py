@@ -108,7 +108,7 @@ def wandb(session: nox.Session) -> None:
 def ui_postgres(session: nox.Session) -> None:
     """evalcore-ui's PostgreSQL store against a throwaway PostgreSQL server the tests start (Debian's
     postgresql binaries; the tests fail here, rather than skip, without them)."""
-    session.install(f"{ROOT / 'core'}[test]", str(KIT), str(SCHEMA), str(RUNS), str(REPORT), str(HTTP),
+    session.install(f"{ROOT / 'core'}[test]", str(KIT), str(SCHEMA), str(TEXT), str(RUNS), str(REPORT), str(HTTP),
                     str(ROOT / "extensions" / "stats"), str(ROOT / "plugins" / "judge"),
                     str(ROOT / "plugins" / "overlap"), f"{ROOT / 'extensions' / 'ui'}[postgres,test]")
     session.run("pytest", str(ROOT / "extensions" / "ui" / "tests"), "-m", "postgres", "-p", "no:cacheprovider",
