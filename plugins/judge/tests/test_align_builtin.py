@@ -118,5 +118,6 @@ def test_multi_call_built_in_is_refused_in_one_line(tmp_path, judge_server, buil
                        check=False)
     assert out.returncode != 0 and "Traceback" not in out.stderr
     assert len(out.stderr.strip().splitlines()) == 1
-    assert "judge/faithfulness is not a one-call judge" in out.stderr and "judge/llm_judge" in out.stderr
+    assert "judge/faithfulness" in out.stderr and "not one judge call's answer to one prompt template" in out.stderr
+    assert "align takes judge/custom, judge/llm_judge, judge/diff_semantic" in out.stderr
     assert not (tmp_path / "x.toml").exists()

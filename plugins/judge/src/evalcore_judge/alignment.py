@@ -1,7 +1,9 @@
-"""Judges that learn from people: a custom judge's agreement with human labels on a held-out part,
-and a new version of the judge whose few-shot examples a DSPy optimiser chose from the other labels.
+"""Judges that learn from people: a judge's agreement with human labels on a held-out part, and a new
+version of the judge whose few-shot examples a DSPy optimiser chose from the other labels.
 
-``align(run, labels, output=...)`` takes a finished run that scored a ``judge/custom`` metric, the
+``align(run, labels, output=...)`` takes a finished run that scored a ``judge/custom`` metric or a
+one-call built-in (``judge/llm_judge``, ``judge/diff_semantic``: its own prompt, written as a custom
+judge by :mod:`evalcore_judge.builtin_judges`, is the judge to start from), the
 labels people gave some of its records (the ``--labels`` file: ``{"id", "label", "metric"?}`` lines,
 labels from 0 to 1), splits the labelled records (seeded) into a train and a held-out part, and:
 
@@ -13,13 +15,13 @@ labels from 0 to 1), splits the labelled records (seeded) into a train and a hel
   prompt DSPy optimises is the prompt the new judge sends;
 * writes the best candidate as a judge file (the TOML ``judge/custom`` reads: the old instructions
   and output, its examples followed by the chosen ones), a new prompt hash and so a new version;
-* scores the held-out records with the old and the new judge under the same settings and reports
-  for each Cohen's kappa, the share of agreement (each with a percentile bootstrap interval), nominal
+* reads the old judge's verdicts on the held-out records from the run, scores them with the new judge,
+  and reports for each Cohen's kappa, the share of agreement (each with a percentile bootstrap interval), nominal
   Krippendorff's alpha, the confusion matrix and the records where judge and people disagree, and
   the new-minus-old kappa with a paired bootstrap interval (the same resamples for both).
 
-A label is read as the judge's own answer: pass/fail at 0.5, a scale's nearest grade, a category's
-nearest value.
+A label is read as the judge's own answer: pass/fail at 0.5, a scale's nearest grade (a built-in's
+score: the nearest integer of its range), a category's nearest value.
 """
 
 from __future__ import annotations
@@ -101,7 +103,7 @@ def align(run: Any, labels: Any, *, output: str | os.PathLike[str], metric: str 
           candidates: int = 8, n_boot: int = 1000, confidence: float = 0.95,
           settings: Mapping[str, Mapping[str, Any]] | None = None, cache_mode: str | None = None,
           cache_dir: str | None = None, allow_code: bool = False) -> Alignment:
-    """Align the ``judge/custom`` metric of ``run`` (a report or journal path, or a finished result) with
+    """Align the judged metric of ``run`` (``judge/custom`` or a one-call built-in; a report or journal path, or a finished result) with
     ``labels`` and write the new judge to ``output``; ``records`` defaults to the file the run read.
     ``k`` examples at most are added; ``settings`` / ``cache_mode`` / ``allow_code`` choose the judge
     as for ``evaluate`` (``{"judge": {"base_url": ..., "model": ...}}``)."""

@@ -4,8 +4,9 @@ A built-in qualifies when its judgement is one call of one instruction template 
 whose answer gives the value: ``judge/llm_judge`` (the dsrs LlmJudgeMetric) and ``judge/diff_semantic``
 (the dsrs DiffMetric, Semantic level). Its prompt is not written down a second time: the built-in
 builds its own request for a record whose fields are markers, and the markers become the custom
-judge's ``{example.FIELD}`` / ``{prediction.FIELD}`` variables. The output is the built-in's own
-answer schema (``output = "json"``, ``score_key = "score"``), so the judge answers as it did.
+judge's ``{example.FIELD}`` / ``{prediction.FIELD}`` variables (a reference answer given as a list is
+then shown as JSON, where the built-in puts one per line). The output is the built-in's own answer
+schema (``output = "json"``, ``score_key = "score"``), so the judge answers as it did.
 """
 
 from __future__ import annotations
@@ -39,8 +40,8 @@ def as_custom(metric_id: str, params: Mapping[str, Any], records: Sequence[Any])
 
     base = base_of(metric_id)
     if base not in ALIGNABLE:
-        raise InputError(f"{base} is not a one-call judge whose prompt is one template over record fields; align "
-                         f"takes judge/custom and {', '.join(ALIGNABLE)}", field=metric_id)
+        raise InputError(f"its value is not one judge call's answer to one prompt template over record fields; "
+                         f"align takes judge/custom, {', '.join(ALIGNABLE)}", field=metric_id)
     shaping = {k: params[k] for k in ALIGNABLE[base] if params.get(k) is not None}
     metric = evalcore.get_metric(base, judge=_never_called, **shaping)
     with_reference = _with_reference(metric_id, records)
