@@ -103,10 +103,10 @@ def align(run: Any, labels: Any, *, output: str | os.PathLike[str], metric: str 
           candidates: int = 8, n_boot: int = 1000, confidence: float = 0.95,
           settings: Mapping[str, Mapping[str, Any]] | None = None, cache_mode: str | None = None,
           cache_dir: str | None = None, allow_code: bool = False) -> Alignment:
-    """Align the judged metric of ``run`` (``judge/custom`` or a one-call built-in; a report or journal path, or a finished result) with
-    ``labels`` and write the new judge to ``output``; ``records`` defaults to the file the run read.
-    ``k`` examples at most are added; ``settings`` / ``cache_mode`` / ``allow_code`` choose the judge
-    as for ``evaluate`` (``{"judge": {"base_url": ..., "model": ...}}``)."""
+    """Align the judged metric of ``run`` (``judge/custom`` or a one-call built-in; ``run`` a report or
+    journal path, or a finished result) with ``labels`` and write the new judge to ``output``; ``records``
+    defaults to the file the run read. ``k`` examples at most are added; ``settings`` / ``cache_mode`` /
+    ``allow_code`` choose the judge as for ``evaluate`` (``{"judge": {"base_url": ..., "model": ...}}``)."""
     if not 0 < held_out < 1:
         raise InputError(f"held_out is the held-out share, between 0 and 1; got {held_out}", field="held_out")
     saved = load_run(run)
