@@ -13,6 +13,7 @@ import tomllib
 
 import pytest
 from chat_messages import message_text
+from evalcore.plugin import InputError
 from evalcore.testing import Reply, ScriptedServer, run_evalcore, write_records
 from evalcore_judge import align
 from sklearn.metrics import cohen_kappa_score
@@ -121,3 +122,29 @@ def test_multi_call_built_in_is_refused_in_one_line(tmp_path, judge_server, buil
     assert "judge/faithfulness" in out.stderr and "not one judge call's answer to one prompt template" in out.stderr
     assert "align takes judge/custom, judge/llm_judge, judge/diff_semantic" in out.stderr
     assert not (tmp_path / "x.toml").exists()
+
+
+def test_a_run_of_several_samples_per_record_is_refused():
+    from evalcore_judge.builtin_judges import as_custom
+
+    with pytest.raises(InputError, match=r"judge/llm_judge\(n=3\): .*several judges or samples per record"):
+        as_custom("judge/llm_judge(n=3)", {"n": 3}, [])
+
+
+def test_diff_semantic_as_a_custom_judge_sends_the_built_ins_prompt():
+    from types import SimpleNamespace
+
+    import evalcore
+    from evalcore_judge.builtin_judges import as_custom
+    from evalcore_judge.custom import Definition, render
+
+    record = {"example": {"query": "Capital of France?", "reference_answer": "Paris {city}"},
+              "prediction": {"response": "It is Paris."}}
+    data = as_custom("judge/diff_semantic", {"field": "response"}, [SimpleNamespace(**record)])
+    built_in = evalcore.get_metric("judge/diff_semantic", judge=lambda *a, **k: None)
+    sent = built_in.requests(record["example"], record["prediction"])[0].messages
+    assert render(data["instructions"], record) == "\n\n".join(m["content"] for m in sent)
+    assert Definition(data).bounds == (0.0, 1.0)
+    mixed = [SimpleNamespace(example={"reference_answer": "a"}), SimpleNamespace(example={})]
+    with pytest.raises(InputError, match="some labelled records have a reference answer and some not"):
+        as_custom("judge/diff_semantic", {}, mixed)

@@ -42,6 +42,9 @@ def as_custom(metric_id: str, params: Mapping[str, Any], records: Sequence[Any])
     if base not in ALIGNABLE:
         raise InputError(f"its value is not one judge call's answer to one prompt template over record fields; "
                          f"align takes judge/custom, {', '.join(ALIGNABLE)}", field=metric_id)
+    if (params.get("n") or 1) != 1 or params.get("judges"):
+        raise InputError("the run asked several judges or samples per record (n, judges); align takes a run "
+                         "of one judge call per record", field=metric_id)
     shaping = {k: params[k] for k in ALIGNABLE[base] if params.get(k) is not None}
     metric = evalcore.get_metric(base, judge=_never_called, **shaping)
     with_reference = _with_reference(metric_id, records)
