@@ -80,3 +80,31 @@ def test_a_queue_aligns_its_judge_and_the_next_run_uses_it(serve, page, tmp_path
     assert cells["new"][2:4] == ["6", "1"] and cells["new"][7] == "0"
     assert float(cells["old"][3]) < 0.5 and cells["old"][1] != cells["new"][1]  # kappa; another prompt hash
     assert json.loads(used.stdout)["metrics"][aligned]["value"] == pytest.approx(6 / 12)  # the person's labels
+
+
+def test_the_align_button_is_offered_for_one_call_built_in_judges_only(serve, page, tmp_path):
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    records = write_records(tmp_path / "records.jsonl", [
+        {"id": f"r{i}", "example": {"query": "Where is my order?"}, "prediction": {"response": reply}}
+        for i, reply in enumerate(REPLIES[:4])])
+    answer = Reply.chat(json.dumps({"explanation": "fine", "score": 1}))
+    with ScriptedServer(lambda request: answer, max_requests=1_000) as judge:
+        environ = {k: v for k, v in os.environ.items() if not k.startswith(("EVALCORE_", "OPENAI_"))}
+        environ.update(EVALCORE_JUDGE_BASE_URL=judge.base_url, EVALCORE_JUDGE_MODEL="m", EVALCORE_CACHE_DIR=str(
+            tmp_path / "cache"))
+        # judge/faithfulness cannot use the answer: its rows are errors, its queue can still be labelled
+        subprocess.run([*EVALCORE, "evaluate", str(records), "-m", "judge/llm_judge", "-m", "judge/faithfulness",
+                        "--max-errors", "100", "-o", str(folder / "both.json")], env=environ, capture_output=True)
+        with serve(str(folder), environ=environ) as url:
+            run = json.loads(urllib.request.urlopen(url + "api/runs").read())[0]["id"]
+            offered = {}
+            for name, metric in (("built-in", "judge/llm_judge"), ("several-calls", "judge/faithfulness")):
+                post(url + "api/queues", {"name": name, "run": run, "kind": "pass_fail", "metric": metric})
+                page.goto(url + "#/queues")
+                page.fill("#annotator", "ann")
+                page.press("#annotator", "Enter")
+                page.click(f"#queues a >> text={name}")
+                page.wait_for_selector("#export")
+                offered[metric] = page.locator("#align").count()
+    assert offered == {"judge/llm_judge": 1, "judge/faithfulness": 0}

@@ -282,7 +282,8 @@ def _estimate(bench: Workbench, request: Request, body: Any) -> Any:
 
 
 def _align(bench: Workbench, request: Request, body: Any) -> Any:
-    """The queue's judge/custom metric aligned with its labels (:mod:`evalcore_ui.aligning`)."""
+    """The queue's judged metric (judge/custom or a one-call built-in) aligned with its labels
+    (:mod:`evalcore_ui.aligning`)."""
     queue = bench.labels.queue(request.path_params["queue"])
     entry = runs_of.find(bench.runs(), queue.run)
     if entry.report is None:

@@ -1,4 +1,4 @@
-"""``evalcore align``: a custom judge's agreement with people, and a new version of it learnt from their labels."""
+"""``evalcore align``: a judge's agreement with people, and a new version of it learnt from their labels."""
 
 from __future__ import annotations
 
@@ -14,7 +14,9 @@ from evalcore.plugin import CACHE_MODES, SettingsCommand, echo_json, echo_rows, 
               help="Human labels of some of the run's records, as evaluate --labels reads them.")
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False),
               help="Write the new judge file (TOML, as judge/custom(file=...) reads it) here.")
-@click.option("-m", "--metric", "metric_id", help="The run's judge/custom metric (default: its only one).")
+@click.option("-m", "--metric", "metric_id",
+              help="The run's judged metric: judge/custom, judge/llm_judge or judge/diff_semantic "
+                   "(default: its only judged one).")
 @click.option("--records", type=click.Path(dir_okay=False, exists=True),
               help="The records the run scored (default: the file the run read).")
 @click.option("--held-out", type=click.FloatRange(min=0, max=1, min_open=True, max_open=True), default=0.5,
@@ -33,9 +35,10 @@ from evalcore.plugin import CACHE_MODES, SettingsCommand, echo_json, echo_rows, 
 def align_command(run: str, labels: str, output: str, metric_id: str | None, records: str | None, held_out: float,
                   seed: int, k: int, candidates: int, cache_mode: str | None, cache_dir: str | None,
                   allow_code: bool, as_json: bool, settings: dict[str, dict[str, Any]]) -> None:
-    """Measure a run's judge/custom metric against human labels on a held-out part, let DSPy's
-    BootstrapFewShotWithRandomSearch choose few-shot examples from the other labels, write the new judge
-    and report both judges' held-out agreement (Cohen's kappa with bootstrap intervals)."""
+    """Measure a run's judge/custom, judge/llm_judge or judge/diff_semantic metric against human labels on a
+    held-out part, let DSPy's BootstrapFewShotWithRandomSearch choose few-shot examples from the other labels,
+    write the new judge/custom judge and report both judges' held-out agreement (Cohen's kappa with bootstrap
+    intervals)."""
     from .alignment import align
 
     result = align(run, labels, output=output, metric=metric_id, records=records, held_out=held_out, seed=seed,

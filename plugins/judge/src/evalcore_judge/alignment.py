@@ -1,7 +1,9 @@
-"""Judges that learn from people: a custom judge's agreement with human labels on a held-out part,
-and a new version of the judge whose few-shot examples a DSPy optimiser chose from the other labels.
+"""Judges that learn from people: a judge's agreement with human labels on a held-out part, and a new
+version of the judge whose few-shot examples a DSPy optimiser chose from the other labels.
 
-``align(run, labels, output=...)`` takes a finished run that scored a ``judge/custom`` metric, the
+``align(run, labels, output=...)`` takes a finished run that scored a ``judge/custom`` metric or a
+one-call built-in (``judge/llm_judge``, ``judge/diff_semantic``: its own prompt, written as a custom
+judge by :mod:`evalcore_judge.builtin_judges`, is the judge to start from), the
 labels people gave some of its records (the ``--labels`` file: ``{"id", "label", "metric"?}`` lines,
 labels from 0 to 1), splits the labelled records (seeded) into a train and a held-out part, and:
 
@@ -13,13 +15,13 @@ labels from 0 to 1), splits the labelled records (seeded) into a train and a hel
   prompt DSPy optimises is the prompt the new judge sends;
 * writes the best candidate as a judge file (the TOML ``judge/custom`` reads: the old instructions
   and output, its examples followed by the chosen ones), a new prompt hash and so a new version;
-* scores the held-out records with the old and the new judge under the same settings and reports
-  for each Cohen's kappa, the share of agreement (each with a percentile bootstrap interval), nominal
+* reads the old judge's verdicts on the held-out records from the run, scores them with the new judge,
+  and reports for each Cohen's kappa, the share of agreement (each with a percentile bootstrap interval), nominal
   Krippendorff's alpha, the confusion matrix and the records where judge and people disagree, and
   the new-minus-old kappa with a paired bootstrap interval (the same resamples for both).
 
-A label is read as the judge's own answer: pass/fail at 0.5, a scale's nearest grade, a category's
-nearest value.
+A label is read as the judge's own answer: pass/fail at 0.5, a scale's nearest grade (a built-in's
+score: the nearest integer of its range), a category's nearest value.
 """
 
 from __future__ import annotations
@@ -48,6 +50,7 @@ from evalcore.plugin import (
 )
 
 from .agreement import krippendorff_alpha
+from .builtin_judges import as_custom
 from .custom import DEFINITION_KEYS, Definition, load_definition, variables
 
 __all__ = ["Agreement", "Alignment", "align"]
@@ -100,23 +103,26 @@ def align(run: Any, labels: Any, *, output: str | os.PathLike[str], metric: str 
           candidates: int = 8, n_boot: int = 1000, confidence: float = 0.95,
           settings: Mapping[str, Mapping[str, Any]] | None = None, cache_mode: str | None = None,
           cache_dir: str | None = None, allow_code: bool = False) -> Alignment:
-    """Align the ``judge/custom`` metric of ``run`` (a report or journal path, or a finished result) with
-    ``labels`` and write the new judge to ``output``; ``records`` defaults to the file the run read.
-    ``k`` examples at most are added; ``settings`` / ``cache_mode`` / ``allow_code`` choose the judge
-    as for ``evaluate`` (``{"judge": {"base_url": ..., "model": ...}}``)."""
+    """Align the judged metric of ``run`` (``judge/custom`` or a one-call built-in; ``run`` a report or
+    journal path, or a finished result) with ``labels`` and write the new judge to ``output``; ``records``
+    defaults to the file the run read. ``k`` examples at most are added; ``settings`` / ``cache_mode`` /
+    ``allow_code`` choose the judge as for ``evaluate`` (``{"judge": {"base_url": ..., "model": ...}}``)."""
     if not 0 < held_out < 1:
         raise InputError(f"held_out is the held-out share, between 0 and 1; got {held_out}", field="held_out")
     saved = load_run(run)
     metric_id = _judged_metric(saved, metric)
-    source = saved.files[0] if saved.files else saved.source
-    data, judge_file = _definition(saved.metrics[metric_id].get("params") or {}, source)
-    definition = Definition(data)
-    if definition.output == "json":
-        raise InputError("align takes a pass_fail, scale or categories judge, not a json one", field=metric_id)
-    check_output(output, "the new judge file", [(p, "an input") for p in (*saved.files, records) if p] +
-                 ([(judge_file, "the old judge (the new one is another version)")] if judge_file else []))
     people = _labels_of(labels, metric_id)
     labelled = [r for r in read_records(records or _input_of(saved)).records if r.id in people]
+    params = saved.metrics[metric_id].get("params") or {}
+    if metric_id.startswith("judge/custom"):
+        source = saved.files[0] if saved.files else saved.source
+        data, judge_file = _definition(params, source)
+    else:
+        data, judge_file = as_custom(metric_id, params, labelled), None
+    definition = Definition(data)
+    grade = _Grades(definition, metric_id)
+    check_output(output, "the new judge file", [(p, "an input") for p in (*saved.files, records) if p] +
+                 ([(judge_file, "the old judge (the new one is another version)")] if judge_file else []))
     if len(labelled) < 4:
         raise InputError(f"{len(labelled)} records of the run are labelled; align needs at least 4",
                          field="labels")
@@ -124,7 +130,6 @@ def align(run: Any, labels: Any, *, output: str | os.PathLike[str], metric: str 
     n_held = min(len(labelled) - 2, max(2, round(held_out * len(labelled))))
     held = [labelled[i] for i in order[:n_held]]
     train = [labelled[i] for i in order[n_held:]]
-    grade = _Grades(definition)
     truth = {r.id: grade.of(people[r.id], r.id) for r in labelled}
     options = {"settings": settings, "cache_mode": cache_mode, "cache_dir": cache_dir, "allow_code": allow_code}
     with tempfile.TemporaryDirectory(prefix="evalcore-align-") as folder:
@@ -133,8 +138,8 @@ def align(run: Any, labels: Any, *, output: str | os.PathLike[str], metric: str 
         new_data = {**data, "examples": [*(data.get("examples") or ()), *chosen]}
         Definition(new_data)  # checked before it is written
         _write(output, new_data)
-        before = judges.verdicts(data.get("examples") or [], held, grade)
         after = judges.verdicts(new_data["examples"], held, grade)
+    before = _run_verdicts(saved, metric_id, held, grade)
     kappa_change, change_ci, old, new = _compare(held, truth, before, after, seed=seed, n_boot=n_boot,
                                                  confidence=confidence, labels=grade.labels)
     return Alignment(metric=metric_id, output=os.fspath(output),
@@ -144,17 +149,24 @@ def align(run: Any, labels: Any, *, output: str | os.PathLike[str], metric: str 
 
 
 def _judged_metric(saved: Any, metric: str | None) -> str:
-    custom = [m for m in saved.metrics if m.startswith("judge/custom")]
+    """The judged metric to align: ``metric``, else the run's only one (a built-in that is not one call
+    is refused, by :func:`as_custom`, naming why)."""
     if metric is not None:
         if metric not in saved.metrics:
             raise InputError(f"the run has no metric {metric}; it has {', '.join(saved.metrics)}", field="metric")
-        if metric not in custom:
-            raise InputError(f"{metric} is not a judge/custom metric; align writes a new judge/custom file",
-                             field="metric")
+        if not metric.startswith("judge/"):
+            raise InputError(f"{metric} is not a judged metric; align writes a new judge/custom file", field="metric")
         return metric
-    if len(custom) != 1:
-        raise InputError(f"the run has {len(custom)} judge/custom metrics; name one with --metric", field="metric")
-    return custom[0]
+    judged = [m for m in saved.metrics if m.startswith("judge/")]
+    if len(judged) != 1:
+        raise InputError(f"the run has {len(judged)} judged metrics; name one with --metric", field="metric")
+    return judged[0]
+
+
+def _run_verdicts(saved: Any, metric_id: str, records: Sequence[Any], grade: _Grades) -> list[str | None]:
+    """Each record's label from the old judge as the run scored it (``None`` where it scored none)."""
+    values = [((saved.rows.get(r.id) or {}).get("scores") or {}).get(metric_id, {}).get("value") for r in records]
+    return [None if v is None else grade.of(v, r.id) for v, r in zip(values, records)]
 
 
 def _definition(params: Mapping[str, Any], source: str) -> tuple[dict[str, Any], str | None]:
@@ -196,9 +208,17 @@ def _labels_of(labels: Any, metric_id: str) -> dict[str, float]:
 class _Grades:
     """Labels (0 to 1) and judge values read as the judge's answers: pass/fail, a grade or a category."""
 
-    def __init__(self, definition: Definition) -> None:
-        self.output = definition.output
-        if self.output == "pass_fail":
+    def __init__(self, definition: Definition, metric_id: str = "judge/custom") -> None:
+        self.output, self.key = definition.output, "score"
+        if self.output == "json":
+            self.key, self.rationale = definition.key, definition.answer.rationale_field
+            low, high = definition.bounds or (None, None)
+            if definition.bounds is None or low != int(low) or high != int(high):
+                raise InputError("align takes a judge whose answer is a verdict, an integer scale or a category; "
+                                 "this one's is not", field=metric_id)
+            self.low, self.high = int(low), int(high)
+            self.values = {str(g): (g - self.low) / (self.high - self.low) for g in range(self.low, self.high + 1)}
+        elif self.output == "pass_fail":
             self.values = {"fail": 0.0, "pass": 1.0}
         elif self.output == "scale":
             low, high = definition.low, definition.high
@@ -217,6 +237,8 @@ class _Grades:
 
     def answer(self, label: str) -> dict[str, Any]:
         """The judge's answer that gives ``label``."""
+        if self.output == "json":
+            return {self.rationale: LABELLED, self.key: int(label)}
         key = {"pass_fail": "verdict", "scale": "score", "categories": "category"}[self.output]
         return {"reason": LABELLED, key: int(label) if self.output == "scale" else label}
 

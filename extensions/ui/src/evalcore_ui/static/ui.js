@@ -332,7 +332,7 @@ async function showQueue(name) {
   const skip = async () => { await api(`${path}/skips`, { record: record.id, annotator: who }); showQueue(name); };
   const agreementBox = el("div", { id: "agreement" });
   const exportLink = el("div", {}, el("a", { id: "export", href: `${path}/export`, download: `${name}.labels.jsonl` }, "export labels (--labels)"),
-    queue.metric && queue.metric.startsWith("judge/custom") && queue.kind !== "categories" ? alignBox(path) : "");
+    alignable(queue.metric) && queue.kind !== "categories" ? alignBox(path) : "");
   main.replaceChildren(el("h2", {}, `Queue ${queue.name}`),
     el("p", { id: "progress" }, `${who}: ${item.labelled} of ${item.total} labelled`,
       queue.metric ? ` · labels for ${queue.metric}` : " · free rubric"),
@@ -366,6 +366,10 @@ async function showQueue(name) {
   agreementBox.replaceChildren(el("p", {}, `Krippendorff's α: ${fmt(agreement.alpha)} (annotators: ${agreement.annotators.join(", ") || "none"})`),
     el("ul", {}, agreement.pairs.map((p) => el("li", { class: "kappa" }, `${p.annotators.join(" & ")}: Cohen's κ ${fmt(p.kappa)} on ${p.n} records`))));
 }
+
+// The judged metrics evalcore align teaches: judge/custom and the one-call built-ins.
+const ALIGNABLE = ["judge/custom", "judge/llm_judge", "judge/diff_semantic"];
+const alignable = (metric) => Boolean(metric) && ALIGNABLE.some((id) => metric === id || metric.startsWith(`${id}(`));
 
 // Teach the queue's judge from its labels (evalcore align) and show the old and the new judge's held-out agreement.
 function alignBox(path) {
