@@ -3,7 +3,8 @@
 The records drawn from are those with a value of the queue's metric. Each is drawn with a
 probability proportional to the judge's uncertainty about it, mixed with the uniform draw (a
 fifth of the weight, so every record keeps at least ``0.2 / N``; ``evalcore.active_probabilities``).
-The uncertainty is read from the record's score:
+The uncertainty is read from the record's score when the run's index is built (kept beside its value,
+so a queue's population is one query, and a draw a bisection of the probabilities' running sums):
 
 - a score with several values in its details (``values``: a panel's or rollouts' numbers) —
   their standard deviation;
@@ -20,6 +21,7 @@ estimate back until someone labels it rather than biasing it.
 
 from __future__ import annotations
 
+import itertools
 import math
 import random
 from collections.abc import Iterable, Mapping, Sequence
@@ -58,23 +60,34 @@ class Population:
     ids: tuple[str, ...]
     values: tuple[float, ...]
     probabilities: tuple[float, ...]
+    cumulative: list[float] = attrs.field(init=False, eq=False, repr=False)
+    positions: dict[str, int] = attrs.field(init=False, eq=False, repr=False)
+
+    @cumulative.default
+    def _cumulative(self) -> list[float]:
+        return list(itertools.accumulate(self.probabilities))
+
+    @positions.default
+    def _positions(self) -> dict[str, int]:
+        return {rid: n for n, rid in enumerate(self.ids)}
 
     def draw(self, rng: random.Random) -> tuple[str, float]:
-        """One record drawn with its probability, and that probability."""
-        (position,) = rng.choices(range(len(self.ids)), weights=self.probabilities)
+        """One record drawn with its probability, and that probability (a bisection of the running
+        sums: the same draw as ``rng.choices`` with the probabilities as weights)."""
+        (position,) = rng.choices(range(len(self.ids)), cum_weights=self.cumulative)
         return self.ids[position], self.probabilities[position]
 
 
-def population(scores: Iterable[tuple[str, Any]]) -> Population:
-    """The population of the records whose score (``(id, score)`` pairs) has a value."""
+def population(judged: Iterable[tuple[str, Any, float | None]]) -> Population:
+    """The population of the records with a value: ``(id, value, uncertainty)`` triples, as the
+    index keeps them (a value that is no finite number leaves its record out)."""
     ids, values, doubts = [], [], []
-    for rid, score in scores:
-        value = score.get("value") if isinstance(score, Mapping) else score
-        if (isinstance(score, Mapping) and score.get("status", "ok") != "ok") or not _number(value):
+    for rid, value, doubt in judged:
+        if not _number(value):
             continue
         ids.append(rid)
         values.append(float(value))
-        doubts.append(uncertainty(score))
+        doubts.append(doubt)
     if not ids:
         raise InputError("no record has a value of the queue's metric to draw from", field="metric")
     probabilities = evalcore.active_probabilities(doubts, eps=EPS)
@@ -85,7 +98,7 @@ def estimate(people: Population, draws: Sequence[tuple[str, float]], labels: Map
              width: float | None = None) -> dict[str, Any]:
     """The active estimate from the labelled draws (the longest labelled run from the first), with
     the draws still needed for an interval of ``width``."""
-    position = {rid: n for n, rid in enumerate(people.ids)}
+    position = people.positions
     used = []
     for rid, _ in draws:
         if rid not in labels:
