@@ -24,7 +24,7 @@ from __future__ import annotations
 import itertools
 import math
 import random
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import attrs
@@ -61,15 +61,17 @@ class Population:
     values: tuple[float, ...]
     probabilities: tuple[float, ...]
     cumulative: list[float] = attrs.field(init=False, eq=False, repr=False)
-    positions: dict[str, int] = attrs.field(init=False, eq=False, repr=False)
+    _positions: dict[str, int] = attrs.field(init=False, eq=False, repr=False, factory=dict)
 
     @cumulative.default
     def _cumulative(self) -> list[float]:
         return list(itertools.accumulate(self.probabilities))
 
-    @positions.default
-    def _positions(self) -> dict[str, int]:
-        return {rid: n for n, rid in enumerate(self.ids)}
+    def positions(self) -> dict[str, int]:
+        """Each record's position in ``ids`` (made on first use, then kept)."""
+        if not self._positions:
+            self._positions.update(dict(zip(self.ids, range(len(self.ids)))))
+        return self._positions
 
     def draw(self, rng: random.Random) -> tuple[str, float]:
         """One record drawn with its probability, and that probability (a bisection of the running
@@ -78,27 +80,22 @@ class Population:
         return self.ids[position], self.probabilities[position]
 
 
-def population(judged: Iterable[tuple[str, Any, float | None]]) -> Population:
+def population(judged: Sequence[tuple[str, float, float | None]]) -> Population:
     """The population of the records with a value: ``(id, value, uncertainty)`` triples, as the
-    index keeps them (a value that is no finite number leaves its record out)."""
-    ids, values, doubts = [], [], []
-    for rid, value, doubt in judged:
-        if not _number(value):
-            continue
-        ids.append(rid)
-        values.append(float(value))
-        doubts.append(doubt)
-    if not ids:
+    index keeps them (a value that is not finite leaves its record out)."""
+    rows = [row for row in judged if math.isfinite(row[1])]
+    if not rows:
         raise InputError("no record has a value of the queue's metric to draw from", field="metric")
+    ids, values, doubts = zip(*rows)
     probabilities = evalcore.active_probabilities(doubts, eps=EPS)
-    return Population(tuple(ids), tuple(values), tuple(float(p) for p in probabilities))
+    return Population(ids, values, tuple(probabilities.tolist()))
 
 
 def estimate(people: Population, draws: Sequence[tuple[str, float]], labels: Mapping[str, float],
              width: float | None = None) -> dict[str, Any]:
     """The active estimate from the labelled draws (the longest labelled run from the first), with
     the draws still needed for an interval of ``width``."""
-    position = people.positions
+    position = people.positions()
     used = []
     for rid, _ in draws:
         if rid not in labels:
