@@ -25,6 +25,7 @@ import itertools
 import math
 import random
 from collections.abc import Mapping, Sequence
+from operator import itemgetter
 from typing import Any
 
 import attrs
@@ -86,9 +87,8 @@ def population(judged: Sequence[tuple[str, float, float | None]]) -> Population:
     rows = [row for row in judged if math.isfinite(row[1])]
     if not rows:
         raise InputError("no record has a value of the queue's metric to draw from", field="metric")
-    ids, values, doubts = zip(*rows)
-    probabilities = evalcore.active_probabilities(doubts, eps=EPS)
-    return Population(ids, values, tuple(probabilities.tolist()))
+    probabilities = evalcore.active_probabilities(list(map(itemgetter(2), rows)), eps=EPS)
+    return Population(tuple(map(itemgetter(0), rows)), tuple(map(itemgetter(1), rows)), tuple(probabilities.tolist()))
 
 
 def estimate(people: Population, draws: Sequence[tuple[str, float]], labels: Mapping[str, float],
