@@ -158,7 +158,7 @@ def test_every_kind_of_uncertainty_is_kept_in_the_index_and_gives_the_recorded_d
     runs.mkdir()
     with open(runs / "run.rows.jsonl", "w") as handle:
         handle.write(json.dumps({"evalcore_journal": 2, "metrics": {"m/j": {"granularity": "sample"}}}) + "\n")
-        for i, (rid, score) in enumerate(scores):
+        for rid, score in scores:
             handle.write(json.dumps({"id": rid, "i": "abcdeff".index(rid), "scores": {"m/j": score}}) + "\n")
     (runs / "run.json").write_text(json.dumps({"metrics": {"m/j": {"value": 0.6, "n": 5}},
                                                "provenance": {"started": "2026-01-01T00:00:00Z"},

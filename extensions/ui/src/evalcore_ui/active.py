@@ -62,17 +62,10 @@ class Population:
     values: tuple[float, ...]
     probabilities: tuple[float, ...]
     cumulative: list[float] = attrs.field(init=False, eq=False, repr=False)
-    _positions: dict[str, int] = attrs.field(init=False, eq=False, repr=False, factory=dict)
 
     @cumulative.default
     def _cumulative(self) -> list[float]:
         return list(itertools.accumulate(self.probabilities))
-
-    def positions(self) -> dict[str, int]:
-        """Each record's position in ``ids`` (made on first use, then kept)."""
-        if not self._positions:
-            self._positions.update(dict(zip(self.ids, range(len(self.ids)))))
-        return self._positions
 
     def draw(self, rng: random.Random) -> tuple[str, float]:
         """One record drawn with its probability, and that probability (a bisection of the running
@@ -95,12 +88,13 @@ def estimate(people: Population, draws: Sequence[tuple[str, float]], labels: Map
              width: float | None = None) -> dict[str, Any]:
     """The active estimate from the labelled draws (the longest labelled run from the first), with
     the draws still needed for an interval of ``width``."""
-    position = people.positions()
     used = []
     for rid, _ in draws:
         if rid not in labels:
             break
         used.append(rid)
+    wanted = set(used)
+    position = {rid: n for n, rid in enumerate(people.ids) if rid in wanted}
     judge_mean = sum(people.values) / len(people.values)
     found: dict[str, Any] = {"judge_mean": judge_mean, "draws": len(draws), "records": len(people.ids)}
     if len(used) < 2:

@@ -4,12 +4,12 @@ Each journal gets its own table: one line per record, keyed by the record's posi
 status, byte span in the journal (the row itself is read from the journal when a record is
 opened) and per metric a column holding its ``ok`` value, indexed for sorting and ranges, and one
 holding the judge's uncertainty about it (``evalcore_ui.active.uncertainty``, what a queue in
-active order draws by), read in the same pass. The run's input, when it is still the file the run read, adds each record's byte span in
-it and the slices its ``example.labels`` name (each slice entry keeps the record's position, so a
-page of a slice walks the slice's index in record order). The index is built on first open and brought up
-to date from where it stopped whenever the journal has grown (a run in progress); a journal that
-shrank or was replaced is indexed again. A later row for the same record replaces the earlier
-(a resumed run).
+active order draws by), read in the same pass. The run's input, when it is still the file the run
+read, adds each record's byte span in it and the slices its ``example.labels`` name (each slice
+entry keeps the record's position, so a page of a slice walks the slice's index in record order).
+The index is built on first open and brought up to date from where it stopped whenever the journal
+has grown (a run in progress); a journal that shrank or was replaced is indexed again. A later row
+for the same record replaces the earlier (a resumed run).
 """
 
 from __future__ import annotations
@@ -190,7 +190,8 @@ class RowIndex:
             return
         columns = ["i", "status", "pos", "len", *(f"{c}{n}" for n in range(width) for c in "mu")]
         update = ", ".join(f"{c} = excluded.{c}" for c in columns)
-        latest = {row[1]: row + (None,) * (5 + 2 * width - len(row)) for row in batch}  # one statement changes a row once
+        # one statement changes a row once
+        latest = {row[1]: row + (None,) * (5 + 2 * width - len(row)) for row in batch}
         self._db.insert(f"rows_{file_id}", ["rid", *columns], [(r[1], r[0], *r[2:]) for r in latest.values()],
                         f"ON CONFLICT (rid) DO UPDATE SET {update}")
         if linked:
