@@ -1,6 +1,7 @@
 """The workbench on a run of a million records: time to index the journal on first open, to the
 first page of records (plain, sorted by a metric, filtered by value, status and label slice),
-and to open a record, through the HTTP API of the running application.
+to open a record, and to open a queue in active order (its first proposed record) and get the next
+proposal after a label, through the HTTP API of the running application.
 
 A synthetic run is written to a temporary folder: an input of ``--records`` records (each with a
 label slice and a short text) and the journal of a run over it (two metrics, one with 1 % errors),
@@ -61,6 +62,31 @@ def timed(client: TestClient, path: str) -> float:
     return time.perf_counter() - started
 
 
+def timed_post(client: TestClient, path: str, body: dict[str, object]) -> float:
+    started = time.perf_counter()
+    answer = client.post(path, json=body, headers={"Origin": "http://127.0.0.1"})
+    assert answer.status_code == 200, answer.text
+    return time.perf_counter() - started
+
+
+def active_queue(client: TestClient, run: str) -> None:
+    """Open a queue in active order for ``m/b`` (1 % errors, so not every record is drawn from), then
+    label a few proposals, timing each step."""
+    opened = timed_post(client, "/api/queues", {"name": "act", "run": run, "kind": "pass_fail", "metric": "m/b",
+                                                 "order": "active"})
+    started = time.perf_counter()
+    record = client.get("/api/queues/act/next", params={"annotator": "ann"}).json()["record"]["id"]
+    print(f"active queue: open, first proposal {opened + time.perf_counter() - started:8.3f} s")
+    times = []
+    for n in range(5):
+        timed_post(client, "/api/queues/act/labels", {"record": record, "annotator": "ann", "label": n % 2})
+        started = time.perf_counter()
+        record = client.get("/api/queues/act/next", params={"annotator": "ann"}).json()["record"]["id"]
+        times.append(time.perf_counter() - started)
+    print(f"active queue: next after label  {max(times):8.3f} s (slowest of 5)")
+    print(f"active queue: estimate          {timed(client, '/api/queues/act/estimate?width=0.05'):8.3f} s")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--records", type=int, default=1_000_000)
@@ -81,6 +107,7 @@ def main() -> None:
                 print(f"{name:<30} {timed(client, base + query):8.3f} s")
             print(f"open a record (first)          {timed(client, f'{base}/r{args.records * 3 // 4}'):8.3f} s")
             print(f"open another record            {timed(client, f'{base}/r{args.records // 3}'):8.3f} s")
+            active_queue(client, run)
 
 
 if __name__ == "__main__":

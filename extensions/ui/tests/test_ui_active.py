@@ -138,3 +138,41 @@ def test_labelling_an_active_queue_in_the_browser_narrows_the_interval_and_says_
     assert needed[-1] < needed[0]
     assert needed[-1] == final["labels_needed"]
     assert widths[-1] == pytest.approx(final["active"]["width"], abs=1e-4)
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
+def data_at(request, tmp_path):
+    """Where the workbench keeps its index and labels: a folder of SQLite files, or a PostgreSQL database."""
+    return str(tmp_path / "ui") if request.param == "sqlite" else request.getfixturevalue("postgres")
+
+
+def test_every_kind_of_uncertainty_is_kept_in_the_index_and_gives_the_recorded_draw_probabilities(data_at, tmp_path):
+    scores = [("a", {"value": 0.5, "status": "ok", "details": {"values": [0.0, 1.0]}}),  # a panel: std 0.5
+              ("b", {"value": 1.0, "status": "ok", "details": {"confidence": 0.9}}),  # 1 - confidence: 0.1
+              ("c", {"value": 0.36, "status": "ok"}),  # sqrt(0.36 * 0.64) = 0.48
+              ("d", 0.7),  # a bare number: the mean of the others' (0.5 + 0.1 + 0.48 + 0) / 4 = 0.27
+              ("e", {"value": None, "status": "error", "error": {"type": "E", "message": "m"}}),  # not drawn from
+              ("f", {"value": 0.5, "status": "ok"}),  # replaced by the resumed run's row below: 0
+              ("f", {"value": 1.0, "status": "ok"})]
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    with open(runs / "run.rows.jsonl", "w") as handle:
+        handle.write(json.dumps({"evalcore_journal": 2, "metrics": {"m/j": {"granularity": "sample"}}}) + "\n")
+        for rid, score in scores:
+            handle.write(json.dumps({"id": rid, "i": "abcdeff".index(rid), "scores": {"m/j": score}}) + "\n")
+    (runs / "run.json").write_text(json.dumps({"metrics": {"m/j": {"value": 0.6, "n": 5}},
+                                               "provenance": {"started": "2026-01-01T00:00:00Z"},
+                                               "samples_file": "run.rows.jsonl"}))
+    doubt = {"a": 0.5, "b": 0.1, "c": 0.48, "d": 0.27, "f": 0.0}
+    expected = {rid: 0.8 * d / sum(doubt.values()) + 0.2 / 5 for rid, d in doubt.items()}
+    with TestClient(create_app(str(runs), data=data_at, seed=3), base_url="http://127.0.0.1") as client:
+        run = client.get("/api/runs").json()[0]["id"]
+        client.post("/api/queues", json={"name": "act", "run": run, "kind": "pass_fail", "metric": "m/j",
+                                         "order": "active"}, headers=HEADERS)
+        while (record := client.get("/api/queues/act/next", params={"annotator": "ann"}).json()["record"]):
+            client.post("/api/queues/act/labels", json={"record": record["id"], "annotator": "ann", "label": 1},
+                        headers=HEADERS)
+        labels = client.get("/api/queues/act/labels").json()
+        estimate = client.get("/api/queues/act/estimate").json()
+    assert {x["id"]: x["p"] for x in labels} == pytest.approx(expected)
+    assert estimate["records"] == 5 and estimate["judge_mean"] == pytest.approx((0.5 + 1.0 + 0.36 + 0.7 + 1.0) / 5)

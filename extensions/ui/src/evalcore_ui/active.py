@@ -3,7 +3,8 @@
 The records drawn from are those with a value of the queue's metric. Each is drawn with a
 probability proportional to the judge's uncertainty about it, mixed with the uniform draw (a
 fifth of the weight, so every record keeps at least ``0.2 / N``; ``evalcore.active_probabilities``).
-The uncertainty is read from the record's score:
+The uncertainty is read from the record's score when the run's index is built (kept beside its value,
+so a queue's population is one query, and a draw a bisection of the probabilities' running sums):
 
 - a score with several values in its details (``values``: a panel's or rollouts' numbers) —
   their standard deviation;
@@ -20,9 +21,11 @@ estimate back until someone labels it rather than biasing it.
 
 from __future__ import annotations
 
+import itertools
 import math
 import random
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from operator import itemgetter
 from typing import Any
 
 import attrs
@@ -58,39 +61,40 @@ class Population:
     ids: tuple[str, ...]
     values: tuple[float, ...]
     probabilities: tuple[float, ...]
+    cumulative: list[float] = attrs.field(init=False, eq=False, repr=False)
+
+    @cumulative.default
+    def _cumulative(self) -> list[float]:
+        return list(itertools.accumulate(self.probabilities))
 
     def draw(self, rng: random.Random) -> tuple[str, float]:
-        """One record drawn with its probability, and that probability."""
-        (position,) = rng.choices(range(len(self.ids)), weights=self.probabilities)
+        """One record drawn with its probability, and that probability (a bisection of the running
+        sums: the same draw as ``rng.choices`` with the probabilities as weights)."""
+        (position,) = rng.choices(range(len(self.ids)), cum_weights=self.cumulative)
         return self.ids[position], self.probabilities[position]
 
 
-def population(scores: Iterable[tuple[str, Any]]) -> Population:
-    """The population of the records whose score (``(id, score)`` pairs) has a value."""
-    ids, values, doubts = [], [], []
-    for rid, score in scores:
-        value = score.get("value") if isinstance(score, Mapping) else score
-        if (isinstance(score, Mapping) and score.get("status", "ok") != "ok") or not _number(value):
-            continue
-        ids.append(rid)
-        values.append(float(value))
-        doubts.append(uncertainty(score))
-    if not ids:
+def population(judged: Sequence[tuple[str, float, float | None]]) -> Population:
+    """The population of the records with a value: ``(id, value, uncertainty)`` triples, as the
+    index keeps them (a value that is not finite leaves its record out)."""
+    rows = [row for row in judged if math.isfinite(row[1])]
+    if not rows:
         raise InputError("no record has a value of the queue's metric to draw from", field="metric")
-    probabilities = evalcore.active_probabilities(doubts, eps=EPS)
-    return Population(tuple(ids), tuple(values), tuple(float(p) for p in probabilities))
+    probabilities = evalcore.active_probabilities(list(map(itemgetter(2), rows)), eps=EPS)
+    return Population(tuple(map(itemgetter(0), rows)), tuple(map(itemgetter(1), rows)), tuple(probabilities.tolist()))
 
 
 def estimate(people: Population, draws: Sequence[tuple[str, float]], labels: Mapping[str, float],
              width: float | None = None) -> dict[str, Any]:
     """The active estimate from the labelled draws (the longest labelled run from the first), with
     the draws still needed for an interval of ``width``."""
-    position = {rid: n for n, rid in enumerate(people.ids)}
     used = []
     for rid, _ in draws:
         if rid not in labels:
             break
         used.append(rid)
+    wanted = set(used)
+    position = {rid: n for n, rid in enumerate(people.ids) if rid in wanted}
     judge_mean = sum(people.values) / len(people.values)
     found: dict[str, Any] = {"judge_mean": judge_mean, "draws": len(draws), "records": len(people.ids)}
     if len(used) < 2:

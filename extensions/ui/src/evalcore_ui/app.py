@@ -38,7 +38,7 @@ from .aligning import align_queue
 from .db import is_postgres
 from .index import RowIndex
 from .jsontext import dumps, loads
-from .labels import LabelStore, export_lines, mean_labels, walk_ids
+from .labels import LabelStore, export_lines, mean_labels
 from .record import record_detail
 from .security import Guard
 
@@ -84,9 +84,7 @@ class Workbench:
         count = self.index.refresh(journal)
         kept = self.populations.get((journal, metric))
         if kept is None or kept[0] != count:
-            scores = ((rid, (self.index.row(journal, rid)[0].get("scores") or {}).get(metric))
-                      for rid in walk_ids(lambda after: self.index.ids(journal, after)))
-            kept = self.populations[(journal, metric)] = (count, active.population(scores))
+            kept = self.populations[(journal, metric)] = (count, active.population(self.index.judged(journal, metric)))
         return kept[1]
 
 

@@ -2,13 +2,14 @@
 
 Each journal gets its own table: one line per record, keyed by the record's position, with its id,
 status, byte span in the journal (the row itself is read from the journal when a record is
-opened) and one column per metric holding its ``ok`` value, each column indexed for sorting and
-ranges. The run's input, when it is still the file the run read, adds each record's byte span in
-it and the slices its ``example.labels`` name (each slice entry keeps the record's position, so a
-page of a slice walks the slice's index in record order). The index is built on first open and brought up
-to date from where it stopped whenever the journal has grown (a run in progress); a journal that
-shrank or was replaced is indexed again. A later row for the same record replaces the earlier
-(a resumed run).
+opened) and per metric a column holding its ``ok`` value, indexed for sorting and ranges, and one
+holding the judge's uncertainty about it (``evalcore_ui.active.uncertainty``, what a queue in
+active order draws by), read in the same pass. The run's input, when it is still the file the run
+read, adds each record's byte span in it and the slices its ``example.labels`` name (each slice
+entry keeps the record's position, so a page of a slice walks the slice's index in record order).
+The index is built on first open and brought up to date from where it stopped whenever the journal
+has grown (a run in progress); a journal that shrank or was replaced is indexed again. A later row
+for the same record replaces the earlier (a resumed run).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from typing import Any
 import attrs
 from evalcore.plugin import InputError
 
+from .active import uncertainty
 from .db import Database, connect, layout, set_layout
 from .jsontext import loads
 
@@ -41,7 +43,7 @@ CREATE TABLE slices_{n} (key TEXT NOT NULL, value TEXT NOT NULL, rid TEXT NOT NU
 """
 _PER_JOURNAL = ("rows", "inputs", "slices")
 _BATCH = 20_000
-_VERSION = 2
+_VERSION = 3
 """The index's layout; an index of another is built again (it is derived from the journals alone)."""
 STATUSES = ("ok", "skipped", "error")
 
@@ -150,11 +152,12 @@ class RowIndex:
                 flush()
                 for metric in new:
                     self._add_metric(file_id, columns, metric)
-            values = [None] * len(columns)
+            values: list[float | None] = [None] * (2 * len(columns))  # each metric's value and uncertainty
             status = "ok"
             for metric, score in scores.items():
                 value, state = _ok_value(score)
-                values[columns[metric]] = value
+                if value is not None:
+                    values[2 * columns[metric]: 2 * columns[metric] + 2] = value, uncertainty(score)
                 if state != "ok" and status != "error":
                     status = state
             order = row.get("i")
@@ -176,6 +179,7 @@ class RowIndex:
             return
         n = columns[metric] = len(columns)
         self._db.execute(f"ALTER TABLE rows_{file_id} ADD COLUMN m{n} DOUBLE PRECISION")
+        self._db.execute(f"ALTER TABLE rows_{file_id} ADD COLUMN u{n} DOUBLE PRECISION")
         if self._db.execute(f"SELECT count(*) FROM rows_{file_id}").fetchone()[0]:  # noqa: S608
             self._db.execute(f"CREATE INDEX rows_{file_id}_m{n} ON rows_{file_id} (m{n})")
 
@@ -184,9 +188,10 @@ class RowIndex:
         slices are indexed (``linked``), give them the rows' positions."""
         if not batch:
             return
-        columns = ["i", "status", "pos", "len", *(f"m{n}" for n in range(width))]
+        columns = ["i", "status", "pos", "len", *(f"{c}{n}" for n in range(width) for c in "mu")]
         update = ", ".join(f"{c} = excluded.{c}" for c in columns)
-        latest = {row[1]: row + (None,) * (5 + width - len(row)) for row in batch}  # one statement changes a row once
+        # one statement changes a row once
+        latest = {row[1]: row + (None,) * (5 + 2 * width - len(row)) for row in batch}
         self._db.insert(f"rows_{file_id}", ["rid", *columns], [(r[1], r[0], *r[2:]) for r in latest.values()],
                         f"ON CONFLICT (rid) DO UPDATE SET {update}")
         if linked:
@@ -295,6 +300,18 @@ class RowIndex:
         row = loads(_span(journal, *found))
         record = loads(_span(*source)) if source is not None else None
         return row, record if isinstance(record, dict) else None
+
+    def judged(self, journal: str, metric: str) -> list[tuple[str, float, float | None]]:
+        """Id, ``ok`` value of ``metric`` and the judge's uncertainty about it, of each record with a
+        value, in record order."""
+        with self._lock:
+            file_id = self._file_id(journal)
+            metrics = self._metrics(file_id)
+            if metric not in metrics:
+                return []
+            n = metrics.index(metric)
+            return self._db.execute(f"SELECT rid, m{n}, u{n} FROM rows_{file_id} "  # noqa: S608
+                                    f"WHERE m{n} IS NOT NULL ORDER BY i").fetchall()
 
     def metrics(self, journal: str) -> list[str]:
         """The metric ids of the journal's rows."""

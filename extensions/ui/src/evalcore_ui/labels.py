@@ -182,7 +182,7 @@ class LabelStore:
             for rid in waiting:
                 if rid not in skipped:
                     return rid
-            if not set(ids) - labelled - skipped:
+            if all(rid in labelled or rid in skipped for rid in ids):
                 return waiting[0] if waiting else None
             for _ in range(_MAX_DRAWS):
                 rid, p = draw()
