@@ -62,7 +62,7 @@ def test_labels_keep_who_when_and_the_comment_and_a_second_label_replaces_the_fi
     assert refused == {"error": "tone: the queue labels no metric, and --labels needs one: open the queue for a metric"}
 
 
-def test_aligning_a_judge_that_is_not_custom_is_one_line(runs, tmp_path):
+def test_aligning_a_judge_align_cannot_rewrite_is_one_line(runs, tmp_path):
     with TestClient(create_app(str(runs), data=str(tmp_path / "ui")), base_url="http://127.0.0.1") as client:
         run = client.get("/api/runs").json()[0]["id"]
         headers = {"Origin": "http://127.0.0.1"}
@@ -73,5 +73,6 @@ def test_aligning_a_judge_that_is_not_custom_is_one_line(runs, tmp_path):
                         headers=headers)
         answer = client.post("/api/queues/faith/align", json={}, headers=headers)
     assert answer.status_code == 400
-    assert answer.json() == {"error": "faith: the alignment failed: metric: judge/faithfulness is not a judge/custom "
-                                      "metric; align writes a new judge/custom file"}
+    assert answer.json() == {"error": "faith: the alignment failed: judge/faithfulness: its value is not one judge "
+                                      "call's answer to one prompt template over record fields; align takes "
+                                      "judge/custom, judge/llm_judge, judge/diff_semantic"}

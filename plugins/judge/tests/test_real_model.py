@@ -178,6 +178,7 @@ def test_real_model_custom_judge(smollm2, tmp_path):
     assert score.value in (0.0, 1.0) if score.ok else score.error_type == "UnparseableJudgement"
 
 
+@pytest.mark.slow  # minutes of CPU: left out of nox -s tests; run it with pytest -m real_model
 def test_real_model_pairwise_agent_and_summary_judges_through_the_cli(smollm2, tmp_path):
     """The pairwise, agent-plan and summarization judges with the local model through
     ``evalcore evaluate``: every record gets a row, ok with a value in [0, 1] or an error that keeps
