@@ -11,7 +11,8 @@ prompt form alike, so both score the same verdicts.
   ``evalcore.evaluate`` with no concurrency setting (the run's and the judge's defaults, cache
   off); its time is set against ``calls × delay ÷ concurrency`` (the judge's default ceiling, 32)
   with the target ``1.3×``, and the client's CPU seconds (what a loaded machine stretches: a
-  client whose CPU time stays below the floor can reach it on a free core).
+  client whose CPU time stays below the floor can reach it on a free core) and the scripted
+  server's (its own share of the time over the floor).
   ``judge/context_precision`` runs both ways (one call per context, and
   ``one_call=True``, DeepEval's one call per sample).
 * **peers**: context recall, faithfulness and context precision in evalcore and in ragas
@@ -91,16 +92,29 @@ JUDGED = ("judge/answer_quality", "judge/answer_relevancy", "judge/answer_statem
 
 
 class Counted:
-    """The server's request count, read around each run."""
+    """The server's request count and CPU seconds, read around each run."""
 
-    def __init__(self, counter: Any) -> None:
+    def __init__(self, counter: Any, server_pid: int) -> None:
         self.counter = counter
+        self.server_pid = server_pid
 
     def run(self, fn: Callable[[], Any]) -> tuple[float, int, float]:
-        """Wall seconds, requests served and this process's CPU seconds of ``fn()``."""
-        before, start, cpu = self.counter.value, time.perf_counter(), time.process_time()
+        """Wall seconds, requests served and this process's CPU seconds of ``fn()``; the server's CPU
+        seconds over the same time are kept in ``server_cpu``."""
+        before, server_before = self.counter.value, self._server_cpu()
+        start, cpu = time.perf_counter(), time.process_time()
         fn()
-        return time.perf_counter() - start, self.counter.value - before, time.process_time() - cpu
+        seconds, used = time.perf_counter() - start, time.process_time() - cpu
+        self.server_cpu = self._server_cpu() - server_before
+        return seconds, self.counter.value - before, used
+
+    def _server_cpu(self) -> float:
+        """The server process's user + system CPU seconds (Linux ``/proc``; 0 elsewhere)."""
+        try:
+            fields = Path(f"/proc/{self.server_pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            return 0.0
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def evalcore_run(base_url: str, metric_id: str, data: list[dict]) -> list[float | None]:
@@ -120,7 +134,7 @@ def floor(counted: Counted, base_url: str, n: int, delay: float) -> None:
     data = records(n)
     print(f"floor: {n} records each, {delay * 1000:g} ms a call, defaults (concurrency {DEFAULT_CEILING})")
     evalcore_run(base_url, "judge/llm_judge", data[:32])  # imports and first connections, not timed
-    print(f"  {'metric':<55} {'calls':>6} {'seconds':>8} {'CPU s':>6} {'floor':>6} {'ratio':>6}")
+    print(f"  {'metric':<55} {'calls':>6} {'seconds':>8} {'CPU s':>6} {'server':>6} {'floor':>6} {'ratio':>6}")
     for metric_id in JUDGED:
         try:
             seconds, calls, cpu = counted.run(lambda metric_id=metric_id: evalcore_run(base_url, metric_id, data))
@@ -130,7 +144,8 @@ def floor(counted: Counted, base_url: str, n: int, delay: float) -> None:
         ideal = calls * delay / DEFAULT_CEILING
         ratio = seconds / ideal if ideal else float("nan")
         verdict = "within" if ratio <= TARGET else "over"
-        print(f"  {metric_id:<55} {calls:6d} {seconds:8.2f} {cpu:6.2f} {ideal:6.2f} {ratio:5.2f}x {verdict} {TARGET}x")
+        print(f"  {metric_id:<55} {calls:6d} {seconds:8.2f} {cpu:6.2f} {counted.server_cpu:6.2f} {ideal:6.2f} "
+              f"{ratio:5.2f}x {verdict} {TARGET}x")
 
 
 def ragas_run(base_url: str, name: str, data: list[dict]) -> list[float]:
@@ -226,7 +241,7 @@ def main() -> None:
     server = multiprocessing.Process(target=serve, args=(ports, args.delay, answer, counter), daemon=True)
     server.start()
     base_url = f"http://127.0.0.1:{ports.get(timeout=30)}/v1"
-    counted = Counted(counter)
+    counted = Counted(counter, server.pid)
     only = set(args.only.split(","))
     try:
         if "floor" in only:
