@@ -13,6 +13,7 @@ from evalcore_pytest.testing import modules_imported_by_listing as modules_impor
 from evalcore_pytest.testing import nested_list as nested_list
 from evalcore_pytest.testing import requested_schema as requested_schema
 from evalcore_pytest.testing import run_evalcore as run_evalcore
+from evalcore_pytest.testing import run_without as run_without
 from evalcore_pytest.testing import schema_instance as schema_instance
 from evalcore_pytest.testing import silent_server as silent_server
 from evalcore_pytest.testing import write_journal as write_journal

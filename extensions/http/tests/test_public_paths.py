@@ -3,33 +3,12 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
-import textwrap
 
 import evalcore.cache
 import evalcore.http
 import evalcore_http.cache
 import evalcore_http.client
-from evalcore.testing import run_evalcore
-
-HIDDEN = textwrap.dedent("""
-    import importlib.abc, sys
-
-    class Hide(importlib.abc.MetaPathFinder):
-        def find_spec(self, name, path=None, target=None):
-            if name.partition(".")[0] == "evalcore_http":
-                raise ModuleNotFoundError(f"No module named {name!r}", name=name)
-            return None
-
-    sys.meta_path.insert(0, Hide())
-""")
-
-
-def run_hidden(code: str) -> subprocess.CompletedProcess:
-    """``code`` in a fresh interpreter that cannot import evalcore_http."""
-    return subprocess.run([sys.executable, "-c", HIDDEN + textwrap.dedent(code)], capture_output=True, text=True,
-                          timeout=120)
+from evalcore.testing import run_evalcore, run_without
 
 
 def test_the_public_paths_are_this_distributions_objects():
@@ -39,7 +18,7 @@ def test_the_public_paths_are_this_distributions_objects():
 
 
 def test_without_the_distribution_a_public_name_says_what_to_install():
-    proc = run_hidden("""
+    proc = run_without("evalcore_http", """
         import evalcore.http
         try:
             evalcore.http.OpenAIClient
@@ -52,7 +31,7 @@ def test_without_the_distribution_a_public_name_says_what_to_install():
 
 
 def test_without_the_distribution_the_run_settings_still_work():
-    proc = run_hidden("""
+    proc = run_without("evalcore_http", """
         import json
         from evalcore.cache import CacheMode
         from evalcore.plugin import CACHE_MODES, RunContext

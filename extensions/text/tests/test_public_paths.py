@@ -4,34 +4,13 @@ them still works."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-import textwrap
-
 import evalcore.plugin
 import evalcore.text
 import evalcore.vectors
 import evalcore_text
 import evalcore_text.inputs
 import evalcore_text.vectors
-
-HIDDEN = textwrap.dedent("""
-    import importlib.abc, sys
-
-    class Hide(importlib.abc.MetaPathFinder):
-        def find_spec(self, name, path=None, target=None):
-            if name.partition(".")[0] == "evalcore_text":
-                raise ModuleNotFoundError(f"No module named {name!r}", name=name)
-            return None
-
-    sys.meta_path.insert(0, Hide())
-""")
-
-
-def run_hidden(code: str) -> subprocess.CompletedProcess:
-    """``code`` in a fresh interpreter that cannot import evalcore_text."""
-    return subprocess.run([sys.executable, "-c", HIDDEN + textwrap.dedent(code)], capture_output=True, text=True,
-                          timeout=120)
+from evalcore.testing import run_without
 
 
 def test_the_public_paths_are_this_distributions_objects():
@@ -46,7 +25,7 @@ def test_the_public_paths_are_this_distributions_objects():
 
 
 def test_without_the_distribution_a_public_name_says_what_to_install():
-    proc = run_hidden("""
+    proc = run_without("evalcore_text", """
         import evalcore, evalcore.plugin, evalcore.text, evalcore.vectors
         for use in (lambda: evalcore.text.normalize_text, lambda: evalcore.plugin.inputs,
                     lambda: evalcore.vectors.as_matrix):

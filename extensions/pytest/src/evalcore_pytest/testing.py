@@ -31,6 +31,7 @@ import os
 import socket
 import subprocess
 import sys
+import textwrap
 import threading
 import time
 from collections import deque
@@ -45,8 +46,8 @@ from evalcore import PluginError
 __all__ = [
     "Reply", "ScriptedServer", "assert_metric", "assert_no_regression", "compiled_part", "default_reply",
     "heavy_modules_after_listing", "import_ragas", "silent_server",
-    "modules_imported_by_listing", "nested_list", "requested_schema", "run_evalcore", "schema_instance",
-    "write_journal", "write_records",
+    "modules_imported_by_listing", "nested_list", "requested_schema", "run_evalcore", "run_without",
+    "schema_instance", "write_journal", "write_records",
 ]
 
 REQUIRE_COMPILED_ENV = "EVALCORE_REQUIRE_COMPILED"
@@ -371,6 +372,30 @@ def run_evalcore(*args: str, env: Mapping[str, str] | None = None, timeout: floa
     if check and proc.returncode != 0:
         raise AssertionError(f"evalcore {' '.join(args)} exited {proc.returncode}: {proc.stderr[-3000:]}")
     return proc
+
+
+_HIDE = """
+import importlib.abc, sys
+
+
+class _Hide(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name.partition(".")[0] in {hidden!r}:
+            raise ModuleNotFoundError(f"No module named {{name!r}}", name=name)
+        return None
+
+
+sys.meta_path.insert(0, _Hide())
+"""
+
+
+def run_without(packages: str | tuple[str, ...], code: str, *,
+                timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    """Python ``code`` run in a fresh interpreter that cannot import ``packages`` (top-level names),
+    as where their distributions are not installed; its output as text."""
+    hidden = {packages} if isinstance(packages, str) else set(packages)
+    return subprocess.run([sys.executable, "-c", _HIDE.format(hidden=hidden) + textwrap.dedent(code)],
+                          capture_output=True, text=True, timeout=timeout)
 
 
 def assert_metric(result: Any, metric: str, at_least: float | None = None, at_most: float | None = None) -> None:
