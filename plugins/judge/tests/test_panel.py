@@ -275,3 +275,17 @@ def test_samples_on_dspys_lm_are_asked_in_turn():
                               dspy.Prediction(response="William Shakespeare."))
     assert got.score == pytest.approx((2 / 3 + 1) / 2)  # DSPy's f1 of (1, 0.5) and of (1, 1), averaged
     assert len(lm.history) == 2
+
+
+def test_the_judge_metrics_and_their_agreement_need_no_statistics_extension():
+    """evalcore-judge does not depend on evalcore-stats: its metrics and the panel's agreement import
+    and compute where evalcore-stats is not installed."""
+    from evalcore.testing import run_without
+
+    proc = run_without("evalcore_stats", """
+        import evalcore_judge.metrics
+        from evalcore_judge.agreement import agreement
+        print(agreement([[1.0, 1.0], [0.0, 1.0], [0.0, 0.0]], ["a", "b"])["cohen_kappa"])
+    """)
+    assert proc.returncode == 0, proc.stderr
+    assert float(proc.stdout) == pytest.approx(cohen_kappa_score([1, 0, 0], [1, 1, 0]))

@@ -1,7 +1,7 @@
 """Agreement between judges: Cohen's kappa, Fleiss' kappa and Krippendorff's alpha.
 
 Each is computed as its reference computes it: Cohen's kappa as scikit-learn's
-``cohen_kappa_score`` (through :func:`evalcore.judge.cohen_kappa`), Fleiss' kappa as statsmodels'
+``cohen_kappa_score`` (unweighted), Fleiss' kappa as statsmodels'
 ``fleiss_kappa`` (``method='fleiss'``), Krippendorff's alpha as the ``krippendorff`` package's
 ``alpha`` (nominal or interval). Ratings are numbers; each distinct value is a category for the
 kappas. Where chance agreement is complete (every rating the same value) the coefficients are
@@ -10,15 +10,27 @@ undefined and NaN, as in the references.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Hashable, Sequence
 from typing import Literal
 
 import numpy as np
-from evalcore.judge import cohen_kappa
 
 __all__ = ["agreement", "cohen_kappa", "fleiss_kappa", "krippendorff_alpha"]
 
 Level = Literal["nominal", "interval"]
+
+
+def cohen_kappa(first: Sequence[Hashable], second: Sequence[Hashable]) -> float:
+    """Cohen's kappa (unweighted) of two raters' labels of the same records, as scikit-learn's
+    ``cohen_kappa_score``; NaN where chance agreement is complete (one label throughout)."""
+    if len(first) != len(second) or not first:
+        raise ValueError("cohen_kappa needs the same number (at least 1) of labels from each rater")
+    n = len(first)
+    observed = sum(a == b for a, b in zip(first, second)) / n
+    counts = Counter(second)
+    expected = sum(count * counts[label] for label, count in Counter(first).items()) / (n * n)
+    return float("nan") if expected == 1 else (observed - expected) / (1 - expected)
 
 
 def fleiss_kappa(ratings: Sequence[Sequence[float]]) -> float:
