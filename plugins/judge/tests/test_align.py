@@ -46,11 +46,18 @@ def untaught(reply: str) -> bool:
     return "thank" in reply.lower()
 
 
+def judged(reply: str, shown: list[str]) -> tuple[bool, bool]:
+    """Whether the examples' replies ``shown`` taught the scripted judge the people's rule (one says
+    please), and its verdict on ``reply``."""
+    taught = any(polite(example) for example in shown)
+    return taught, polite(reply) if taught else untaught(reply)
+
+
 def oracle(request):
     messages = request["messages"]
     reply = message_text(messages[-1]).split("Reply: ", 1)[1].strip()
-    taught = any(m["role"] == "user" and polite(message_text(m).split("Reply: ", 1)[-1]) for m in messages[1:-1])
-    verdict = polite(reply) if taught else untaught(reply)
+    taught, verdict = judged(reply, [message_text(m).split("Reply: ", 1)[-1] for m in messages[1:-1]
+                                     if m["role"] == "user"])
     answer = {"reason": "please" if taught else "thanks", "verdict": "pass" if verdict else "fail"}
     return Reply.chat(json.dumps(answer), usage={"prompt_tokens": 20, "completion_tokens": 5})
 

@@ -17,7 +17,7 @@ from evalcore.plugin import InputError
 from evalcore.testing import Reply, ScriptedServer, run_evalcore, write_records
 from evalcore_judge import align
 from sklearn.metrics import cohen_kappa_score
-from test_align import REPLIES, judge_settings, polite, untaught
+from test_align import REPLIES, judge_settings, judged, polite, untaught
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
@@ -41,9 +41,8 @@ def oracle(request):
         SEEN["custom"][reply] = last
     else:
         SEEN["built-in"][reply] = f"{system}\n\n{last}"
-    taught = any(m["role"] == "user" and "Output:\n" in message_text(m) and polite(output_of(message_text(m)))
-                 for m in messages[1:-1])
-    verdict = polite(reply) if taught else untaught(reply)
+    taught, verdict = judged(reply, [output_of(message_text(m)) for m in messages[1:-1]
+                                     if m["role"] == "user" and "Output:\n" in message_text(m)])
     answer = {"explanation": "please" if taught else "thanks", "score": 1 if verdict else 0}
     return Reply.chat(json.dumps(answer), usage={"prompt_tokens": 20, "completion_tokens": 5})
 
