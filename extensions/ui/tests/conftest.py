@@ -15,7 +15,7 @@ import subprocess
 import sys
 import tempfile
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import pytest
 
@@ -132,10 +132,11 @@ def _unavailable(reason: str) -> None:
 
 
 @pytest.fixture(scope="session")
-def postgres_server() -> Iterator[str]:
+def postgres_control() -> Iterator[tuple[str, Callable[[], None]]]:
     """A PostgreSQL server of its own on 127.0.0.1 (``initdb`` into a temporary folder, ``pg_ctl start``
-    on a free port; as the ``postgres`` user where the tests run as root, which the server refuses);
-    the URL of its ``postgres`` database."""
+    on a free port; as the ``postgres`` user where the tests run as root, which the server refuses):
+    the URL of its ``postgres`` database, and a function that restarts the server (``pg_ctl restart
+    -m fast``: every connection to it is closed)."""
     programs = _postgres_bin()
     if programs is None:
         _unavailable("needs PostgreSQL's server programs (apt-get install postgresql): none in "
@@ -159,15 +160,29 @@ def postgres_server() -> Iterator[str]:
         assert done.returncode == 0, done.stdout + done.stderr
 
     options = f"-p {port} -k {folder} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off"
+    pg_ctl = [str(programs / "pg_ctl"), "-D", str(data), "-w", "-l", str(folder / "log")]
     try:
         run(str(programs / "initdb"), "-D", str(data), "-U", "evalcore", "--auth=trust", "--no-sync", "-E", "UTF8")
-        run(str(programs / "pg_ctl"), "start", "-D", str(data), "-w", "-l", str(folder / "log"), "-o", options)
+        run(*pg_ctl, "start", "-o", options)
         try:
-            yield f"postgresql://evalcore@127.0.0.1:{port}/postgres"
+            yield (f"postgresql://evalcore@127.0.0.1:{port}/postgres",
+                   lambda: run(*pg_ctl, "restart", "-m", "fast", "-o", options))
         finally:
-            run(str(programs / "pg_ctl"), "stop", "-D", str(data), "-m", "immediate")
+            run(*pg_ctl, "stop", "-m", "immediate")
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def postgres_server(postgres_control: tuple[str, Callable[[], None]]) -> str:
+    """The URL of the throwaway server's ``postgres`` database."""
+    return postgres_control[0]
+
+
+@pytest.fixture
+def restart_postgres(postgres_control: tuple[str, Callable[[], None]]) -> Callable[[], None]:
+    """Restart the throwaway server, closing every connection to it."""
+    return postgres_control[1]
 
 
 @pytest.fixture

@@ -203,6 +203,42 @@ def test_two_servers_on_one_postgresql_store_share_the_queue_and_its_labels(serv
 
 
 @pytest.mark.postgres
+def test_a_server_goes_on_after_its_postgresql_store_restarts(serve, runs, postgres, restart_postgres):
+    ids = [json.loads(line)["id"] for line in (EXAMPLES / "rag.jsonl").read_text().splitlines()]
+    with serve(str(runs), "--store", postgres) as url:
+        run = next(r["id"] for r in _call(url, "api/runs")[1] if r["name"] == "a")
+        assert _call(url, "api/queues", {"name": "check", "run": run, "kind": "pass_fail",
+                                         "metric": "judge/faithfulness"})[0] == 200
+        for rid in ids[:6]:
+            assert _call(url, "api/queues/check/labels", {"record": rid, "annotator": "alice", "label": 1})[0] == 200
+        restart_postgres()  # every connection the server held is closed
+        status, page = _call(url, f"api/runs/{run}/records?limit=3")
+        assert status == 200 and [r["id"] for r in page["rows"]] == ids[:3]
+        status, proposed = _call(url, "api/queues/check/next?annotator=alice")
+        assert status == 200 and proposed["record"]["id"] == ids[6]
+        for rid in ids[6:]:
+            assert _call(url, "api/queues/check/labels", {"record": rid, "annotator": "alice", "label": 0})[0] == 200
+        restart_postgres()
+        with urllib.request.urlopen(url + "api/queues/check/export", timeout=30) as answer:
+            exported = [json.loads(line) for line in answer.read().decode().splitlines()]
+    assert exported == [{"metric": "judge/faithfulness", "id": rid, "label": float(n < 6)} for n, rid in enumerate(ids)]
+
+
+@pytest.mark.postgres
+def test_a_transaction_the_restart_cuts_fails_and_leaves_nothing_half_written(postgres, restart_postgres):
+    store = LabelStore(postgres)
+    db = store._db
+    db.execute("CREATE TABLE notes (n BIGINT)")
+    with pytest.raises(Exception, match="terminat|closed|connection"):
+        with db.writing("notes"):
+            db.execute("INSERT INTO notes VALUES (1)")
+            restart_postgres()
+            db.execute("INSERT INTO notes VALUES (2)")
+    assert db.execute("SELECT count(*) FROM notes").fetchone()[0] == 0  # a new connection; nothing committed
+    store.close()
+
+
+@pytest.mark.postgres
 def test_an_unreachable_postgresql_store_is_one_line_without_the_password(runs, env, postgres_server):
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))

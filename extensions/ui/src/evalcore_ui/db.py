@@ -16,8 +16,8 @@ import contextlib
 import re
 import sqlite3
 import time
-from collections.abc import Iterable, Iterator, Sequence
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Any, TypeVar
 
 import attrs
 from evalcore.plugin import InputError
@@ -27,6 +27,7 @@ _SETUP_LOCK = int.from_bytes(b"evalcore", "big")
 """The key of PostgreSQL's advisory lock taken while the tables are made."""
 _PARAMETERS = 30_000
 """Values in one statement: under SQLite's 32,766 and PostgreSQL's 65,535."""
+T = TypeVar("T")
 
 
 @attrs.frozen
@@ -153,7 +154,11 @@ class SQLiteDatabase(Database):
 
 
 class PostgresDatabase(Database):
-    """A PostgreSQL database (psycopg 3), each statement its own transaction outside ``writing``."""
+    """A PostgreSQL database (psycopg 3), each statement its own transaction outside ``writing``.
+
+    When the server restarts (or drops the connection), the next statement or transaction finds the
+    connection broken: it connects again and runs once more. That happens only between transactions,
+    where nothing was half done; a transaction the break interrupted fails, and is rolled back."""
 
     dialect = POSTGRES
 
@@ -163,24 +168,52 @@ class PostgresDatabase(Database):
         except ImportError:
             raise InputError("a postgresql:// store needs psycopg: pip install 'evalcore-ui[postgres]'",
                              source=shown(url)) from None
+        self._psycopg, self._url, self._open = psycopg, url, 0
+        self._db = self._connect()
+
+    def _connect(self) -> Any:
         try:
-            self._db = psycopg.connect(url, autocommit=True)
-        except psycopg.Error as exc:
+            return self._psycopg.connect(self._url, autocommit=True)
+        except self._psycopg.Error as exc:
             first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-            raise InputError(f"cannot connect to the PostgreSQL server: {first}", source=shown(url)) from None
+            raise InputError(f"cannot connect to the PostgreSQL server: {first}", source=shown(self._url)) from None
+
+    def _live(self, action: Callable[[], T]) -> T:
+        """``action()``; where it finds the connection broken outside a transaction, once more on a new one."""
+        try:
+            return action()
+        except self._psycopg.OperationalError:
+            if self._open or not (self._db.broken or self._db.closed):
+                raise
+            self._db = self._connect()
+            return action()
+
+    @contextlib.contextmanager
+    def _transaction(self) -> Iterator[None]:
+        with contextlib.ExitStack() as stack:
+            self._live(lambda: stack.enter_context(self._db.transaction()))
+            self._open += 1
+            try:
+                yield
+            finally:
+                self._open -= 1
 
     def execute(self, sql: str, args: Sequence[Any] = ()) -> Any:
-        return self._db.execute(_placeholders(sql), args)
+        return self._live(lambda: self._db.execute(_placeholders(sql), args))
 
     def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
-        with self._db.cursor() as cursor:
-            cursor.executemany(_placeholders(sql), rows)
+        rows = list(rows)
+
+        def run() -> None:
+            with self._db.cursor() as cursor:
+                cursor.executemany(_placeholders(sql), rows)
+        self._live(run)
 
     def insert(self, table: str, columns: Sequence[str], rows: Sequence[Sequence[Any]], tail: str = "") -> None:
         """Through ``COPY`` into a temporary table, then one ``INSERT … SELECT … tail``: a large load
         costs the server a statement, not a parse of every row's values."""
         names = ", ".join(columns)
-        with self._db.transaction():
+        with self._transaction():
             self._db.execute(f"CREATE TEMP TABLE loading ON COMMIT DROP AS SELECT {names} FROM {table} WITH NO DATA")
             with self._db.cursor() as cursor, cursor.copy(f"COPY loading ({names}) FROM STDIN") as copy:
                 for row in rows:
@@ -190,20 +223,20 @@ class PostgresDatabase(Database):
 
     @contextlib.contextmanager
     def writing(self, *tables: str) -> Iterator[None]:
-        with self._db.transaction():
+        with self._transaction():
             if tables:  # other writers wait; readers do not
                 self._db.execute(f"LOCK TABLE {', '.join(tables)} IN SHARE ROW EXCLUSIVE MODE")
             yield
 
     @contextlib.contextmanager
     def setting_up(self) -> Iterator[None]:
-        with self._db.transaction():  # PostgreSQL's catalogue refuses two makers of one table at once
+        with self._transaction():  # PostgreSQL's catalogue refuses two makers of one table at once
             self.execute("SELECT pg_advisory_xact_lock(?)", (_SETUP_LOCK,))
             yield
 
     def tables(self) -> list[str]:
-        return [name for (name,) in self._db.execute("SELECT tablename FROM pg_tables WHERE schemaname = "
-                                                     "current_schema()")]
+        return [name for (name,) in self.execute("SELECT tablename FROM pg_tables WHERE schemaname = "
+                                                 "current_schema()")]
 
     def close(self) -> None:
         self._db.close()
