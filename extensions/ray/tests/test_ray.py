@@ -280,3 +280,26 @@ def test_evaluate_on_a_two_node_cluster_gives_the_local_numbers(two_node_cluster
                           cwd=tmp_path)
     assert done.returncode == 0, done.stderr[-3000:]
     assert done.stdout.split()[-1] == "2"
+
+
+def test_judge_calls_and_tokens_made_on_the_workers_are_counted(local_ray, dataset, monkeypatch):
+    from evalcore.testing import Reply, ScriptedServer, requested_schema, schema_instance
+
+    for name in ("EVALCORE_JUDGE_MODEL", "EVALCORE_JUDGE_BASE_URL", "OPENAI_BASE_URL", "EVALCORE_JUDGE_BACKEND"):
+        monkeypatch.delenv(name, raising=False)
+
+    def answer(request):
+        text = json.dumps(schema_instance(requested_schema(request), number=1))
+        return Reply.chat(text, usage={"prompt_tokens": 10, "completion_tokens": 5})
+
+    records = [{**r, "example": {**r["example"], "query": "capital?"}} for r in dataset[:40]]
+    with ScriptedServer(answer) as server:
+        remote = evalcore.evaluate(records, ["judge/answer_quality"], chunk_size=6, cache_mode="off", executor="ray",
+                                   judge={"base_url": server.base_url, "model": "judge-a"})
+        asked = len(server.requests)
+    usage = remote.to_dict()["metrics"]["judge/answer_quality"]["usage"]
+    assert asked == 40  # one call a record, every one made on a worker
+    assert {k: usage[k] for k in ("calls", "cached_calls", "prompt_tokens", "completion_tokens")} == {
+        "calls": 40, "cached_calls": 0, "prompt_tokens": 400, "completion_tokens": 200}
+    assert usage["cost_msats"] == remote.metrics["judge/answer_quality"].cost_msats
+    assert remote.to_dict()["usage"]["calls"] == 40

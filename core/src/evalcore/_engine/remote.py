@@ -15,6 +15,9 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import itertools
+import threading
+import uuid
 from collections import OrderedDict
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -32,7 +35,7 @@ from evalcore._registry.registry import Registry, default_registry
 
 from .options import RunOptions
 from .plan import Plan
-from .score import ChunkResult, score_chunk
+from .score import ChunkResult, WorkerUsage, score_chunk
 
 _KEEP = 4
 """Plans kept per worker process (one per run; older runs' plans are dropped)."""
@@ -113,14 +116,22 @@ class WorkerPlan:
         self.program = recipe.program
         self.pool = ThreadPoolExecutor(max_workers=max(recipe.options.concurrency, 2),
                                        thread_name_prefix="evalcore-worker")
+        self.worker = uuid.uuid4().hex  # this process's metric objects, for the driver's usage sums
+        self._reports = itertools.count(1)
+        self._lock = threading.Lock()
 
     def calls(self, chunk: Chunk) -> int:
         """At most how many budget reservations scoring ``chunk`` makes."""
         return len(chunk.records) * self.plan.options.rollouts * len(self.plan.metrics)
 
     def score(self, chunk: Chunk) -> ChunkResult:
-        """``chunk`` scored as the local executor scores it."""
-        return asyncio.run(score_chunk(self.plan, chunk, self.pool, self.program))
+        """``chunk`` scored as the local executor scores it, with what this process's metrics have used
+        in the run so far (calls, tokens, cache hits)."""
+        result = asyncio.run(score_chunk(self.plan, chunk, self.pool, self.program))
+        with self._lock:
+            usage = WorkerUsage(self.worker, next(self._reports),
+                                {metric.id: metric.usage_summary() for metric in self.plan.metrics})
+        return attrs.evolve(result, usage=usage)
 
     def close(self) -> None:
         self.pool.shutdown(wait=False, cancel_futures=True)

@@ -17,6 +17,7 @@ from typing import Any
 from evalcore._contract.chunk import Chunk, Source
 from evalcore._contract.errors import EvalcoreError, InputError
 from evalcore._contract.identity import params_to_json
+from evalcore._contract.metric import Metric
 from evalcore._registry.registry import Registry
 from evalcore._version import __version__
 
@@ -30,10 +31,10 @@ from .plan import Plan
 from .progress import RunProgress
 from .result import EvaluationResult
 from .run_hooks import with_details
-from .score import ChunkResult
+from .score import ChunkResult, WorkerUsage
 from .stopping import prepare as prepare_stopping
 from .summary import MetricSummary, MetricTally, summarise_all
-from .usage import used_since
+from .usage import added, used_since
 from .verdict import verdicts
 
 
@@ -54,6 +55,7 @@ class Run:
         self.options = plan.options
         self.tally = Tally(plan.metrics)
         self.used_before = {metric.id: metric.usage_summary() for metric in plan.metrics}  # a reused metric's totals
+        self.worker_usage: dict[str, WorkerUsage] = {}  # the latest report of each worker process
         self.rejected: list[InputError] = []
         self.seen_ids: set[int] = set()
         self.stopped: str | None = None
@@ -143,6 +145,9 @@ class Run:
         return chunk.without({chunk.positions[i] for i in range(len(chunk.records)) if i not in kept})
 
     def _record(self, journal: JournalWriter, result: ChunkResult) -> bool:
+        known = self.worker_usage.get(result.usage.worker) if result.usage is not None else None
+        if result.usage is not None and (known is None or known.seq < result.usage.seq):
+            self.worker_usage[result.usage.worker] = result.usage
         if self.error_stop is not None:  # scored while the error limit stopped the run: paid for, not reported
             self._count_paid(result.rows())
             return False
@@ -243,12 +248,19 @@ class Run:
             warnings = [same] if same and {"example.reference_answer", "prediction.response"} <= set(
                 metric.spec.inputs) else []
             tallies.append(MetricTally(metric, values, status, tally.cost_msats, tally.ordered_states(), reasons,
-                                       warnings, used_since(self.used_before[metric.id], metric.usage_summary())))
+                                       warnings, self._used(metric)))
         self.progress.summarising(len(tallies))
         summaries = summarise_all(tallies, failure_score=self.options.failure_score, seed=self.options.seed,
                                   n_boot=self.options.n_boot, confidence=self.options.confidence,
                                   on_each=self.progress.summarised)
         return dict(zip(self.tally.metrics, summaries))
+
+    def _used(self, metric: Metric) -> dict[str, Any]:
+        """What ``metric`` used in this run: its own object's usage, and that of its copies in worker processes."""
+        used = used_since(self.used_before[metric.id], metric.usage_summary())
+        for report in self.worker_usage.values():
+            used = added(used, report.reports.get(metric.id, {}))
+        return used
 
     def _result(self, rows: Rows) -> EvaluationResult:
         if not self.tally.n_records and self.rejected and not self.stopped:

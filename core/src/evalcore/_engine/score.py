@@ -36,6 +36,17 @@ from .units import Units
 
 
 @attrs.frozen
+class WorkerUsage:
+    """What the metrics of one worker process have used in a run so far (their
+    :meth:`~evalcore.plugin.Metric.usage_summary` by metric id), numbered in the order the worker
+    took the reports, so the latest wins whatever order chunks come back in."""
+
+    worker: str
+    seq: int
+    reports: dict[str, dict[str, Any]]
+
+
+@attrs.frozen
 class ChunkResult:
     """A scored chunk: its journal rows in input order, already JSON lines (each row is
     encoded as soon as it is built, so no chunk of row dicts is held), and the raw corpus
@@ -47,6 +58,9 @@ class ChunkResult:
     states: list[dict[str, Any]]
     n_errors: int
     columns: dict[str, Column]
+    usage: WorkerUsage | None = None
+    """Set by a worker process (:mod:`.remote`): its metrics' usage, which the driver's metric objects
+    never see."""
 
     def rows(self) -> list[dict[str, Any]]:
         """The rows decoded again (for the rare runs that keep only some of them)."""

@@ -41,6 +41,21 @@ def used_since(before: Mapping[str, Any], after: Mapping[str, Any]) -> dict[str,
     return used
 
 
+def added(first: Mapping[str, Any], second: Mapping[str, Any]) -> dict[str, Any]:
+    """Two usage reports together (the driver's and a worker process's): numbers added, nested
+    reports in turn, anything else as ``second`` has it (else ``first``)."""
+    total = dict(first)
+    for key, value in second.items():
+        old = first.get(key)
+        if isinstance(value, Mapping):
+            total[key] = added(old if isinstance(old, Mapping) else {}, value)
+        elif _number(value) and _number(old):
+            total[key] = old + value
+        elif value is not None or key not in total:
+            total[key] = value
+    return total
+
+
 def _number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
