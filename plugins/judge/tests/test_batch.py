@@ -58,11 +58,21 @@ def evaluate(data, server, folder, *flags, env=None):
     return json.loads((folder / "report.json").read_text())
 
 
-def scores(folder):
-    """Each record's value, from the run's rows journal."""
+def journal_scores(folder):
+    """Each record's score, from the run's rows journal."""
     lines = (folder / "report.rows.jsonl").read_text().splitlines()[1:]
     rows = [json.loads(line) for line in lines]
-    return {row["id"]: row["scores"]["judge/faithfulness"]["value"] for row in rows if "scores" in row}
+    return {row["id"]: row["scores"]["judge/faithfulness"] for row in rows if "scores" in row}
+
+
+def scores(folder):
+    """Each record's value, from the run's rows journal."""
+    return {rid: score["value"] for rid, score in journal_scores(folder).items()}
+
+
+def batch_ids(folder):
+    """Each record's batch ids by judge question, as its row in the journal keeps them."""
+    return {rid: score["details"].get("batches") for rid, score in journal_scores(folder).items()}
 
 
 EXPECTED = {f"r{i}": i % 3 / 2 for i in range(6)}
@@ -76,6 +86,8 @@ def test_batch_run_equals_the_plain_run_at_half_the_price(data, tmp_path, env):
         assert server.chat_calls == 6 and len(server.created) == 1  # every request in one batch, none sent alone
         assert len(server.batches[server.created[0]]["requests"]) == 6
     assert scores(tmp_path / "plain") == scores(tmp_path / "batch") == EXPECTED
+    assert batch_ids(tmp_path / "plain") == dict.fromkeys(EXPECTED)  # no batch, no key
+    assert batch_ids(tmp_path / "batch") == {rid: {"faithfulness": server.created} for rid in EXPECTED}
     for report in (plain, batched):
         assert report["metrics"]["judge/faithfulness"]["value"] == pytest.approx(sum(EXPECTED.values()) / 6)
     assert plain["usage"]["cost_msats"] == 6 * FULL_PRICE_MSATS
@@ -104,6 +116,7 @@ def test_a_killed_run_resumes_polling_the_same_batch(data, tmp_path, env):
                           env={**env, "EVALCORE_JUDGE_BATCH": "1"})
         assert len(server.created) == 1 and server.chat_calls == 0  # the same batch, polled again
     assert scores(folder) == EXPECTED
+    assert batch_ids(folder) == {rid: {"faithfulness": server.created} for rid in EXPECTED}  # the batch id, in the journal
     assert report["usage"]["cost_msats"] == 6 * FULL_PRICE_MSATS // 2
 
 
@@ -113,7 +126,10 @@ def test_an_expired_batch_keeps_its_answers_and_sends_the_rest_again(data, tmp_p
         first, second = (server.batches[b]["requests"] for b in server.created)
         assert len(server.created) == 2 and server.chat_calls == 0
         assert [cid for cid, _ in second] == [cid for cid, _ in first[3:]]  # only the unanswered half again
+        created = list(server.created)
     assert scores(tmp_path) == EXPECTED
+    answered_by = sorted(ids["faithfulness"] for ids in batch_ids(tmp_path).values())
+    assert answered_by == [[created[0]]] * 3 + [[created[1]]] * 3  # the expired batch answered half
     assert report["usage"]["cost_msats"] == 6 * FULL_PRICE_MSATS // 2
 
 

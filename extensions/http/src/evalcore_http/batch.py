@@ -26,7 +26,7 @@ import json
 import pathlib
 import weakref
 from collections.abc import Mapping, Sequence
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 import orjson
 
@@ -221,6 +221,13 @@ def batch_api(kind: str, base_url: str, api_key: str | None = None) -> BatchAPI:
     return OpenAIBatches(base_url, api_key)
 
 
+class BatchAnswer(NamedTuple):
+    """A request's answer as the batch gave it (a chat completion in OpenAI's shape), and the batch's id."""
+
+    body: dict[str, Any]
+    batch_id: str
+
+
 class Ledger:
     """custom_id → batch id, kept in a JSON file so a later run finds the batches an earlier one created."""
 
@@ -265,23 +272,24 @@ class BatchQueue:
         self.delay = delay
         self.poll_s = poll_s
         self.batches = 0
-        self._waiting: dict[str, tuple[Mapping[str, Any], list[asyncio.Future[dict[str, Any]]]]] = {}
-        self._pending: dict[str, tuple[Mapping[str, Any], list[asyncio.Future[dict[str, Any]]]]] = {}
+        self._waiting: dict[str, tuple[Mapping[str, Any], list[asyncio.Future[BatchAnswer]]]] = {}
+        self._pending: dict[str, tuple[Mapping[str, Any], list[asyncio.Future[BatchAnswer]]]] = {}
         self._watched: dict[str, asyncio.Task[None]] = {}
         self._ended: dict[str, dict[str, dict[str, Any]]] = {}
         self._timer: asyncio.TimerHandle | None = None
         self._tasks: set[asyncio.Task[None]] = set()
         self._closer: Any = None  # the async generator that closes the queue with its loop
 
-    async def submit(self, custom_id: str, body: Mapping[str, Any]) -> dict[str, Any]:
+    async def submit(self, custom_id: str, body: Mapping[str, Any]) -> BatchAnswer:
         """The answer to ``body``; a request a ledgered batch holds is awaited there, not sent again."""
-        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        future: asyncio.Future[BatchAnswer] = asyncio.get_running_loop().create_future()
         if custom_id in self._pending:
             self._pending[custom_id][1].append(future)
         elif custom_id in self._waiting:
             self._waiting[custom_id][1].append(future)
         elif custom_id in self._ended.get(self.ledger.entries.get(custom_id, ""), {}):
-            self._answer(custom_id, self._ended[self.ledger.entries[custom_id]][custom_id], [future])
+            batch_id = self.ledger.entries[custom_id]
+            self._answer(custom_id, batch_id, self._ended[batch_id][custom_id], [future])
         elif custom_id in self.ledger.entries:
             batch_id = self.ledger.entries[custom_id]
             self._pending[custom_id] = (body, [future])
@@ -311,7 +319,7 @@ class BatchQueue:
             requests, self._waiting = self._waiting, {}
             self._spawn(self._send(requests))
 
-    async def _send(self, requests: dict[str, tuple[Mapping[str, Any], list[asyncio.Future[dict[str, Any]]]]],
+    async def _send(self, requests: dict[str, tuple[Mapping[str, Any], list[asyncio.Future[BatchAnswer]]]],
                     ) -> None:
         try:
             batch_id = await self.api.create([(cid, body) for cid, (body, _) in requests.items()])
@@ -350,7 +358,7 @@ class BatchQueue:
         for cid in mine:
             body, futures = self._pending.pop(cid)
             if cid in answered:
-                self._answer(cid, answered[cid], futures)
+                self._answer(cid, batch_id, answered[cid], futures)
             else:
                 self._waiting[cid] = (body, futures)
         if unanswered:
@@ -372,13 +380,14 @@ class BatchQueue:
         return [cid for cid, bid in self.ledger.entries.items() if bid == batch_id and cid in self._pending]
 
     @staticmethod
-    def _answer(custom_id: str, answer: dict[str, Any], futures: list[asyncio.Future[dict[str, Any]]]) -> None:
+    def _answer(custom_id: str, batch_id: str, answer: dict[str, Any], futures: list[asyncio.Future[BatchAnswer]],
+                ) -> None:
         if "error" in answer and "choices" not in answer:
             _fail(futures, RequestRejected(f"batch request {custom_id} failed: {answer['error']}"))
             return
         for future in futures:
             if not future.done():
-                future.set_result(answer)
+                future.set_result(BatchAnswer(answer, batch_id))
 
     async def close(self) -> None:
         for task in list(self._tasks):
@@ -386,7 +395,7 @@ class BatchQueue:
         await self.api.close()
 
 
-def _fail(futures: list[asyncio.Future[dict[str, Any]]], exc: BaseException) -> None:
+def _fail(futures: list[asyncio.Future[BatchAnswer]], exc: BaseException) -> None:
     for future in futures:
         if not future.done():
             future.set_exception(exc)

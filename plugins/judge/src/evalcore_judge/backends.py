@@ -71,6 +71,8 @@ class Completion:
     finish_reason: str | None = None
     answer_format: str | None = None
     logprobs: list[dict[str, Any]] | None = None
+    batch_id: str | None = None
+    """The provider's batch that answered (a batch backend's answer)."""
 
 
 def rejects_response_format(status: int | None, message: str | None) -> bool:
@@ -235,7 +237,8 @@ class BatchBackend(HTTPBackend):
         payload = self.client.chat_payload(messages, **_chat_options(decoding, response_format))
         custom_id = hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()[:40]
         answer = await self.queue().submit(custom_id, payload)
-        return _completion(self.client.read_chat(answer, messages), decoding)
+        completion = _completion(self.client.read_chat(answer.body, messages), decoding)
+        return attrs.evolve(completion, batch_id=answer.batch_id)
 
 
 def _chat_options(decoding: Decoding, response_format: Mapping[str, Any] | None) -> dict[str, Any]:

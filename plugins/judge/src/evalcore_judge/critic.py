@@ -59,6 +59,8 @@ class Call:
     raw_answers: tuple[str, ...] = ()
     calls: int = 1
     logprobs: list[dict[str, Any]] | None = None
+    batches: tuple[str, ...] = ()
+    """The provider batches that answered its calls (a batch backend's), in order."""
 
     def to_cache(self) -> dict[str, Any]:
         entry: dict[str, Any] = {
@@ -177,7 +179,7 @@ class LLMCritic:
         if schema is None:
             completion = await self._generate(messages, metadata, None)
             call = Call(completion.text, completion.usage, self.cost_msats(completion.usage), False,
-                        completion.finish_reason, raw_answers=(completion.text,))
+                        completion.finish_reason, raw_answers=(completion.text,), batches=_batches(completion))
             if self.cache is not None and completion.text.strip():
                 self.cache.put(key, call.to_cache())
             return call
@@ -196,9 +198,10 @@ class LLMCritic:
             reason = self._reason(exc, first)
         else:
             return Call(first.text, first.usage, first_cost, False, first.finish_reason, answer=answer,
-                        answer_format=first.answer_format, raw_answers=(first.text,), logprobs=first.logprobs)
+                        answer_format=first.answer_format, raw_answers=(first.text,), logprobs=first.logprobs,
+                        batches=_batches(first))
         failed = Call(first.text, first.usage, first_cost, False, first.finish_reason,
-                      answer_format=first.answer_format, raw_answers=(first.text,))
+                      answer_format=first.answer_format, raw_answers=(first.text,), batches=_batches(first))
         repair = [*messages, {"role": "assistant", "content": first.text},
                   {"role": "user", "content": REPAIR_PROMPT.format(
                       error=reason, keys=", ".join(f'"{k}"' for k in schema.keys()), scale=schema.score_scale)}]
@@ -220,12 +223,12 @@ class LLMCritic:
             answer = read_answer(second.text, schema)
         except UnparseableJudgement as exc:
             call = Call(second.text, usage, cost, False, second.finish_reason, answer_format=second.answer_format,
-                        raw_answers=raws, calls=2)
+                        raw_answers=raws, calls=2, batches=_batches(first, second))
             raise InvalidAnswer(f"{self._reason(exc, second)} (after one repair; first answer: {reason})",
                                 raws, call) from None
         return Call(second.text, usage, cost, False, second.finish_reason, answer=answer,
                     answer_format=second.answer_format, repaired=True, raw_answers=raws, calls=2,
-                    logprobs=second.logprobs)
+                    logprobs=second.logprobs, batches=_batches(first, second))
 
     async def _generate(self, messages: Messages, metadata: Mapping[str, Any] | None,
                         schema: type[JudgeAnswer] | None, task: DSPyTask | None = None) -> Completion:
@@ -310,6 +313,10 @@ def _takes_parameter(backend: Any, name: str) -> bool:
         return name in inspect.signature(backend.agenerate).parameters
     except (TypeError, ValueError, AttributeError):
         return False
+
+
+def _batches(*completions: Completion) -> tuple[str, ...]:
+    return tuple(c.batch_id for c in completions if c.batch_id is not None)
 
 
 def _added(first: Usage | None, second: Usage | None) -> Usage | None:

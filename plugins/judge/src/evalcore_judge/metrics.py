@@ -344,6 +344,8 @@ class JudgeMetric(SampleMetric):
             "cost_msats": sum(c.cost_msats for c in fresh),
             "saved": {**_usage_sum(hits), "cost_msats": sum(c.saved_cost_msats for c in hits)},
             "usage_estimated": any(c.usage is not None and not c.usage.reported for c in fresh),
+            **({"batches": batches} if (batches := {role: list(c.batches) for role, c in calls.items() if c.batches})
+               else {}),
         }
 
     # -- budgets and summaries ---------------------------------------------------------------
