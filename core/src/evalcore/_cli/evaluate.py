@@ -121,7 +121,7 @@ def _evaluate(ctx: click.Context, data: str | None, metric_ids: Sequence[str], p
     from evalcore._contract.field_map import map_arguments
     from evalcore._engine.entry import evaluate, make_source, without_unscored_warning
 
-    from .common import registry_of
+    from .common import keep_loaded, registry_of
     from .components import group_options, take_options
 
     registry = registry_of(ctx.find_root())
@@ -158,6 +158,7 @@ def _evaluate(ctx: click.Context, data: str | None, metric_ids: Sequence[str], p
     created = None
     if not options["resume"] and not any(options.get(name) for name in ("output", "samples", "csv")):
         created = options["samples"] = _new_journal()  # the command always keeps its rows
+    keep_loaded(ctx)
     try:
         with without_unscored_warning():  # the table says why a metric scored nothing
             result = evaluate(source, metrics, program=loaded, registry=registry,

@@ -258,3 +258,9 @@ def new_plugin(ctx: click.Context, name: str, kind: str, parent: str) -> None:
     shown = {"metrics": f"evalcore list --family {namespace}"}.get(kind, "evalcore plugins")
     click.echo(f"created {root} (namespace {namespace}); next: pip install -e '{root}[test]' && "
                f"{shown} && pytest {root / 'tests'}")
+
+
+def run() -> None:
+    """The ``evalcore`` console script and ``python -m evalcore``: :func:`main` in a process that
+    ends with the command (so a command may keep what it loaded until then: :func:`.common.keep_loaded`)."""
+    main(obj={"own_process": True})
