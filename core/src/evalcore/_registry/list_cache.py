@@ -98,8 +98,9 @@ def load(now: Scan) -> Listing | None:
     if not isinstance(data, dict) or data.get("key") != now.key or not is_listing(data.get("listing")):
         return None
     files, packages = data.get("files"), data.get("packages")
+    modules: dict[str, frozenset[str]] = {}
     if not (isinstance(files, list) and all(map(_unchanged, files))
-            and isinstance(packages, list) and all(_same_origin(p, now) for p in packages)):
+            and isinstance(packages, list) and all(_same_origin(p, now, modules) for p in packages)):
         return None
     return Listing(*data["listing"])
 
@@ -143,7 +144,7 @@ def _unchanged(item: Any) -> bool:
     return isinstance(item, list) and len(item) == 2 and isinstance(item[0], str) and _stamp(item[0]) == item[1]
 
 
-def _same_origin(item: Any, now: Scan) -> bool:
+def _same_origin(item: Any, now: Scan, modules: dict[str, frozenset[str]]) -> bool:
     """Whether the top-level module ``item[0]`` would still come from where it came from, ``item[1]``:
     a ``sys.path`` folder, a folder elsewhere (an import hook of an editable install) or nowhere
     (``None``). It would not when a folder earlier on ``sys.path`` holds a module of that name, or a
@@ -155,11 +156,19 @@ def _same_origin(item: Any, now: Scan) -> bool:
     for folder, names in now.folders:
         if folder == origin:
             return True
-        if any(n.startswith(name + ".") and n.endswith(_MODULE_SUFFIXES) for n in names):
+        if name in _module_names(modules, folder, names):
             return False
         if name in names and (not on_path or os.path.isfile(os.path.join(folder, name, "__init__.py"))):
             return False
     return True
+
+
+def _module_names(found: dict[str, frozenset[str]], folder: str, names: frozenset[str]) -> frozenset[str]:
+    """The top-level modules that files among ``names`` (the entries of ``folder``) define (``name.py``,
+    ``name.cpython-311-x86_64-linux-gnu.so``), kept in ``found`` so each folder is gone through once."""
+    if folder not in found:
+        found[folder] = frozenset(n.partition(".")[0] for n in names if n.endswith(_MODULE_SUFFIXES))
+    return found[folder]
 
 
 def _spec(name: str) -> Any:
