@@ -119,7 +119,6 @@ def _evaluate(ctx: click.Context, data: str | None, metric_ids: Sequence[str], p
               dry_run: bool, as_json: bool, max_errors: float | None, per_query: str | None,
               options: dict[str, Any]) -> None:
     from evalcore._contract.field_map import map_arguments
-    from evalcore._engine.entry import evaluate, make_source, without_unscored_warning
 
     from .common import keep_loaded, registry_of
     from .components import group_options, take_options
@@ -134,6 +133,9 @@ def _evaluate(ctx: click.Context, data: str | None, metric_ids: Sequence[str], p
         options[_first_file_option(registry, reader_name, data)] = data
         data = None
     source = _reader_source(registry, options)
+    # the engine loads once a reader's source is made: one that reads ahead (TREC files) reads meanwhile
+    from evalcore._engine.entry import evaluate, make_source, without_unscored_warning
+
     if source is not None and data is not None:
         raise EvalcoreError(f"give either a JSONL file or the {source.name} reader's files, not both")
     if source is None and data is None:
