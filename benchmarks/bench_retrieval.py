@@ -37,6 +37,7 @@ printed with the measured ones and whether they are met, and the load average wh
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import resource
@@ -161,8 +162,10 @@ def files_trec_eval(qrels: str, run: str) -> dict[str, float]:
     return {names[f[0]]: float(f[2]) for f in map(str.split, out.splitlines()) if f[0] in names}
 
 
-def cli_evalcore(qrels: str, run: str) -> dict[str, float]:
-    command = [str(Path(sys.executable).with_name("evalcore")), "evaluate", "--qrels", qrels, "--run", run]
+def cli_evalcore(qrels: str, run: str, program: tuple[str, ...] = ()) -> dict[str, float]:
+    """The ``evalcore`` console script (or ``program``) evaluating the files."""
+    command = [*(program or [str(Path(sys.executable).with_name("evalcore"))]), "evaluate", "--qrels", qrels,
+               "--run", run]
     for metric in METRICS:
         command += ["-m", metric]
     with tempfile.TemporaryDirectory() as folder:
@@ -250,9 +253,12 @@ def worker(path: str, contender: str, qrels: str, run: str) -> None:
             "columns": "columns" if contender == "evalcore" else "dicts", "dicts": "dicts"}[path]
     if contender == "read+measure":
         kind, contender = "floor", "evalcore"
-    if contender == "before":
+    older = contender == "before"
+    if older:
         kind, contender = "cli", "evalcore"
     function = globals()[f"{kind}_{contender}"]
+    if older:  # as ``python -m evalcore``: the console script is this checkout's, whose entry point
+        function = functools.partial(function, program=(sys.executable, "-m", "evalcore"))  # it may lack
     start, cpu_start, children_start = time.perf_counter(), time.process_time(), _children_cpu()
     means = function(first, second)
     seconds = time.perf_counter() - start

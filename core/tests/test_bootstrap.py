@@ -75,3 +75,20 @@ def test_many_blocks_of_resamples_are_the_draws_in_turn(monkeypatch, n_arrays, t
             assert interval == pytest.approx(expected, rel=1e-12, abs=1e-15)
         else:
             assert interval == expected
+
+
+def test_counted_draws_beside_index_draws_are_each_arrays_own_draws(monkeypatch):
+    """Arrays of few distinct values, drawn on a thread of their own while the index draws of the
+    others run block after block: each interval bit for bit as when its array is alone, and as one
+    multinomial draw of the counts per resample from the seed."""
+    monkeypatch.setattr("evalcore._engine.stats._BOOTSTRAP_BLOCK", 7 * 2000)
+    rng = np.random.default_rng(5)
+    samples = [rng.random(2000), rng.integers(0, 3, 2000) / 2, rng.random(2000), rng.integers(0, 11, 2000) / 10]
+    together = bootstrap_intervals(samples, seed=4, n_boot=60)
+    assert together == [bootstrap_interval(values, seed=4, n_boot=60) for values in samples]
+    for k in (1, 3):
+        distinct, counts = np.unique(samples[k], return_counts=True)
+        means = np.random.default_rng(4).multinomial(2000, counts / 2000, size=60) @ distinct / 2000
+        assert together[k] == tuple(np.quantile(means, [0.025, 0.975]))
+    for k in (0, 2):
+        assert together[k] == by_index_draws(samples[k], 4, 60, 0.95, block_size=7 * 2000)

@@ -254,3 +254,36 @@ def test_names_resolve_ignoring_case(cli, tmp_path):
     data = write(tmp_path, "data.jsonl", [GOOD])
     report = json.loads(cli("evaluate", data, "-m", "OVERLAP", "--json").stdout)
     assert list(report["metrics"]) == ["toy/overlap@3"]
+
+
+PROBE = """import atexit, gc, sys
+atexit.register(lambda: print("collector on", gc.isenabled(), "frozen", gc.get_freeze_count() > 0, file=sys.stderr))
+sys.argv = ["evalcore", *sys.argv[1:]]
+from evalcore._cli.main import run
+run()
+"""
+
+
+def test_the_script_pauses_the_collector_while_a_command_starts_and_resumes_it(cli, site, tmp_path):
+    """The console script (``run``) pauses the garbage collector while a command loads; evaluate
+    resumes it once it has loaded what it needs (kept out of the collector's sight), every other
+    command before it runs; the results are those of the command with the collector left alone."""
+    data = write(tmp_path, "data.jsonl", [GOOD])
+    env = {**os.environ, "PYTHONPATH": str(site), "EVALCORE_STRICT_PLUGINS": ""}
+
+    def probe(*args):
+        proc = subprocess.run([sys.executable, "-c", PROBE, *args], capture_output=True, text=True, env=env,
+                              cwd=tmp_path, timeout=60)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        return proc.stdout, proc.stderr.splitlines()[-1]
+
+    out, state = probe("evaluate", data, "-m", "toy/overlap", "-o", "probed.json")
+    assert state == "collector on True frozen True"
+    plain = "import sys; from evalcore._cli.main import main; main(sys.argv[1:])"  # the collector left alone
+    subprocess.run([sys.executable, "-c", plain, "evaluate", data, "-m", "toy/overlap", "-o", "plain.json"],
+                   check=True, capture_output=True, env=env, cwd=tmp_path, timeout=60)
+    probed, plain = (json.loads((tmp_path / name).read_text())["metrics"] for name in ("probed.json", "plain.json"))
+    assert probed == plain
+    out, state = probe("list", "--json")
+    assert state == "collector on True frozen False"
+    assert json.loads(out) == json.loads(cli("list", "--json").stdout)

@@ -161,14 +161,24 @@ def test_a_module_that_shadows_a_plugin_or_a_missing_package_that_appears(lister
     assert lister("list")[2] == ""
 
 
+def edited(text, head=None, rest=None):
+    """A cache file's text with fields of its first line (what it was made from) or its second
+    (the metrics' listing) replaced."""
+    first, second = text.split("\n", 1)
+    return json.dumps({**json.loads(first), **(head or {})}) + "\n" + (json.dumps(rest) if rest else second)
+
+
 @pytest.mark.parametrize("corrupt", [
     lambda text: "{not json",
     lambda text: text[: len(text) // 2],
+    lambda text: text[: text.index("\n") // 2],
     lambda text: "[1, 2, 3]",
-    lambda text: json.dumps({**json.loads(text), "listing": [[{"family": "toy", "row": 1}], 0, None]}),
-    lambda text: json.dumps({**json.loads(text), "files": [["/", "not a stamp"]]}),
-    lambda text: json.dumps({**json.loads(text), "packages": [[1, 2]]}),
-], ids=["not-json", "truncated", "not-an-object", "bad-listing", "bad-files", "bad-packages"])
+    lambda text: edited(text, rest=[[{"family": "toy", "row": 1}], 0]),
+    lambda text: edited(text, head={"plugins": [{"name": 1}]}),
+    lambda text: edited(text, head={"files": [["/", "not a stamp"]]}),
+    lambda text: edited(text, head={"packages": [[1, 2]]}),
+], ids=["not-json", "truncated", "truncated-first-line", "not-an-object", "bad-listing", "bad-index", "bad-files",
+        "bad-packages"])
 def test_a_corrupt_cache_file_is_a_miss_and_is_written_again(lister, add_plugin, corrupt):
     add_plugin("evalcore-toy", "toy")
     loaded = lister("list", "--no-cache")

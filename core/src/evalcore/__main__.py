@@ -1,5 +1,5 @@
 """``python -m evalcore`` runs the CLI."""
 
-from evalcore._cli.main import main
+from evalcore._cli.main import run
 
-main()
+run()

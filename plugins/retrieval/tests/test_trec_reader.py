@@ -237,3 +237,24 @@ def _measure(path: Path, name: str) -> dict[str, int]:
         if measure == name and qid != "all":
             found[qid] = int(value)
     return found
+
+
+def test_the_source_reads_ahead_and_says_what_is_wrong_where_its_data_is_asked_for(tmp_path):
+    """``evalcore evaluate --qrels --run``'s source reads the files from the moment it is made (a
+    thread of its own), the same data as read_trec; a bad line is an error when the data is asked for."""
+    from evalcore_retrieval._reader import trec_source
+
+    qrels, run = write(tmp_path, "qrels", QRELS), write(tmp_path, "run", RUN_TEXT)
+    source = trec_source(qrels, run)
+    source._reading.result(timeout=60)  # read without being asked: the files may go now
+    qrels.unlink()
+    run.unlink()
+    expected = read_trec(write(tmp_path, "qrels2", QRELS), write(tmp_path, "run2", RUN_TEXT))
+    assert source.total() == len(expected) == 2
+    [chunk] = source.chunks(10)
+    assert [record.id for record in chunk.records] == expected.qids == ["q1", "q3"]
+    assert source.fingerprint()["run"]["sha256"] == expected.describe()["run"]["sha256"]
+
+    broken = trec_source(write(tmp_path, "bad", "q1 0 a 1\nq1 0 b x\n"), write(tmp_path, "run3", RUN_TEXT))
+    with pytest.raises(InputError, match=r"bad:2.*rel"):
+        broken.total()

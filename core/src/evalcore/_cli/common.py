@@ -68,6 +68,20 @@ def handle_errors(ctx: click.Context, work: Callable[[], Any]) -> Any:
         fail(str(exc))
 
 
+def keep_loaded(ctx: click.Context) -> None:
+    """Where the command runs in a process of its own (the ``evalcore`` script), move everything made
+    so far (modules, registry, metrics: kept until the process exits) out of the garbage collector's
+    sight (``gc.freeze``): neither its collections during the run nor the interpreter's exit walk it and
+    free it one object at a time (at exit about 35 ms of a 0.7 s run); then resume the collector that
+    the script paused for the start-up. A command called in another program's process (click's test
+    runner) leaves the collector alone."""
+    if ctx.find_root().obj.get("own_process"):
+        import gc
+
+        gc.freeze()
+        gc.enable()
+
+
 def registry_of(ctx: click.Context) -> Registry:
     """The registry of this invocation, created on first use (with a warning about a foreign ``evalcore``)."""
     if "registry" not in ctx.obj:

@@ -119,9 +119,8 @@ def _evaluate(ctx: click.Context, data: str | None, metric_ids: Sequence[str], p
               dry_run: bool, as_json: bool, max_errors: float | None, per_query: str | None,
               options: dict[str, Any]) -> None:
     from evalcore._contract.field_map import map_arguments
-    from evalcore._engine.entry import evaluate, make_source, without_unscored_warning
 
-    from .common import registry_of
+    from .common import keep_loaded, registry_of
     from .components import group_options, take_options
 
     registry = registry_of(ctx.find_root())
@@ -134,6 +133,9 @@ def _evaluate(ctx: click.Context, data: str | None, metric_ids: Sequence[str], p
         options[_first_file_option(registry, reader_name, data)] = data
         data = None
     source = _reader_source(registry, options)
+    # the engine loads once a reader's source is made: one that reads ahead (TREC files) reads meanwhile
+    from evalcore._engine.entry import evaluate, make_source, without_unscored_warning
+
     if source is not None and data is not None:
         raise EvalcoreError(f"give either a JSONL file or the {source.name} reader's files, not both")
     if source is None and data is None:
@@ -158,6 +160,7 @@ def _evaluate(ctx: click.Context, data: str | None, metric_ids: Sequence[str], p
     created = None
     if not options["resume"] and not any(options.get(name) for name in ("output", "samples", "csv")):
         created = options["samples"] = _new_journal()  # the command always keeps its rows
+    keep_loaded(ctx)
     try:
         with without_unscored_warning():  # the table says why a metric scored nothing
             result = evaluate(source, metrics, program=loaded, registry=registry,

@@ -97,6 +97,12 @@ class ComponentSpec:
         return attrs.asdict(self)
 
 
+def _as_tuple(values: Iterable[str]) -> tuple[str, ...]:
+    """``tuple(values)``, as a function of Python's: attrs reads each converter's signature when it
+    builds the class, which takes milliseconds for a builtin type such as ``tuple``."""
+    return tuple(values)
+
+
 @attrs.frozen
 class ReaderSpec(ComponentSpec):
     """A reader: builds a source of records from its options' values; used when all its file
@@ -105,10 +111,10 @@ class ReaderSpec(ComponentSpec):
     kind: ClassVar[str] = "reader"
     hook: ClassVar[str] = "evalcore_readers"
 
-    suffixes: tuple[str, ...] = attrs.field(default=(), converter=tuple)
+    suffixes: tuple[str, ...] = attrs.field(default=(), converter=_as_tuple)
     """File suffixes (``".csv"``) it reads when such a file is the data: ``implementation(path,
     columns=..., field_map=...)`` returns the source."""
-    objects: tuple[str, ...] = attrs.field(default=(), converter=tuple)
+    objects: tuple[str, ...] = attrs.field(default=(), converter=_as_tuple)
     """Top-level modules of the Python objects (``"pandas"``) it reads when one is the data, called as
     for ``suffixes``; it returns ``None`` for an object of the module that is not of its kind."""
 

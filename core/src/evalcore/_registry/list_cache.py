@@ -17,6 +17,10 @@ A cached listing is used only while everything it was made from is unchanged:
 
 Checking this takes ``os.scandir`` and ``os.stat`` alone. A cache file that cannot be read, is
 malformed or is stale is a miss; one that cannot be written is left alone.
+
+The file holds two lines of JSON: first what it was made from with which plugin provides what
+(all that a run, loading only the plugins it needs, reads: :func:`load_index`), then the metrics'
+listing (:func:`load`), which is most of the file.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ from collections import namedtuple
 from evalcore._contract.env import cache_root
 
 from .listing import Listing, is_listing, listing_from_registry, plugin_packages
+from .plugin_index import is_index
 
 TYPE_CHECKING = False  # typing itself is not imported: ``list_metrics()`` reads this cache at start-up
 if TYPE_CHECKING:
@@ -37,11 +42,13 @@ if TYPE_CHECKING:
     from typing import Any, NamedTuple
 
     from .listing import Registry
+    from .plugin_index import PluginEntry
 
-FORMAT = 9
+FORMAT = 10
 """Bumped when the cached listing's shape changes (2: ``verified_against`` and ``tolerance``;
 3: which plugin provides what; 4: the readers' fields; 5: executors, trackers and commands;
-6: program adapters; 7: record views; 8: settings groups and backends; 9: readers' suffixes and objects)."""
+6: program adapters; 7: record views; 8: settings groups and backends; 9: readers' suffixes and objects;
+10: which plugin provides what on a first line of its own)."""
 _DIST_SUFFIXES = (".dist-info", ".egg-info")
 _MODULE_SUFFIXES = (".py", ".pyc", ".so", ".pyd")
 
@@ -90,18 +97,40 @@ def scan() -> Scan | None:
 
 def load(now: Scan) -> Listing | None:
     """The cached listing when it was made in the environment ``now`` describes."""
+    found = _read(now, whole=True)
+    if found is None:
+        return None
+    head, rest = found
+    if not (isinstance(rest, list) and len(rest) == 2):
+        return None
+    listing = [*rest, head["warning"], head["plugins"]]
+    return Listing(*listing) if is_listing(listing) else None
+
+
+def load_index(now: Scan) -> tuple[list[PluginEntry], str | None] | None:
+    """Which plugin provides what, and the warning about a foreign ``evalcore`` distribution, of
+    the cached listing made in the environment ``now`` describes (its first line alone is read)."""
+    found = _read(now, whole=False)
+    return None if found is None else (found[0]["plugins"], found[0]["warning"])
+
+
+def _read(now: Scan, *, whole: bool) -> tuple[dict[str, Any], Any] | None:
+    """The cache file's first line, checked against ``now``, and (``whole``) its second."""
     try:
         with open(cache_file(), encoding="utf-8") as handle:
-            data = json.load(handle)
+            head = json.loads(handle.readline())
+            rest = json.loads(handle.read()) if whole else None
     except (OSError, ValueError):
         return None
-    if not isinstance(data, dict) or data.get("key") != now.key or not is_listing(data.get("listing")):
+    if not (isinstance(head, dict) and head.get("key") == now.key and is_index(head.get("plugins"))
+            and (head.get("warning") is None or isinstance(head.get("warning"), str))):
         return None
-    files, packages = data.get("files"), data.get("packages")
+    files, packages = head.get("files"), head.get("packages")
+    modules: dict[str, frozenset[str]] = {}
     if not (isinstance(files, list) and all(map(_unchanged, files))
-            and isinstance(packages, list) and all(_same_origin(p, now) for p in packages)):
+            and isinstance(packages, list) and all(_same_origin(p, now, modules) for p in packages)):
         return None
-    return Listing(*data["listing"])
+    return head, rest
 
 
 def store(now: Scan, listing: Listing, packages: Iterable[str]) -> None:
@@ -110,13 +139,15 @@ def store(now: Scan, listing: Listing, packages: Iterable[str]) -> None:
     path = cache_file()
     origins = {name: _origin_folder(name) for name in packages}
     files = sorted({f for name in origins for f in _package_files(name)})
-    data = {"key": now.key, "files": [[f, _stamp(f)] for f in files],
-            "packages": [[name, folder] for name, folder in sorted(origins.items())], "listing": list(listing)}
+    head = {"key": now.key, "files": [[f, _stamp(f)] for f in files],
+            "packages": [[name, folder] for name, folder in sorted(origins.items())],
+            "plugins": listing.plugins, "warning": listing.warning}
     temporary = f"{path}.{os.getpid()}.tmp"
     try:
         os.makedirs(os.path.dirname(path), exist_ok=True)
         with open(temporary, "w", encoding="utf-8") as handle:
-            json.dump(data, handle)
+            handle.write(json.dumps(head) + "\n")
+            json.dump([listing.metrics, listing.failed], handle)
         os.replace(temporary, path)
     except (OSError, TypeError, ValueError):
         try:
@@ -143,7 +174,7 @@ def _unchanged(item: Any) -> bool:
     return isinstance(item, list) and len(item) == 2 and isinstance(item[0], str) and _stamp(item[0]) == item[1]
 
 
-def _same_origin(item: Any, now: Scan) -> bool:
+def _same_origin(item: Any, now: Scan, modules: dict[str, frozenset[str]]) -> bool:
     """Whether the top-level module ``item[0]`` would still come from where it came from, ``item[1]``:
     a ``sys.path`` folder, a folder elsewhere (an import hook of an editable install) or nowhere
     (``None``). It would not when a folder earlier on ``sys.path`` holds a module of that name, or a
@@ -155,11 +186,19 @@ def _same_origin(item: Any, now: Scan) -> bool:
     for folder, names in now.folders:
         if folder == origin:
             return True
-        if any(n.startswith(name + ".") and n.endswith(_MODULE_SUFFIXES) for n in names):
+        if name in _module_names(modules, folder, names):
             return False
         if name in names and (not on_path or os.path.isfile(os.path.join(folder, name, "__init__.py"))):
             return False
     return True
+
+
+def _module_names(found: dict[str, frozenset[str]], folder: str, names: frozenset[str]) -> frozenset[str]:
+    """The top-level modules that files among ``names`` (the entries of ``folder``) define (``name.py``,
+    ``name.cpython-311-x86_64-linux-gnu.so``), kept in ``found`` so each folder is gone through once."""
+    if folder not in found:
+        found[folder] = frozenset(n.partition(".")[0] for n in names if n.endswith(_MODULE_SUFFIXES))
+    return found[folder]
 
 
 def _spec(name: str) -> Any:

@@ -338,10 +338,10 @@ class Registry:
             return None
         if self._index is None:
             now = None if list_cache_disabled() else list_cache.scan()
-            listing = list_cache.load(now) if now is not None else None
-            self._index = PluginIndex(listing.plugins) if listing is not None else False
-            self._missed = now if listing is None else None
-            self._cached_warning = listing.warning if listing is not None else None
+            found = list_cache.load_index(now) if now is not None else None
+            self._index = PluginIndex(found[0]) if found is not None else False
+            self._missed = now if found is None else None
+            self._cached_warning = found[1] if found is not None else None
         return self._index or None
 
     def foreign_core_warning(self) -> str | None:

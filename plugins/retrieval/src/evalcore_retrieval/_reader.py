@@ -8,7 +8,9 @@ directly; metrics of other families get the queries as records (``relevant_docs`
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Iterator, Sequence
+from concurrent.futures import Future
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
@@ -69,7 +71,12 @@ class ChunkData:
 
 
 class TrecSource:
-    """The scorable queries of a qrels file and a run file, in chunks of columns."""
+    """The scorable queries of a qrels file and a run file, in chunks of columns.
+
+    The files are read (and hashed: the engine fingerprints its input) from the moment the source
+    is made, on a thread of their own: the reading, in compiled code that lets Python go on,
+    overlaps with what comes before the data is asked for (the command line loads the engine
+    meanwhile). A problem reading them is raised when the data is asked for, as without it."""
 
     def __init__(self, qrels: str | os.PathLike[str], run: str | os.PathLike[str],
                  max_docs: int | None = None) -> None:
@@ -77,12 +84,14 @@ class TrecSource:
         self.name = f"{os.fspath(qrels)} + {os.fspath(run)}"
         self.max_docs = max_docs
         self._data: TrecData | None = None
+        self._reading: Future[TrecData] | None = _read_ahead(self.qrels, self.run, max_docs)
 
     @property
     def data(self) -> TrecData:
         if self._data is None:
-            # the engine fingerprints its input: hashed while read
-            self._data = read_files(self.qrels, self.run, max_docs=self.max_docs, hash_now=True)
+            reading, self._reading = self._reading, None
+            self._data = (reading.result() if reading is not None
+                          else read_files(self.qrels, self.run, max_docs=self.max_docs, hash_now=True))
         return self._data
 
     def inputs(self) -> list[Path]:
@@ -100,6 +109,21 @@ class TrecSource:
             stop = min(start + size, len(data))
             columns = TrecColumns(data, start, stop, self.name)
             yield Chunk(index, _light_records(columns.ids), list(range(start, stop)), columns=columns)
+
+
+def _read_ahead(qrels: Path, run: Path, max_docs: int | None) -> Future[TrecData]:
+    """:func:`read_files` (hashing the files) started on a daemon thread, which an interpreter that
+    exits before the data is asked for does not wait for."""
+    reading: Future[TrecData] = Future()
+
+    def read() -> None:
+        try:
+            reading.set_result(read_files(qrels, run, max_docs=max_docs, hash_now=True))
+        except BaseException as exc:  # noqa: BLE001  (raised where the data is asked for)
+            reading.set_exception(exc)
+
+    threading.Thread(target=read, name="evalcore-trec-read-ahead", daemon=True).start()
+    return reading
 
 
 def _light_records(ids: Sequence[str]) -> list[Record]:
