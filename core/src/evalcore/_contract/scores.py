@@ -132,12 +132,12 @@ MAX_DETAIL_DEPTH = 32
 
 
 def within_caps(score: Score) -> bool:
-    """Whether an ``ok`` score needs no capping: no text over the limit, flat and small details
+    """Whether an ``ok`` score needs no capping: no text over the limit, details within every cap
     (the common case, decided without building anything)."""
     feedback, details = score.feedback, score.details
     return ((feedback is None or (type(feedback) is str and len(feedback) <= MAX_TEXT_CHARS))
             and score.reason is None and score.error_message is None
-            and (not details or _flat_and_small(details)))
+            and (not details or _flat_and_small(details) or _fits(details, [MAX_DETAIL_TOTAL], 0)))
 
 
 def _capped(score: Score) -> Score:
