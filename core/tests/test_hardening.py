@@ -6,7 +6,14 @@ import time
 import pytest
 from evalcore import MetricIdError, ParameterError, Score
 from evalcore._contract.identity import MAX_ID_CHARS, parse_metric_id
-from evalcore._contract.scores import MAX_DETAIL_DEPTH, MAX_DETAIL_ITEMS, MAX_TEXT_CHARS, coerce_score
+from evalcore._contract.scores import (
+    MAX_DETAIL_DEPTH,
+    MAX_DETAIL_ITEMS,
+    MAX_DETAIL_TOTAL,
+    MAX_TEXT_CHARS,
+    cap_details,
+    coerce_score,
+)
 from evalcore._registry.registry import PluginStatus
 from evalcore.plugin import InputError
 from evalcore.testing import nested_list
@@ -115,6 +122,34 @@ def test_details_and_feedback_are_capped():
     assert len(error.error_message) <= MAX_TEXT_CHARS + 60 and len(error.details["payload"]) <= MAX_DETAIL_ITEMS + 1
     skipped = Score.skipped("r" * 100_000)
     assert len(skipped.reason) <= MAX_TEXT_CHARS + 60
+
+
+def _nested(depth: int, leaf: object) -> object:
+    for _ in range(depth):
+        leaf = {"level": [leaf]}
+    return leaf
+
+
+@pytest.mark.parametrize(("details", "kept"), [
+    ({"prompts": {"a": [{"role": "user", "content": "x" * MAX_TEXT_CHARS}]}}, True),
+    ({"prompts": {"a": [{"role": "user", "content": "x" * (MAX_TEXT_CHARS + 1)}]}}, False),
+    ({"items": list(range(MAX_DETAIL_ITEMS))}, True),
+    ({"items": list(range(MAX_DETAIL_ITEMS + 1))}, False),
+    # every entry counts towards the total, the containers' own included: 10 + 10 × 999 = 10,000
+    ({f"k{i}": list(range(999)) for i in range(10)}, True),
+    ({f"k{i}": list(range(999)) for i in range(9)} | {"k9": list(range(1000))}, False),
+    ({"deep": _nested(MAX_DETAIL_DEPTH // 2 - 1, "leaf")}, True),
+    ({"deep": _nested(MAX_DETAIL_DEPTH // 2, "leaf")}, False),
+], ids=["text-at-limit", "text-over", "items-at-limit", "items-over", "total-at-limit", "total-over",
+        "depth-at-limit", "depth-over"])
+def test_details_at_each_cap_are_kept_as_they_are_and_past_it_cut(details, kept):
+    """Nested details within every cap come back as the same object (decided without copying them);
+    one entry, character or level more and they come back cut."""
+    capped = cap_details(details)
+    assert (capped is details) is kept
+    if not kept:
+        assert capped != details
+    assert MAX_DETAIL_TOTAL == 10 + 10 * 999
 
 
 def test_small_results_are_unchanged():

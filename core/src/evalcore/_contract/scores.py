@@ -132,12 +132,12 @@ MAX_DETAIL_DEPTH = 32
 
 
 def within_caps(score: Score) -> bool:
-    """Whether an ``ok`` score needs no capping: no text over the limit, flat and small details
+    """Whether an ``ok`` score needs no capping: no text over the limit, details within every cap
     (the common case, decided without building anything)."""
     feedback, details = score.feedback, score.details
     return ((feedback is None or (type(feedback) is str and len(feedback) <= MAX_TEXT_CHARS))
             and score.reason is None and score.error_message is None
-            and (not details or _flat_and_small(details)))
+            and (not details or _flat_and_small(details) or _fits(details, [MAX_DETAIL_TOTAL], 0)))
 
 
 def _capped(score: Score) -> Score:
@@ -164,7 +164,7 @@ def cap_text(text: Any) -> Any:
 
 def cap_details(details: Mapping[str, Any]) -> Mapping[str, Any]:
     """``details`` with long strings cut, and entries beyond the item and depth limits left out."""
-    if not details or _flat_and_small(details):
+    if not details or _flat_and_small(details) or _fits(details, [MAX_DETAIL_TOTAL], 0):
         return details
     return _bounded(details, [MAX_DETAIL_TOTAL], 0)
 
@@ -179,6 +179,32 @@ def _flat_and_small(details: Mapping[str, Any]) -> bool:
     for value in details.values():
         kind = type(value)
         if kind not in _SCALARS and not (kind is str and len(value) <= MAX_TEXT_CHARS):
+            return False
+    return True
+
+
+def _fits(value: Any, budget: list[int], depth: int) -> bool:
+    """Whether :func:`_bounded` would keep ``value`` as it is, decided without building anything
+    (a judge's details: its prompts and answers, nested a few levels). Plain dicts, lists, tuples,
+    strings and scalars only; anything else is left to :func:`_bounded`."""
+    kind = type(value)
+    if kind is dict:
+        items: Any = value.values()
+    elif kind is list or kind is tuple:
+        items = value
+    else:
+        return False
+    if depth >= MAX_DETAIL_DEPTH or len(value) > MAX_DETAIL_ITEMS:
+        return False
+    budget[0] -= len(value)  # entries count in the same total as _bounded's, which cuts past it
+    if budget[0] < 0:
+        return False
+    for item in items:
+        kind = type(item)
+        if kind is str:
+            if len(item) > MAX_TEXT_CHARS:
+                return False
+        elif kind not in _SCALARS and not _fits(item, budget, depth + 1):
             return False
     return True
 

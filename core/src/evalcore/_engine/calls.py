@@ -37,9 +37,13 @@ def batch_caller(metric: SampleMetric) -> Callable[[Sequence[Any], Sequence[Any]
 async def aguard(fn: Callable[..., Any], args: Sequence[Any], timeout_s: float | None,
                  check: Callable[[Any], Score]) -> Score:
     """Await ``fn(*args)`` (at most ``timeout_s``) and turn the outcome into a :class:`Score`
-    with ``check`` (a metric's :func:`~evalcore._contract.metric.result_check`)."""
+    with ``check`` (a metric's :func:`~evalcore._contract.metric.result_check`). The call runs in
+    the caller's task (``asyncio.timeout``, not ``wait_for``'s task of its own: no extra trip
+    through the event loop before a judge's request goes out and after its answer comes back)."""
     try:
-        return check(await asyncio.wait_for(fn(*args), timeout_s))
+        async with asyncio.timeout(timeout_s):
+            raw = await fn(*args)
+        return check(raw)
     except TimeoutError:
         return timed_out(timeout_s)
     except BaseException as exc:  # noqa: BLE001 - one sample's failure is a result

@@ -37,7 +37,7 @@ class _BodyTooLarge(ValueError):
 
 @attrs.frozen
 class HTTPResponse:
-    """A status, the headers (names in lower case) and the body."""
+    """A status, the headers (a mapping whose names match in any case) and the body."""
 
     status: int
     headers: Mapping[str, str]
@@ -80,21 +80,30 @@ class HTTPPool:
                 url = self._urls[path] = URL(self.base_url + path)
             async with self._open(aiohttp).post(url, data=body, allow_redirects=False) as response:
                 status = response.status
-                if response.content_length is not None and response.content_length > self.max_body:
-                    raise _BodyTooLarge(response.content_length, status)
-                parts: list[bytes] = []
-                size = 0
-                async for part in response.content.iter_any():
-                    size += len(part)
-                    if size > self.max_body:
-                        raise _BodyTooLarge(size, status)
-                    parts.append(part)
-                headers = {name.lower(): value for name, value in response.headers.items()}
-                return HTTPResponse(status, headers, b"".join(parts))
+                length = response.content_length
+                if length is not None and length > self.max_body:
+                    raise _BodyTooLarge(length, status)
+                # a declared length that fits (and is not compressed) is read at once; else part by part
+                if length is not None and "Content-Encoding" not in response.headers:
+                    content = await response.read()
+                else:
+                    content = await self._bounded_body(response, status)
+                return HTTPResponse(status, response.headers, content)
         except aiohttp.ClientConnectorError as exc:
             raise _ConnectFailed(str(exc.os_error) or type(exc).__name__) from None
         except (aiohttp.ClientError, OSError) as exc:
             raise _ConnectionLost(f"no complete HTTP answer ({type(exc).__name__}: {exc})") from None
+
+    async def _bounded_body(self, response: Any, status: int) -> bytes:
+        """The body, read as it comes, refused once it (decompressed) passes ``max_body``."""
+        parts: list[bytes] = []
+        size = 0
+        async for part in response.content.iter_any():
+            size += len(part)
+            if size > self.max_body:
+                raise _BodyTooLarge(size, status)
+            parts.append(part)
+        return b"".join(parts)
 
     def is_closed(self) -> bool:
         return self._closed

@@ -310,13 +310,12 @@ class JudgeMetric(SampleMetric):
         return call
 
     def _count(self, call: Call, request: Request) -> None:
+        usage = call.usage or Usage()
         with self._lock:
             self._settings_seen["prompt_hash"].add(request.template.hash)
             if call.answer_format is not None:
                 self._settings_seen["response_format"].add(call.answer_format)
-        if not call.cached:
-            usage = call.usage or Usage()
-            with self._lock:
+            if not call.cached:
                 self._spent.calls += call.calls
                 self._spent.prompt_tokens += usage.prompt_tokens
                 self._spent.completion_tokens += usage.completion_tokens
