@@ -116,7 +116,7 @@ def test_a_killed_run_resumes_polling_the_same_batch(data, tmp_path, env):
                           env={**env, "EVALCORE_JUDGE_BATCH": "1"})
         assert len(server.created) == 1 and server.chat_calls == 0  # the same batch, polled again
     assert scores(folder) == EXPECTED
-    assert batch_ids(folder) == {rid: {"faithfulness": server.created} for rid in EXPECTED}  # the batch id, in the journal
+    assert batch_ids(folder) == {rid: {"faithfulness": server.created} for rid in EXPECTED}  # in the journal
     assert report["usage"]["cost_msats"] == 6 * FULL_PRICE_MSATS // 2
 
 
