@@ -6,6 +6,7 @@ import asyncio
 import json
 import os
 import pathlib
+import re
 import sys
 import time
 
@@ -303,3 +304,27 @@ def test_judge_calls_and_tokens_made_on_the_workers_are_counted(local_ray, datas
         "calls": 40, "cached_calls": 0, "prompt_tokens": 400, "completion_tokens": 200}
     assert usage["cost_msats"] == remote.metrics["judge/answer_quality"].cost_msats
     assert remote.to_dict()["usage"]["calls"] == 40
+
+
+def test_a_judge_panel_counts_the_verdicts_given_on_the_workers(local_ray, monkeypatch):
+    from evalcore.testing import Reply, ScriptedServer
+
+    for name in ("EVALCORE_JUDGE_MODEL", "EVALCORE_JUDGE_BASE_URL", "OPENAI_BASE_URL", "EVALCORE_JUDGE_BACKEND"):
+        monkeypatch.delenv(name, raising=False)
+
+    def answer(request):  # judge a passes every answer; judge b only the even-numbered ones
+        number = int(re.search(r"answer (\d+)", json.dumps(request["messages"])).group(1))
+        score = 1 if request["model"] == "a" or number % 2 == 0 else 0
+        return Reply.chat(json.dumps({"explanation": f"score {score}", "score": score}))
+
+    records = [{"id": f"r{i}", "example": {"query": "q"},
+                "prediction": {"response": f"answer {i}", "retrieved": [{"doc_id": "d", "text": "context"}]}}
+               for i in range(40)]
+    panel = "judge/faithfulness(judges=[{'model': 'a'}, {'model': 'b'}])"
+    with ScriptedServer(answer) as server:
+        results = {executor: evalcore.evaluate(records, [panel], chunk_size=6, cache_mode="off", executor=executor,
+                                               judge={"base_url": server.base_url})
+                   for executor in ("local", "ray")}
+    local, remote = (next(iter(results[e].metrics.values())).details["agreement"] for e in ("local", "ray"))
+    assert remote["n"] == 40 and remote["all_agree"] == 0.5  # the judges agree on the 20 even answers
+    assert remote == local

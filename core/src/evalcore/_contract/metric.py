@@ -149,6 +149,16 @@ class Metric:
         agreement between a judge panel's members); merged into the aggregate's ``details``. Default: none."""
         return {}
 
+    def summary_state(self) -> Any:
+        """What :meth:`summary_details` is computed from, for the records this instance scored: a
+        picklable value that :meth:`absorb_summary_state` of another instance takes (an executor's
+        worker process scores with copies of the metric; the run's own instance absorbs their states
+        before it is summarised). Default ``None``: nothing to carry."""
+        return None
+
+    def absorb_summary_state(self, state: Any) -> None:
+        """Count another instance's :meth:`summary_state` as scored by this one. Default: nothing."""
+
     def value_if_none_scored(self) -> float | None:
         """The aggregate reported when no record could be scored: ``None`` (shown as ``null``, never a
         made-up 0) unless the metric follows a convention that defines one (the Auepora RAG metric

@@ -35,7 +35,7 @@ from evalcore._registry.registry import Registry, default_registry
 
 from .options import RunOptions
 from .plan import Plan
-from .score import ChunkResult, WorkerUsage, score_chunk
+from .score import ChunkResult, WorkerReport, score_chunk
 
 _KEEP = 4
 """Plans kept per worker process (one per run; older runs' plans are dropped)."""
@@ -126,12 +126,13 @@ class WorkerPlan:
 
     def score(self, chunk: Chunk) -> ChunkResult:
         """``chunk`` scored as the local executor scores it, with what this process's metrics have used
-        in the run so far (calls, tokens, cache hits)."""
+        and gathered in the run so far (calls, tokens, cache hits; a judge panel's verdicts)."""
         result = asyncio.run(score_chunk(self.plan, chunk, self.pool, self.program))
+        metrics = self.plan.metrics
         with self._lock:
-            usage = WorkerUsage(self.worker, next(self._reports),
-                                {metric.id: metric.usage_summary() for metric in self.plan.metrics})
-        return attrs.evolve(result, usage=usage)
+            report = WorkerReport(self.worker, next(self._reports), {m.id: m.usage_summary() for m in metrics},
+                                  {m.id: state for m in metrics if (state := m.summary_state()) is not None})
+        return attrs.evolve(result, report=report)
 
     def close(self) -> None:
         self.pool.shutdown(wait=False, cancel_futures=True)

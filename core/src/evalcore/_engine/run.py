@@ -31,7 +31,7 @@ from .plan import Plan
 from .progress import RunProgress
 from .result import EvaluationResult
 from .run_hooks import with_details
-from .score import ChunkResult, WorkerUsage
+from .score import ChunkResult, WorkerReport
 from .stopping import prepare as prepare_stopping
 from .summary import MetricSummary, MetricTally, summarise_all
 from .usage import added, used_since
@@ -55,7 +55,7 @@ class Run:
         self.options = plan.options
         self.tally = Tally(plan.metrics)
         self.used_before = {metric.id: metric.usage_summary() for metric in plan.metrics}  # a reused metric's totals
-        self.worker_usage: dict[str, WorkerUsage] = {}  # the latest report of each worker process
+        self.worker_reports: dict[str, WorkerReport] = {}  # the latest report of each worker process
         self.rejected: list[InputError] = []
         self.seen_ids: set[int] = set()
         self.stopped: str | None = None
@@ -145,9 +145,10 @@ class Run:
         return chunk.without({chunk.positions[i] for i in range(len(chunk.records)) if i not in kept})
 
     def _record(self, journal: JournalWriter, result: ChunkResult) -> bool:
-        known = self.worker_usage.get(result.usage.worker) if result.usage is not None else None
-        if result.usage is not None and (known is None or known.seq < result.usage.seq):
-            self.worker_usage[result.usage.worker] = result.usage
+        report = result.report
+        known = self.worker_reports.get(report.worker) if report is not None else None
+        if report is not None and (known is None or known.seq < report.seq):
+            self.worker_reports[report.worker] = report
         if self.error_stop is not None:  # scored while the error limit stopped the run: paid for, not reported
             self._count_paid(result.rows())
             return False
@@ -256,10 +257,13 @@ class Run:
         return dict(zip(self.tally.metrics, summaries))
 
     def _used(self, metric: Metric) -> dict[str, Any]:
-        """What ``metric`` used in this run: its own object's usage, and that of its copies in worker processes."""
+        """What ``metric`` used in this run: its own object's usage, and that of its copies in worker
+        processes (whose summary states it absorbs, for its summary details)."""
         used = used_since(self.used_before[metric.id], metric.usage_summary())
-        for report in self.worker_usage.values():
-            used = added(used, report.reports.get(metric.id, {}))
+        for report in self.worker_reports.values():
+            used = added(used, report.usage.get(metric.id, {}))
+            if metric.id in report.states:
+                metric.absorb_summary_state(report.states[metric.id])
         return used
 
     def _result(self, rows: Rows) -> EvaluationResult:

@@ -36,14 +36,16 @@ from .units import Units
 
 
 @attrs.frozen
-class WorkerUsage:
-    """What the metrics of one worker process have used in a run so far (their
-    :meth:`~evalcore.plugin.Metric.usage_summary` by metric id), numbered in the order the worker
-    took the reports, so the latest wins whatever order chunks come back in."""
+class WorkerReport:
+    """What the metrics of one worker process have used and gathered in a run so far (their
+    :meth:`~evalcore.plugin.Metric.usage_summary` and :meth:`~evalcore.plugin.Metric.summary_state`
+    by metric id), numbered in the order the worker made the reports, so the latest wins whatever
+    order chunks come back in."""
 
     worker: str
     seq: int
-    reports: dict[str, dict[str, Any]]
+    usage: dict[str, dict[str, Any]]
+    states: dict[str, Any]
 
 
 @attrs.frozen
@@ -58,9 +60,9 @@ class ChunkResult:
     states: list[dict[str, Any]]
     n_errors: int
     columns: dict[str, Column]
-    usage: WorkerUsage | None = None
-    """Set by a worker process (:mod:`.remote`): its metrics' usage, which the driver's metric objects
-    never see."""
+    report: WorkerReport | None = None
+    """Set by a worker process (:mod:`.remote`): its metrics' usage and summary states, which the
+    driver's metric objects never see."""
 
     def rows(self) -> list[dict[str, Any]]:
         """The rows decoded again (for the rare runs that keep only some of them)."""

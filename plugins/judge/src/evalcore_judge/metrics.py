@@ -252,6 +252,12 @@ class JudgeMetric(SampleMetric):
         """Agreement between the panel's judges and the spread of samples, over the records scored."""
         return self._tally.summary()
 
+    def summary_state(self) -> Any:
+        return self._tally.state()
+
+    def absorb_summary_state(self, state: Any) -> None:
+        self._tally.absorb(state)
+
     async def judge_once(self, example: Record, prediction: Record) -> Score:
         """One judgement of the pair, by :attr:`critic`."""
         requests = self._checked_requests(example, prediction)

@@ -189,6 +189,18 @@ class Tally:
                 judges = score.details.get("judges") or {"judge": {"std": score.details["std"]}}
                 self._spreads.extend(j["std"] for j in judges.values())
 
+    def state(self) -> tuple[list[list[float]], list[float]] | None:
+        """The verdicts and spreads counted so far (``None`` before any), for another tally to :meth:`absorb`."""
+        with self._lock:
+            return (list(self._verdicts), list(self._spreads)) if self._verdicts else None
+
+    def absorb(self, state: tuple[list[list[float]], list[float]]) -> None:
+        """Count the records of another tally's :meth:`state` (a worker process's copy of the metric)."""
+        verdicts, spreads = state
+        with self._lock:
+            self._verdicts.extend(verdicts)
+            self._spreads.extend(spreads)
+
     def summary(self) -> dict[str, Any]:
         with self._lock:
             verdicts, spreads = list(self._verdicts), list(self._spreads)
