@@ -6,17 +6,14 @@ import json
 import os
 from html.parser import HTMLParser
 from importlib import resources
-from importlib.metadata import entry_points
 
 import numpy as np
 import pytest
 from click.testing import CliRunner
 from evalcore import write_report
+from evalcore._cli.main import main  # the evalcore command, run in this process
 from evalcore.testing import write_journal
 from evalcore_report.page import json_script
-
-(_COMMAND,) = entry_points(group="console_scripts", name="evalcore")
-main = _COMMAND.load()  # the installed evalcore command, run in this process
 
 HEADER = {m: {"granularity": "sample", "direction": "higher", "metric_version": "2", "distribution": "evalcore-toy",
               "distribution_version": "1.0"} for m in ("toy/a", "toy/b")}
