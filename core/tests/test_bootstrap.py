@@ -77,10 +77,10 @@ def test_many_blocks_of_resamples_are_the_draws_in_turn(monkeypatch, n_arrays, t
             assert interval == expected
 
 
-def test_counted_draws_beside_index_draws_are_each_arrays_own_draws(monkeypatch):
-    """Arrays of few distinct values, drawn on a thread of their own while the index draws of the
-    others run block after block: each interval bit for bit as when its array is alone, and as one
-    multinomial draw of the counts per resample from the seed."""
+def test_counted_draws_with_index_draws_are_each_arrays_own_draws(monkeypatch):
+    """Arrays of few distinct values beside arrays whose index draws run block after block: each
+    interval bit for bit as when its array is alone, and as one multinomial draw of the counts per
+    resample from the seed."""
     monkeypatch.setattr("evalcore._engine.stats._BOOTSTRAP_BLOCK", 7 * 2000)
     rng = np.random.default_rng(5)
     samples = [rng.random(2000), rng.integers(0, 3, 2000) / 2, rng.random(2000), rng.integers(0, 11, 2000) / 10]

@@ -283,8 +283,10 @@ def test_evaluate_on_a_two_node_cluster_gives_the_local_numbers(two_node_cluster
     assert done.stdout.split()[-1] == "2"
 
 
-def test_judge_calls_and_tokens_made_on_the_workers_are_counted(local_ray, dataset, monkeypatch):
-    from evalcore.testing import Reply, ScriptedServer, requested_schema, schema_instance
+def test_judge_calls_and_tokens_made_on_the_workers_are_counted(local_ray, dataset, monkeypatch, tmp_path):
+    from click.testing import CliRunner
+    from evalcore._cli.main import main
+    from evalcore.testing import Reply, ScriptedServer, requested_schema, schema_instance, write_records
 
     for name in ("EVALCORE_JUDGE_MODEL", "EVALCORE_JUDGE_BASE_URL", "OPENAI_BASE_URL", "EVALCORE_JUDGE_BACKEND"):
         monkeypatch.delenv(name, raising=False)
@@ -293,17 +295,21 @@ def test_judge_calls_and_tokens_made_on_the_workers_are_counted(local_ray, datas
         text = json.dumps(schema_instance(requested_schema(request), number=1))
         return Reply.chat(text, usage={"prompt_tokens": 10, "completion_tokens": 5})
 
-    records = [{**r, "example": {**r["example"], "query": "capital?"}} for r in dataset[:40]]
+    data = write_records(tmp_path / "records.jsonl",
+                         [{**r, "example": {**r["example"], "query": "capital?"}} for r in dataset[:40]])
     with ScriptedServer(answer) as server:
-        remote = evalcore.evaluate(records, ["judge/answer_quality"], chunk_size=6, cache_mode="off", executor="ray",
-                                   judge={"base_url": server.base_url, "model": "judge-a"})
+        done = CliRunner().invoke(main, ["evaluate", str(data), "-m", "judge/answer_quality", "--executor", "ray",
+                                         "--chunk-size", "6", "--cache-mode", "off", "--judge-base-url",
+                                         server.base_url, "--judge-model", "judge-a", "--json"])
         asked = len(server.requests)
-    usage = remote.to_dict()["metrics"]["judge/answer_quality"]["usage"]
+    assert done.exit_code == 0, done.output
+    report = json.loads(done.stdout)
+    usage = report["metrics"]["judge/answer_quality"]["usage"]
     assert asked == 40  # one call a record, every one made on a worker
     assert {k: usage[k] for k in ("calls", "cached_calls", "prompt_tokens", "completion_tokens")} == {
         "calls": 40, "cached_calls": 0, "prompt_tokens": 400, "completion_tokens": 200}
-    assert usage["cost_msats"] == remote.metrics["judge/answer_quality"].cost_msats
-    assert remote.to_dict()["usage"]["calls"] == 40
+    assert usage["cost_msats"] == report["metrics"]["judge/answer_quality"]["cost_msats"]
+    assert report["usage"]["calls"] == 40
 
 
 def test_a_judge_panel_counts_the_verdicts_given_on_the_workers(local_ray, monkeypatch):

@@ -137,7 +137,7 @@ def within_caps(score: Score) -> bool:
     feedback, details = score.feedback, score.details
     return ((feedback is None or (type(feedback) is str and len(feedback) <= MAX_TEXT_CHARS))
             and score.reason is None and score.error_message is None
-            and (not details or _flat_and_small(details) or _fits(details, [MAX_DETAIL_TOTAL], 0)))
+            and (not details or _fits(details, [MAX_DETAIL_TOTAL], 0)))
 
 
 def _capped(score: Score) -> Score:
@@ -164,23 +164,12 @@ def cap_text(text: Any) -> Any:
 
 def cap_details(details: Mapping[str, Any]) -> Mapping[str, Any]:
     """``details`` with long strings cut, and entries beyond the item and depth limits left out."""
-    if not details or _flat_and_small(details) or _fits(details, [MAX_DETAIL_TOTAL], 0):
+    if not details or _fits(details, [MAX_DETAIL_TOTAL], 0):
         return details
     return _bounded(details, [MAX_DETAIL_TOTAL], 0)
 
 
 _SCALARS = frozenset({int, float, bool, type(None)})
-
-
-def _flat_and_small(details: Mapping[str, Any]) -> bool:
-    """The common case, checked quickly: a few numbers and short strings."""
-    if len(details) > MAX_DETAIL_ITEMS:
-        return False
-    for value in details.values():
-        kind = type(value)
-        if kind not in _SCALARS and not (kind is str and len(value) <= MAX_TEXT_CHARS):
-            return False
-    return True
 
 
 def _fits(value: Any, budget: list[int], depth: int) -> bool:

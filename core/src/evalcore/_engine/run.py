@@ -238,6 +238,10 @@ class Run:
         return {group: params_to_json(dict(values)) for group, values in self.plan.context.settings.items()}
 
     def _summaries(self) -> dict[str, MetricSummary]:
+        for report in self.worker_reports.values():  # what the workers' copies of the metrics gathered
+            for metric in self.plan.metrics:
+                if metric.id in report.states:
+                    metric.absorb_summary_state(report.states[metric.id])
         tallies = []
         same = same_answer_warning(self.same_answers.n_same, self.same_answers.n_both)
         field_map = self.options.field_map
@@ -257,13 +261,10 @@ class Run:
         return dict(zip(self.tally.metrics, summaries))
 
     def _used(self, metric: Metric) -> dict[str, Any]:
-        """What ``metric`` used in this run: its own object's usage, and that of its copies in worker
-        processes (whose summary states it absorbs, for its summary details)."""
+        """What ``metric`` used in this run: its own object's usage, and that of its copies in worker processes."""
         used = used_since(self.used_before[metric.id], metric.usage_summary())
         for report in self.worker_reports.values():
             used = added(used, report.usage.get(metric.id, {}))
-            if metric.id in report.states:
-                metric.absorb_summary_state(report.states[metric.id])
         return used
 
     def _result(self, rows: Rows) -> EvaluationResult:

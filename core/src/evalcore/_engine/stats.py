@@ -88,52 +88,25 @@ def bootstrap_intervals(
 
     Each array's resamples start from ``seed``, so arrays of one size that need index draws
     (many distinct values: the metrics of one run, scored on the same records) are resampled
-    with the same indices: they are drawn once per block for all of them. The multinomial draws
-    of the arrays of few distinct values run on a thread of their own meanwhile (numpy releases
-    the GIL in both), when there are index draws of several blocks to run beside.
+    with the same indices: they are drawn once per block for all of them.
     """
     bounds = [(1.0 - confidence) / 2.0, 1.0 - (1.0 - confidence) / 2.0]
     means: list[np.ndarray | None] = [None] * len(samples)
-    few: dict[int, tuple[np.ndarray, np.ndarray]] = {}
     by_size: dict[int, list[int]] = {}
     for k, values in enumerate(samples):
         if values.size == 0 or n_boot == 0:
             continue
         distinct, counts = np.unique(values, return_counts=True)
         if distinct.size <= max(64, values.size // 64):  # cheaper than index draws, even shared ones
-            few[k] = (distinct, counts)
+            draws = np.random.default_rng(seed).multinomial(values.size, counts / values.size, size=n_boot)
+            means[k] = draws @ distinct / values.size
         else:
             by_size.setdefault(values.size, []).append(k)
-
-    def counted(k: int) -> np.ndarray:
-        return _counted_means(*few[k], seed, n_boot)
-
-    side = ThreadPoolExecutor(max_workers=1) if few and any(n_boot > _block(n) for n in by_size) else None
-    try:
-        drawn = side.map(counted, few) if side is not None else map(counted, few)
-        for members in by_size.values():
-            group = _resampled_means([samples[k] for k in members], seed, n_boot)
-            for column, k in enumerate(members):
-                means[k] = group[:, column]
-        for k, m in zip(few, drawn):
-            means[k] = m
-    finally:
-        if side is not None:
-            side.shutdown()
+    for members in by_size.values():
+        group = _resampled_means([samples[k] for k in members], seed, n_boot)
+        for column, k in enumerate(members):
+            means[k] = group[:, column]
     return [None if m is None else _interval(np.quantile(m, bounds)) for m in means]
-
-
-def _counted_means(distinct: np.ndarray, counts: np.ndarray, seed: int, n_boot: int) -> np.ndarray:
-    """The means of ``n_boot`` resamples of values that take the ``distinct`` values ``counts``
-    times: each resample one multinomial draw of how often it takes each."""
-    size = int(counts.sum())
-    draws = np.random.default_rng(seed).multinomial(size, counts / size, size=n_boot)
-    return draws @ distinct / size
-
-
-def _block(size: int) -> int:
-    """Resamples of ``size`` positions whose indices are drawn at a time."""
-    return max(1, _BOOTSTRAP_BLOCK // size)
 
 
 def _resampled_means(arrays: Sequence[np.ndarray], seed: int, n_boot: int) -> np.ndarray:
@@ -149,7 +122,7 @@ def _resampled_means(arrays: Sequence[np.ndarray], seed: int, n_boot: int) -> np
     rng = np.random.default_rng(seed)
     out = np.empty((n_boot, len(arrays)))
     stacked = np.column_stack(arrays) if len(arrays) > _INDEXED_ARRAYS else None
-    block = _block(size)
+    block = max(1, _BOOTSTRAP_BLOCK // size)
 
     def resample(start: int, idx: np.ndarray) -> None:
         stop = start + len(idx)

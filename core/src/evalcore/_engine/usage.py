@@ -3,7 +3,8 @@ and for the whole run, and the footer that shows them under the table in dollars
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import operator
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from evalcore._contract.display import dollars
@@ -29,31 +30,29 @@ def metric_usage(reported: Mapping[str, Any], cost_msats: int) -> dict[str, int]
 def used_since(before: Mapping[str, Any], after: Mapping[str, Any]) -> dict[str, Any]:
     """What a metric instance used between two of its usage reports (a metric object reused by several
     runs reports its totals): numbers subtracted, nested reports in turn, anything else as ``after``."""
-    used: dict[str, Any] = {}
-    for key, value in after.items():
-        old = before.get(key)
-        if isinstance(value, Mapping):
-            used[key] = used_since(old if isinstance(old, Mapping) else {}, value)
-        elif _number(value) and _number(old):
-            used[key] = value - old
-        else:
-            used[key] = value
-    return used
+    return _combined(before, after, operator.sub)
 
 
 def added(first: Mapping[str, Any], second: Mapping[str, Any]) -> dict[str, Any]:
     """Two usage reports together (the driver's and a worker process's): numbers added, nested
-    reports in turn, anything else as ``second`` has it (else ``first``)."""
-    total = dict(first)
+    reports in turn, anything else as ``second`` has it."""
+    total = _combined(first, second, operator.add)
+    return {**first, **{key: value for key, value in total.items() if value is not None or key not in first}}
+
+
+def _combined(first: Mapping[str, Any], second: Mapping[str, Any], op: Callable[[Any, Any], Any]) -> dict[str, Any]:
+    """``second``'s keys: numbers ``op(first's, second's)``, nested reports in turn, anything else as
+    ``second`` has it."""
+    out: dict[str, Any] = {}
     for key, value in second.items():
         old = first.get(key)
         if isinstance(value, Mapping):
-            total[key] = added(old if isinstance(old, Mapping) else {}, value)
+            out[key] = _combined(old if isinstance(old, Mapping) else {}, value, op)
         elif _number(value) and _number(old):
-            total[key] = old + value
-        elif value is not None or key not in total:
-            total[key] = value
-    return total
+            out[key] = op(old, value)
+        else:
+            out[key] = value
+    return out
 
 
 def _number(value: Any) -> bool:
