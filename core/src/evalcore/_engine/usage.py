@@ -30,7 +30,7 @@ def metric_usage(reported: Mapping[str, Any], cost_msats: int) -> dict[str, int]
 def used_since(before: Mapping[str, Any], after: Mapping[str, Any]) -> dict[str, Any]:
     """What a metric instance used between two of its usage reports (a metric object reused by several
     runs reports its totals): numbers subtracted, nested reports in turn, anything else as ``after``."""
-    return _combined(before, after, operator.sub)
+    return _combined(before, after, lambda old, new: new - old)
 
 
 def added(first: Mapping[str, Any], second: Mapping[str, Any]) -> dict[str, Any]:
